@@ -1,0 +1,32 @@
+# hyperctl: `make train` and `make test` set everything up on a fresh Debian
+# machine (see scripts/setup.sh), then run the main job or the tests.
+SHELL := bash
+export PATH := /usr/local/go/bin:$(PATH)
+GO ?= go
+
+.PHONY: all setup build test check train bench clean
+
+all: build
+
+## setup: install libtorch/MuJoCo (apt) and prepare the patched gotch (idempotent)
+setup:
+	@bash scripts/setup.sh
+
+## build: build bin/hyperctl
+build: setup
+	$(GO) build -o bin/hyperctl ./cmd/hyperctl
+
+## test: setup, then gofmt, go vet and every test
+test: setup
+	@bash scripts/check.sh
+
+## train: setup, build, then train HalfCheetah with HyperController on the default config
+train: build
+	./bin/hyperctl train --env halfcheetah $(ARGS)
+
+## bench: Go benchmarks (speed figures go to results/ by hand, with the command)
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary builds hyperctl once per test binary run.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hyperctl-cli")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "hyperctl")
+	out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestExitCodesAndHelp(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string // substring of stdout+stderr
+	}{
+		{"help", []string{"--help"}, 0, "controllers"},
+		{"train help", []string{"train", "--help"}, 0, "--resume"},
+		{"version", []string{"version"}, 0, "mujoco    2.2.2"},
+		{"controllers lists fixed", []string{"controllers"}, 0, "fixed"},
+		{"unknown flag", []string{"train", "--bogus"}, 2, "unknown flag"},
+		{"unknown command", []string{"nosuch"}, 2, "unknown command"},
+		{"extra args", []string{"envs", "x"}, 2, "unknown command"},
+		{"bad log level", []string{"--log-level", "loud", "envs"}, 2, "--log-level"},
+		{"bad log format", []string{"--log-format", "xml", "envs"}, 2, "--log-format"},
+		{"train needs env", []string{"train"}, 2, "--env or --config"},
+		{"unknown env lists names", []string{"train", "--env", "nope"}, 2, "valid environments"},
+		{"missing config file", []string{"train", "--config", "/nonexistent/x.toml"}, 1, "/nonexistent/x.toml: file not found"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, e, code := runCLI(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, c.code, o, e)
+			}
+			if !strings.Contains(o+e, c.want) {
+				t.Errorf("output does not mention %q\nstdout: %s\nstderr: %s", c.want, o, e)
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/envs"
+	_ "github.com/hyperctl/hyperctl/envs/all" // register the environments
+	"github.com/hyperctl/hyperctl/envs/mujoco"
+)
+
+func mujocoVersion() string {
+	v := mujoco.Version()
+	return fmt.Sprintf("%d.%d.%d", v/100, v/10%10, v%10)
+}
+
+func newEnvsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "envs",
+		Short: "List the registered environments",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tID\tOBS\tACT\tMAX STEPS\tALIASES")
+			for _, s := range envs.List() {
+				aliases := "-"
+				if len(s.Aliases) > 0 {
+					aliases = fmt.Sprint(s.Aliases)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.Name, s.ID, s.Observation.Dim(), s.Action.Dim(), s.MaxEpisodeSteps, aliases)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newControllersCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "controllers",
+		Short: "List the registered hyperparameter controllers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSUMMARY")
+			for _, e := range controller.Entries() {
+				fmt.Fprintf(tw, "%s\t%s\n", e.Name, e.Summary)
+			}
+			fmt.Fprintf(tw, "%s\t%s\n", "fixed", "no controller: PPO with the configured hyperparameters (reference baseline)")
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// usageError marks errors in how the command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
+
+// app is the state shared by subcommands.
+type app struct {
+	logFormat string
+	logLevel  string
+	log       zerolog.Logger
+}
+
+func newRootCmd() *cobra.Command {
+	a := &app{}
+	root := &cobra.Command{
+		Use:   "hyperctl",
+		Short: "Online hyperparameter control for reinforcement-learning training",
+		Long: `hyperctl tunes the hyperparameters of PPO training while it trains.
+
+HyperController (Gornet et al.) picks, every few iterations, the rollout batch
+size, PPO clip, GAE lambda and learning rate whose learned predictor forecasts
+the largest improvement of the training reward. GP-UCB, PB2, HyperBand, Random
+and Random Start are available behind the same interface for comparison.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setupLog(cmd.ErrOrStderr())
+		},
+	}
+	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+	})
+	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a))
+	for _, c := range root.Commands() {
+		wrapArgs(c)
+	}
+	return root
+}
+
+// wrapArgs turns argument-validation failures into usage errors.
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		orig := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := orig(cmd, args); err != nil {
+				return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
+}
+
+func (a *app) setupLog(w io.Writer) error {
+	lvl, err := zerolog.ParseLevel(strings.ToLower(a.logLevel))
+	if err != nil || a.logLevel == "" {
+		return usagef("--log-level %q: want debug, info, warn or error", a.logLevel)
+	}
+	format := a.logFormat
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "console"
+		}
+	}
+	switch format {
+	case "json":
+		a.log = zerolog.New(w).Level(lvl).With().Timestamp().Logger()
+	case "console":
+		a.log = zerolog.New(zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}).Level(lvl).With().Timestamp().Logger()
+	default:
+		return usagef("--log-format %q: want auto, console or json", a.logFormat)
+	}
+	return nil
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print hyperctl's version and the native libraries it links",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v := version
+			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				v = bi.Main.Version
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "hyperctl %s\n", v)
+			fmt.Fprintf(w, "go        %s\n", goVersion())
+			fmt.Fprintf(w, "mujoco    %s\n", mujocoVersion())
+			fmt.Fprintf(w, "libtorch  1.13.1 (Debian, CPU) through gotch v0.7.0\n")
+			return nil
+		},
+	}
+}
+
+func goVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.GoVersion
+	}
+	return "unknown"
+}

@@ -1,0 +1,415 @@
+// Package configs holds hyperctl's run configuration: the TOML schema, its
+// strict loader, and one default config per environment (the *.toml files in
+// this folder, embedded in the binary).
+//
+// Decoding is strict: an unknown key, a wrong type or an out-of-range value
+// is an error that names the file, the key and what is allowed.
+package configs
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo"
+)
+
+//go:embed *.toml
+var defaults embed.FS
+
+// Fixed is the controller name for training with fixed hyperparameters (no
+// controller): the reference baseline.
+const Fixed = "fixed"
+
+// Run is one training run's configuration.
+type Run struct {
+	Env             string     `toml:"env"`              // environment short name or Gymnasium id
+	Seed            int64      `toml:"seed"`             // seed for environments, networks and controller
+	Iterations      int        `toml:"iterations"`       // PPO iterations
+	EvalEvery       int        `toml:"eval_every"`       // deterministic evaluation every K iterations (0: never)
+	CheckpointEvery int        `toml:"checkpoint_every"` // checkpoint every K iterations
+	PPO             ppo.Config `toml:"ppo"`
+	Controller      Controller `toml:"controller"`
+}
+
+// Controller is the [controller] table.
+type Controller struct {
+	Name      string      `toml:"name"`      // registered controller name, or "fixed"
+	Interval  int         `toml:"interval"`  // decision interval in iterations
+	Objective string      `toml:"objective"` // delta | reward | delta_per_second
+	Tune      []TuneParam `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
+
+	// Settings holds each method's own table, [controller.<name>], decoded
+	// over that method's defaults. Methods without a table use defaults.
+	Settings map[string]controller.Settings `toml:"-"`
+}
+
+// TuneParam is one [[controller.tune]] entry.
+type TuneParam struct {
+	Name    string  `toml:"name"`    // batch_size, clip, gae_lambda or lr
+	Low     float64 `toml:"low"`     // lower bound
+	High    float64 `toml:"high"`    // upper bound
+	Scale   string  `toml:"scale"`   // "linear" or "log"
+	Integer bool    `toml:"integer"` // round to integers
+}
+
+// Error is a configuration error that names the file and the key.
+type Error struct {
+	File string // config file ("<default:halfcheetah>" for embedded ones)
+	Key  string // dotted TOML key, may be empty for file-level errors
+	Msg  string // what is wrong and what is allowed
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("config %s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("config %s: %s: %s", e.File, e.Key, e.Msg)
+}
+
+// Base returns the built-in defaults that every file is decoded over.
+func Base() Run {
+	return Run{
+		Seed:            0,
+		Iterations:      1000,
+		EvalEvery:       10,
+		CheckpointEvery: 10,
+		PPO:             ppo.DefaultConfig(),
+		Controller: Controller{
+			Name:      "hypercontroller",
+			Interval:  5,
+			Objective: "delta",
+			Tune:      PaperSpace(),
+		},
+	}
+}
+
+// PaperSpace returns the paper's four tuned hyperparameters with the bounds
+// of the authors' code: batch size [1000, 6000] frames, clip [0.1, 0.5], GAE
+// lambda [0.9, 1.0] and learning rate [1e-5, 1e-3], all on a linear scale.
+func PaperSpace() []TuneParam {
+	return []TuneParam{
+		{Name: "batch_size", Low: 1000, High: 6000, Scale: "linear", Integer: true},
+		{Name: "clip", Low: 0.1, High: 0.5, Scale: "linear"},
+		{Name: "gae_lambda", Low: 0.9, High: 1.0, Scale: "linear"},
+		{Name: "lr", Low: 1e-5, High: 1e-3, Scale: "linear"},
+	}
+}
+
+// Load reads and validates a config file.
+func Load(path string) (Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Run{}, &Error{File: path, Msg: "file not found"}
+		}
+		return Run{}, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, string(b))
+}
+
+// Default returns the embedded default config for an environment short name
+// (e.g. "halfcheetah").
+func Default(env string) (Run, error) {
+	name := strings.ToLower(strings.TrimSpace(env))
+	b, err := defaults.ReadFile(name + ".toml")
+	if err != nil {
+		return Run{}, &Error{File: "<default:" + name + ">", Msg: fmt.Sprintf("no default config for environment %q; defaults exist for: %s", env, strings.Join(DefaultNames(), ", "))}
+	}
+	return Parse("<default:"+name+">", string(b))
+}
+
+// DefaultText returns the embedded default config file for an environment.
+func DefaultText(env string) (string, error) {
+	b, err := defaults.ReadFile(strings.ToLower(strings.TrimSpace(env)) + ".toml")
+	if err != nil {
+		return "", fmt.Errorf("no default config for environment %q; defaults exist for: %s", env, strings.Join(DefaultNames(), ", "))
+	}
+	return string(b), nil
+}
+
+// DefaultNames lists the environments with an embedded default config.
+func DefaultNames() []string {
+	ents, _ := defaults.ReadDir(".")
+	var out []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".toml"); ok {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse decodes TOML text over Base() strictly and validates it. file names
+// the source in errors.
+func Parse(file, text string) (Run, error) {
+	run := Base()
+	// Lists in the file replace the defaults whole: BurntSushi would decode
+	// into the existing elements, so start them empty and restore the default
+	// only when the file leaves the key out.
+	run.Controller.Tune, run.PPO.Hidden = nil, nil
+	md, err := toml.Decode(text, &run)
+	if err != nil {
+		return Run{}, decodeError(file, err)
+	}
+	if !md.IsDefined("controller", "tune") {
+		run.Controller.Tune = PaperSpace()
+	}
+	if !md.IsDefined("ppo", "hidden") {
+		run.PPO.Hidden = ppo.DefaultConfig().Hidden
+	}
+	// Second pass: each [controller.<method>] table, decoded over that
+	// method's registered defaults.
+	var raw struct {
+		Controller map[string]toml.Primitive `toml:"controller"`
+	}
+	md2, err := toml.Decode(text, &raw)
+	if err != nil {
+		return Run{}, decodeError(file, err)
+	}
+	run.Controller.Settings = map[string]controller.Settings{}
+	known := map[string]bool{"name": true, "interval": true, "objective": true, "tune": true}
+	methodKeys := map[string]bool{}
+	names := make([]string, 0, len(raw.Controller))
+	for k := range raw.Controller {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if known[k] {
+			continue
+		}
+		e, err := controller.Lookup(k)
+		if err != nil || e.Name != k {
+			return Run{}, &Error{File: file, Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, and one table per controller: %s", strings.Join(controller.Names(), ", "))}
+		}
+		s := e.Defaults()
+		if err := md2.PrimitiveDecode(raw.Controller[k], s); err != nil {
+			return Run{}, decodeError(file, err)
+		}
+		run.Controller.Settings[k] = s
+		methodKeys[k] = true
+	}
+	for _, key := range md2.Undecoded() {
+		if len(key) >= 3 && key[0] == "controller" && methodKeys[key[1]] {
+			return Run{}, &Error{File: file, Key: key.String(), Msg: "unknown key; " + allowedKeys(run.Controller.Settings[key[1]])}
+		}
+	}
+	for _, key := range md.Undecoded() {
+		if len(key) >= 2 && key[0] == "controller" && methodKeys[key[1]] {
+			continue
+		}
+		return Run{}, &Error{File: file, Key: key.String(), Msg: "unknown key; " + allowedFor(key)}
+	}
+	if err := run.Validate(); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.File = file
+			return Run{}, ce
+		}
+		return Run{}, &Error{File: file, Msg: err.Error()}
+	}
+	return run, nil
+}
+
+// decodeError turns a BurntSushi error into an Error naming the key.
+func decodeError(file string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.Position.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", pe.Position.Line, msg)
+		}
+		return &Error{File: file, Key: pe.LastKey, Msg: msg}
+	}
+	return &Error{File: file, Msg: err.Error()}
+}
+
+// allowedFor lists the valid keys of the table that holds key.
+func allowedFor(key toml.Key) string {
+	var tags []string
+	switch {
+	case len(key) == 1:
+		tags = tomlTags(Run{})
+	case key[0] == "ppo":
+		tags = tomlTags(ppo.Config{})
+	case key[0] == "controller" && len(key) == 2:
+		tags = append(tomlTags(Controller{}), controller.Names()...)
+	case key[0] == "controller" && key[1] == "tune":
+		tags = tomlTags(TuneParam{})
+	default:
+		return "this table is not part of the schema"
+	}
+	return "allowed: " + strings.Join(tags, ", ")
+}
+
+func allowedKeys(s controller.Settings) string {
+	return "allowed: " + strings.Join(tomlTags(s), ", ")
+}
+
+// Validate checks ranges and names; errors are *Error with the key set.
+func (r *Run) Validate() error {
+	bad := func(key, msg string) error { return &Error{Key: key, Msg: msg} }
+	if strings.TrimSpace(r.Env) == "" {
+		return bad("env", "missing; want an environment name such as halfcheetah")
+	}
+	if r.Seed < 0 {
+		return bad("seed", fmt.Sprintf("want an integer >= 0, got %d", r.Seed))
+	}
+	if r.Iterations < 1 || r.Iterations > 10_000_000 {
+		return bad("iterations", fmt.Sprintf("want an integer in [1, 10000000], got %d", r.Iterations))
+	}
+	if r.EvalEvery < 0 {
+		return bad("eval_every", fmt.Sprintf("want an integer >= 0 (0 disables), got %d", r.EvalEvery))
+	}
+	if r.CheckpointEvery < 1 {
+		return bad("checkpoint_every", fmt.Sprintf("want an integer >= 1, got %d", r.CheckpointEvery))
+	}
+	if err := r.PPO.Validate(); err != nil {
+		key, msg, _ := strings.Cut(err.Error(), ": ")
+		return bad(key, msg)
+	}
+	c := &r.Controller
+	if c.Name != Fixed {
+		if _, err := controller.Lookup(c.Name); err != nil {
+			return bad("controller.name", fmt.Sprintf("unknown controller %q; valid: %s, %s", c.Name, strings.Join(controller.Names(), ", "), Fixed))
+		}
+	}
+	if c.Interval < 1 {
+		return bad("controller.interval", fmt.Sprintf("want an integer >= 1, got %d", c.Interval))
+	}
+	if _, err := controller.ParseObjective(c.Objective); err != nil {
+		return bad("controller.objective", fmt.Sprintf("want one of delta, reward, delta_per_second, got %q", c.Objective))
+	}
+	if c.Name != Fixed && len(c.Tune) == 0 {
+		return bad("controller.tune", "no hyperparameters to tune; add [[controller.tune]] entries or set controller.name = \"fixed\"")
+	}
+	seen := map[string]bool{}
+	for i, t := range c.Tune {
+		key := fmt.Sprintf("controller.tune[%d]", i)
+		if !slices.Contains(ppo.Tunable, t.Name) {
+			return bad(key+".name", fmt.Sprintf("%q is not tunable; tunable: %s", t.Name, strings.Join(ppo.Tunable, ", ")))
+		}
+		if seen[t.Name] {
+			return bad(key+".name", fmt.Sprintf("%q is tuned twice", t.Name))
+		}
+		seen[t.Name] = true
+		if _, err := controller.ParseScale(t.Scale); err != nil {
+			return bad(key+".scale", `want "linear" or "log", got `+fmt.Sprintf("%q", t.Scale))
+		}
+		if _, err := c.spaceParam(t); err != nil {
+			return bad(key, err.Error())
+		}
+		if err := checkTunedRange(t); err != nil {
+			return bad(key, err.Error())
+		}
+	}
+	for name, s := range c.Settings {
+		if err := s.Validate(); err != nil {
+			return bad("controller."+name, err.Error())
+		}
+	}
+	return nil
+}
+
+// checkTunedRange keeps tuned bounds inside what PPO accepts.
+func checkTunedRange(t TuneParam) error {
+	p := ppo.DefaultConfig()
+	for _, v := range []float64{t.Low, t.High} {
+		if err := p.Set(t.Name, v); err != nil {
+			return err
+		}
+	}
+	lo, hi := p, p
+	_ = lo.Set(t.Name, t.Low)
+	_ = hi.Set(t.Name, t.High)
+	if err := lo.Validate(); err != nil {
+		return fmt.Errorf("low: %v", err)
+	}
+	if err := hi.Validate(); err != nil {
+		return fmt.Errorf("high: %v", err)
+	}
+	return nil
+}
+
+func (c *Controller) spaceParam(t TuneParam) (controller.Param, error) {
+	sc, err := controller.ParseScale(t.Scale)
+	if err != nil {
+		return controller.Param{}, err
+	}
+	p := controller.Param{Name: t.Name, Low: t.Low, High: t.High, Scale: sc, Integer: t.Integer || t.Name == "batch_size"}
+	if _, err := controller.NewSpace(p); err != nil {
+		return controller.Param{}, err
+	}
+	return p, nil
+}
+
+// Space returns the tuned hyperparameters as a controller space.
+func (c *Controller) Space() (controller.Space, error) {
+	ps := make([]controller.Param, 0, len(c.Tune))
+	for _, t := range c.Tune {
+		p, err := c.spaceParam(t)
+		if err != nil {
+			return controller.Space{}, err
+		}
+		ps = append(ps, p)
+	}
+	return controller.NewSpace(ps...)
+}
+
+// MethodSettings returns the settings for a method: its table if the config
+// has one, else its registered defaults.
+func (c *Controller) MethodSettings(name string) (controller.Settings, error) {
+	if s, ok := c.Settings[name]; ok {
+		return s, nil
+	}
+	e, err := controller.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.Defaults(), nil
+}
+
+// Options returns the driver options for this config and seed.
+func (c *Controller) Options(seed int64) (controller.Options, error) {
+	obj, err := controller.ParseObjective(c.Objective)
+	if err != nil {
+		return controller.Options{}, err
+	}
+	return controller.Options{Interval: c.Interval, Objective: obj, Seed: uint64(seed)}, nil
+}
+
+// Encode writes the resolved config as TOML (for DIR/config.toml). Method
+// settings are written under [controller.<name>].
+func (r Run) Encode() (string, error) {
+	var sb strings.Builder
+	enc := toml.NewEncoder(&sb)
+	enc.Indent = ""
+	if err := enc.Encode(r); err != nil {
+		return "", fmt.Errorf("encode config: %w", err)
+	}
+	names := make([]string, 0, len(r.Controller.Settings))
+	for n := range r.Controller.Settings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var tb strings.Builder
+		e := toml.NewEncoder(&tb)
+		e.Indent = ""
+		if err := e.Encode(r.Controller.Settings[n]); err != nil {
+			return "", fmt.Errorf("encode controller.%s: %w", n, err)
+		}
+		fmt.Fprintf(&sb, "\n[controller.%s]\n%s", n, tb.String())
+	}
+	return sb.String(), nil
+}

@@ -1,0 +1,123 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// testSettings is a registered stand-in method so the per-method table logic
+// is exercised without depending on any real controller.
+type testSettings struct {
+	D int `toml:"d"`
+}
+
+func (s *testSettings) Validate() error {
+	if s.D < 2 {
+		return &Error{Key: "d", Msg: "want d >= 2"}
+	}
+	return nil
+}
+func (s *testSettings) New() (controller.Method, error) { return nil, nil }
+
+func init() {
+	_ = controller.Register(controller.Entry{Name: "cfgtest", Summary: "test only", Defaults: func() controller.Settings { return &testSettings{D: 10} }})
+	_ = controller.Register(controller.Entry{Name: "hypercontroller", Summary: "test stand-in", Defaults: func() controller.Settings { return &testSettings{D: 10} }})
+}
+
+func TestDefaultsParse(t *testing.T) {
+	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher"} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Default(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Env != name || r.Iterations != 1000 || r.EvalEvery != 10 || r.Controller.Interval != 5 {
+				t.Fatalf("unexpected defaults: env %q iterations %d eval_every %d interval %d", r.Env, r.Iterations, r.EvalEvery, r.Controller.Interval)
+			}
+			sp, err := r.Controller.Space()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(sp.Names(), ","); got != "batch_size,clip,gae_lambda,lr" {
+				t.Fatalf("tuned %s, want the paper's four", got)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		text string
+		want []string // substrings of the error
+	}{
+		{"unknown top-level key", "env = \"halfcheetah\"\nitertions = 5\n", []string{"cfg.toml", "itertions", "unknown key", "iterations"}},
+		{"unknown ppo key", "env = \"halfcheetah\"\n[ppo]\nlearning_rate = 0.1\n", []string{"ppo.learning_rate", "unknown key", "lr"}},
+		{"bad type", "env = \"halfcheetah\"\n[ppo]\nlr = \"fast\"\n", []string{"cfg.toml", "ppo.lr", "line 3"}},
+		{"out of range", "env = \"halfcheetah\"\n[ppo]\nclip = 1.5\n", []string{"cfg.toml", "clip", "(0, 1)", "1.5"}},
+		{"iterations out of range", "env = \"halfcheetah\"\niterations = 0\n", []string{"iterations", "[1, 10000000]"}},
+		{"unknown controller", "env = \"halfcheetah\"\n[controller]\nname = \"nope\"\n", []string{"controller.name", "nope", "fixed"}},
+		{"untunable", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.99\n", []string{"controller.tune[0].name", "batch_size, clip, gae_lambda, lr"}},
+		{"low >= high", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.4\nhigh = 0.2\n", []string{"controller.tune[0]", "low"}},
+		{"unknown method table", "env = \"halfcheetah\"\n[controller.nosuch]\nd = 3\n", []string{"controller.nosuch", "cfgtest"}},
+		{"unknown method key", "env = \"halfcheetah\"\n[controller.cfgtest]\nq = 3\n", []string{"controller.cfgtest.q", "allowed: d"}},
+		{"method value out of range", "env = \"halfcheetah\"\n[controller.cfgtest]\nd = 1\n", []string{"controller.cfgtest", "d >= 2"}},
+		{"missing env", "seed = 1\n", []string{"env", "missing"}},
+		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("cfg.toml", c.text)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "absent.toml")
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("got %v, want a not-found error naming %s", err, p)
+	}
+}
+
+func TestMethodTableAndRoundTrip(t *testing.T) {
+	text := "env = \"reacher\"\n[controller]\nname = \"cfgtest\"\n[controller.cfgtest]\nd = 7\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\nscale = \"log\"\n"
+	r, err := Parse("cfg.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp, _ := r.Controller.Space(); sp.Dim() != 1 || sp.Param(0).Scale != controller.Log {
+		t.Fatalf("tune list not replaced by the file's: %v", sp.Params())
+	}
+	if s := r.Controller.Settings["cfgtest"].(*testSettings); s.D != 7 {
+		t.Fatalf("d = %d, want 7", s.D)
+	}
+	enc, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(enc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Load(p)
+	if err != nil {
+		t.Fatalf("re-load of encoded config: %v\n%s", err, enc)
+	}
+	again, _ := r2.Encode()
+	if again != enc {
+		t.Fatalf("round trip changed the config:\n%s\n---\n%s", enc, again)
+	}
+}

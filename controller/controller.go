@@ -1,0 +1,331 @@
+// Package controller is hyperctl's online hyperparameter control: one small
+// Method interface that every algorithm implements (HyperController here,
+// GP-UCB, PB2, HyperBand, Random and Random Start in package baselines), and
+// one driver, Controller, that any training loop embeds.
+//
+// The training loop owns the loop. Each iteration it asks the controller for
+// a configuration, trains with it, and reports the outcome:
+//
+//	for it := 0; it < n; it++ {
+//		cfg, err := ctl.Suggest()         // hyperparameters for this iteration
+//		reward := train(cfg)              // the trainer's own work
+//		err = ctl.Observe(controller.Result{Reward: reward})
+//	}
+//
+// The driver turns results into the objective (by default the paper's
+// X_t = R_t − R_{t−1}), consults the method every Interval iterations, keeps
+// the configuration in force in between, and snapshots everything, RNG
+// included, so a restored controller continues exactly as one never stopped.
+package controller
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Method is one hyperparameter-control algorithm. The driver calls Init once,
+// then Suggest at every decision point and Observe after every iteration that
+// has an objective value. A Method must draw all its randomness from the rng
+// given to Init: the driver snapshots that generator.
+type Method interface {
+	// Init prepares a fresh run over space.
+	Init(space Space, rng *rand.Rand) error
+	// Suggest writes the next configuration into dst (len(dst) == space.Dim()).
+	Suggest(dst Config) error
+	// Observe records one iteration's outcome under the configuration that was
+	// in force. o.Objective is finite.
+	Observe(o Observation) error
+	// MarshalBinary returns the method's full state (not the rng).
+	MarshalBinary() ([]byte, error)
+	// UnmarshalBinary restores a state from MarshalBinary, on a method that
+	// was Init-ed over the same space with the same settings.
+	UnmarshalBinary([]byte) error
+}
+
+// Result is what a trainer reports after one iteration.
+type Result struct {
+	// Reward is the iteration's mean training reward R_t, the quantity the
+	// paper's objective is built from. It must be finite.
+	Reward float64
+	// Frames is the number of environment frames collected this iteration.
+	Frames int
+	// Elapsed is the iteration's wall time (for per-time objectives).
+	Elapsed time.Duration
+	// Returns are the episode returns that finished this iteration (optional).
+	Returns []float64
+}
+
+// Observation is what the driver hands a Method after an iteration.
+type Observation struct {
+	Iteration  int     // 0-based training iteration t
+	Config     Config  // configuration in force during the iteration (do not retain)
+	Objective  float64 // X_t, per the driver's Objective
+	Reward     float64 // R_t, the raw mean training reward
+	PrevReward float64 // R_{t−1} (equal to Reward at t = 0)
+	Elapsed    float64 // the iteration's wall time in seconds
+	Time       float64 // cumulative training wall time in seconds, through t
+}
+
+// Objective selects how a Result becomes the objective X_t that methods
+// maximise.
+type Objective int
+
+const (
+	// Delta is the paper's objective, X_t = R_t − R_{t−1}. The first
+	// iteration has no predecessor and is not shown to the method.
+	Delta Objective = iota
+	// Reward is the raw reward, X_t = R_t.
+	Reward
+	// DeltaPerSecond is (R_t − R_{t−1}) / elapsed seconds, PB2's
+	// improvement per unit time. The first iteration is not shown.
+	DeltaPerSecond
+)
+
+// String returns the objective's config name.
+func (o Objective) String() string {
+	switch o {
+	case Delta:
+		return "delta"
+	case Reward:
+		return "reward"
+	case DeltaPerSecond:
+		return "delta_per_second"
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// ParseObjective parses "delta", "reward" or "delta_per_second".
+func ParseObjective(s string) (Objective, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "delta":
+		return Delta, nil
+	case "reward":
+		return Reward, nil
+	case "delta_per_second":
+		return DeltaPerSecond, nil
+	}
+	return 0, fmt.Errorf("objective %q: want one of delta, reward, delta_per_second", s)
+}
+
+// Options configure the driver.
+type Options struct {
+	// Interval is the decision interval: a new configuration is chosen every
+	// Interval iterations (the paper's code: 5). 0 means 1.
+	Interval int
+	// Objective turns results into X_t (default Delta).
+	Objective Objective
+	// Seed seeds the driver's generator, from which the method draws.
+	Seed uint64
+}
+
+// Controller drives one Method over one training run. It is not safe for
+// concurrent use.
+type Controller struct {
+	name   string
+	method Method
+	space  Space
+	opts   Options
+	pcg    *rand.PCG
+	rng    *rand.Rand
+
+	st      driverState
+	scratch Config
+}
+
+// driverState is everything the driver itself must snapshot.
+type driverState struct {
+	Iteration  int     // next iteration to run
+	Pending    bool    // Suggest was called for Iteration, Observe not yet
+	Current    Config  // configuration in force
+	HaveConfig bool    // Current is set
+	PrevReward float64 // R_{t−1}
+	HavePrev   bool
+	Time       float64 // cumulative seconds
+}
+
+// New builds a driver for method over space and calls method.Init.
+func New(name string, method Method, space Space, opts Options) (*Controller, error) {
+	if method == nil {
+		return nil, errors.New("controller: nil method")
+	}
+	if space.Dim() == 0 {
+		return nil, errors.New("controller: space: no parameters")
+	}
+	if opts.Interval < 0 {
+		return nil, fmt.Errorf("controller: interval: must be >= 1, got %d", opts.Interval)
+	}
+	if opts.Interval == 0 {
+		opts.Interval = 1
+	}
+	if opts.Objective < Delta || opts.Objective > DeltaPerSecond {
+		return nil, fmt.Errorf("controller: objective: unknown objective %d", int(opts.Objective))
+	}
+	pcg := rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)
+	c := &Controller{
+		name: name, method: method, space: space, opts: opts,
+		pcg: pcg, rng: rand.New(pcg),
+		scratch: make(Config, space.Dim()),
+	}
+	c.st.Current = make(Config, space.Dim())
+	if err := method.Init(space, c.rng); err != nil {
+		return nil, fmt.Errorf("controller %s: init: %w", name, err)
+	}
+	return c, nil
+}
+
+// Name is the method's registered name.
+func (c *Controller) Name() string { return c.name }
+
+// Space is the controlled space.
+func (c *Controller) Space() Space { return c.space }
+
+// Options returns the driver's options (with defaults filled in).
+func (c *Controller) Options() Options { return c.opts }
+
+// Iteration is the index of the next iteration to run (the number observed).
+func (c *Controller) Iteration() int { return c.st.Iteration }
+
+// Method returns the underlying method.
+func (c *Controller) Method() Method { return c.method }
+
+// Suggest returns the configuration for the current iteration. At decision
+// points (every Interval iterations) it consults the method; otherwise it
+// returns the configuration in force. Calling it again before Observe returns
+// the same configuration. The returned slice is owned by the controller and
+// valid until the next Suggest.
+func (c *Controller) Suggest() (Config, error) {
+	if c.st.Pending {
+		return c.st.Current, nil
+	}
+	if !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0 {
+		if err := c.method.Suggest(c.scratch); err != nil {
+			return nil, fmt.Errorf("controller %s: suggest at iteration %d: %w", c.name, c.st.Iteration, err)
+		}
+		if err := c.space.Validate(c.scratch); err != nil {
+			return nil, fmt.Errorf("controller %s: suggested an invalid configuration at iteration %d: %w", c.name, c.st.Iteration, err)
+		}
+		copy(c.st.Current, c.scratch)
+		c.st.HaveConfig = true
+	}
+	c.st.Pending = true
+	return c.st.Current, nil
+}
+
+// Observe reports the outcome of the iteration whose configuration Suggest
+// returned. A non-finite reward or elapsed time is an error and leaves the
+// state unchanged.
+func (c *Controller) Observe(r Result) error {
+	if !c.st.Pending {
+		return fmt.Errorf("controller %s: Observe at iteration %d without a preceding Suggest", c.name, c.st.Iteration)
+	}
+	if math.IsNaN(r.Reward) || math.IsInf(r.Reward, 0) {
+		return fmt.Errorf("controller %s: iteration %d: reward is %v, want a finite number", c.name, c.st.Iteration, r.Reward)
+	}
+	el := r.Elapsed.Seconds()
+	if el < 0 {
+		return fmt.Errorf("controller %s: iteration %d: negative elapsed time %v", c.name, c.st.Iteration, r.Elapsed)
+	}
+	prev := r.Reward
+	if c.st.HavePrev {
+		prev = c.st.PrevReward
+	}
+	obs := Observation{
+		Iteration:  c.st.Iteration,
+		Config:     c.st.Current,
+		Reward:     r.Reward,
+		PrevReward: prev,
+		Elapsed:    el,
+		Time:       c.st.Time + el,
+	}
+	show := true
+	switch c.opts.Objective {
+	case Delta:
+		obs.Objective = r.Reward - prev
+		show = c.st.HavePrev
+	case Reward:
+		obs.Objective = r.Reward
+	case DeltaPerSecond:
+		obs.Objective = (r.Reward - prev) / math.Max(el, 1e-9)
+		show = c.st.HavePrev
+	}
+	if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
+		return fmt.Errorf("controller %s: iteration %d: objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
+	}
+	if show {
+		if err := c.method.Observe(obs); err != nil {
+			return fmt.Errorf("controller %s: observe at iteration %d: %w", c.name, c.st.Iteration, err)
+		}
+	}
+	c.st.PrevReward, c.st.HavePrev = r.Reward, true
+	c.st.Time = obs.Time
+	c.st.Iteration++
+	c.st.Pending = false
+	return nil
+}
+
+// snapshot is the serialised form of a Controller.
+type snapshot struct {
+	Version int
+	Name    string
+	Dim     int
+	Driver  driverState
+	RNG     []byte
+	Method  []byte
+}
+
+// Snapshot returns the controller's full state: driver, method and RNG.
+func (c *Controller) Snapshot() ([]byte, error) {
+	rngState, err := c.pcg.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("controller %s: snapshot rng: %w", c.name, err)
+	}
+	ms, err := c.method.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("controller %s: snapshot method: %w", c.name, err)
+	}
+	var buf bytes.Buffer
+	s := snapshot{Version: 1, Name: c.name, Dim: c.space.Dim(), Driver: c.st, RNG: rngState, Method: ms}
+	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+		return nil, fmt.Errorf("controller %s: snapshot: %w", c.name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Restore replaces the state with one from Snapshot of a controller built
+// with the same method, settings, space and options. On error the state is
+// unchanged.
+func (c *Controller) Restore(b []byte) error {
+	var s snapshot
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+		return fmt.Errorf("controller %s: restore: %w", c.name, err)
+	}
+	if s.Version != 1 {
+		return fmt.Errorf("controller %s: restore: snapshot version %d, want 1", c.name, s.Version)
+	}
+	if s.Name != c.name || s.Dim != c.space.Dim() {
+		return fmt.Errorf("controller %s: restore: snapshot is of %q over %d parameters, this is %q over %d", c.name, s.Name, s.Dim, c.name, c.space.Dim())
+	}
+	if len(s.Driver.Current) != c.space.Dim() {
+		return fmt.Errorf("controller %s: restore: snapshot config has %d values", c.name, len(s.Driver.Current))
+	}
+	old, err := c.method.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("controller %s: restore: %w", c.name, err)
+	}
+	if err := c.method.UnmarshalBinary(s.Method); err != nil {
+		_ = c.method.UnmarshalBinary(old)
+		return fmt.Errorf("controller %s: restore method: %w", c.name, err)
+	}
+	if err := c.pcg.UnmarshalBinary(s.RNG); err != nil {
+		_ = c.method.UnmarshalBinary(old)
+		return fmt.Errorf("controller %s: restore rng: %w", c.name, err)
+	}
+	c.st = s.Driver
+	return nil
+}

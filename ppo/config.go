@@ -1,0 +1,175 @@
+package ppo
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config is the trainer's configuration, the [ppo] table of a run config.
+// Defaults follow CleanRL's ppo_continuous_action for MuJoCo (see
+// DefaultConfig); every implementation detail is a key.
+type Config struct {
+	// Networks.
+	Hidden     []int   `toml:"hidden"`       // hidden layer widths of actor and critic (separate MLPs)
+	Activation string  `toml:"activation"`   // "tanh" or "relu"
+	InitLogStd float64 `toml:"init_log_std"` // initial state-independent log std of the Gaussian policy
+
+	// Rollout.
+	NumEnvs   int `toml:"num_envs"`   // parallel environment copies; one forward pass serves them all
+	BatchSize int `toml:"batch_size"` // frames collected and trained on per iteration (tunable)
+
+	// Advantage estimation.
+	Gamma     float64 `toml:"gamma"`      // discount γ
+	GAELambda float64 `toml:"gae_lambda"` // GAE λ (tunable)
+
+	// Losses.
+	Clip          float64 `toml:"clip"`            // PPO clip ε (tunable)
+	ClipValueLoss bool    `toml:"clip_value_loss"` // clip the value loss as in CleanRL
+	ValueCoef     float64 `toml:"value_coef"`      // value loss coefficient
+	EntropyCoef   float64 `toml:"entropy_coef"`    // entropy bonus coefficient
+	NormAdvantage bool    `toml:"norm_advantage"`  // normalise advantages per minibatch
+
+	// Optimiser.
+	LR            float64 `toml:"lr"`             // Adam learning rate (tunable)
+	AnnealLR      bool    `toml:"anneal_lr"`      // linear decay to 0 over the run (ignored when lr is tuned)
+	AdamEps       float64 `toml:"adam_eps"`       // Adam epsilon
+	MaxGradNorm   float64 `toml:"max_grad_norm"`  // global gradient-norm clip (0 disables)
+	Epochs        int     `toml:"epochs"`         // passes over the batch per iteration
+	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch
+	TargetKL      float64 `toml:"target_kl"`      // stop epochs early above this approx. KL (0 disables)
+
+	// Normalisation (saved with the model).
+	NormObs      bool    `toml:"norm_obs"`      // running observation normalisation
+	ObsClip      float64 `toml:"obs_clip"`      // clip normalised observations to ±obs_clip
+	ScaleReward  bool    `toml:"scale_reward"`  // divide rewards by the running std of the discounted return
+	RewardClip   float64 `toml:"reward_clip"`   // clip scaled rewards to ±reward_clip
+	Threads      int     `toml:"threads"`       // libtorch intra-op threads (0: one per core / job)
+	EvalEpisodes int     `toml:"eval_episodes"` // deterministic episodes per evaluation
+}
+
+// DefaultConfig returns CleanRL-like MuJoCo defaults.
+func DefaultConfig() Config {
+	return Config{
+		Hidden:        []int{64, 64},
+		Activation:    "tanh",
+		InitLogStd:    0,
+		NumEnvs:       8,
+		BatchSize:     2048,
+		Gamma:         0.99,
+		GAELambda:     0.95,
+		Clip:          0.2,
+		ClipValueLoss: true,
+		ValueCoef:     0.5,
+		EntropyCoef:   0,
+		NormAdvantage: true,
+		LR:            3e-4,
+		AnnealLR:      true,
+		AdamEps:       1e-5,
+		MaxGradNorm:   0.5,
+		Epochs:        10,
+		MinibatchSize: 64,
+		TargetKL:      0,
+		NormObs:       true,
+		ObsClip:       10,
+		ScaleReward:   true,
+		RewardClip:    10,
+		Threads:       0,
+		EvalEpisodes:  1,
+	}
+}
+
+// Validate reports the first out-of-range key, named as in TOML.
+func (c Config) Validate() error {
+	bad := func(key, want string, got any) error {
+		return fmt.Errorf("ppo.%s: %s, got %v", key, want, got)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
+		return bad("hidden", "want 1 to 8 layer widths", c.Hidden)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 || h > 4096 {
+			return bad("hidden", "want widths in [1, 4096]", c.Hidden)
+		}
+	}
+	switch {
+	case c.Activation != "tanh" && c.Activation != "relu":
+		return bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
+	case !finite(c.InitLogStd) || c.InitLogStd < -5 || c.InitLogStd > 2:
+		return bad("init_log_std", "want a value in [-5, 2]", c.InitLogStd)
+	case c.NumEnvs < 1 || c.NumEnvs > 256:
+		return bad("num_envs", "want an integer in [1, 256]", c.NumEnvs)
+	case c.BatchSize < 1 || c.BatchSize > 1<<20:
+		return bad("batch_size", "want frames per iteration in [1, 1048576]", c.BatchSize)
+	case !finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1:
+		return bad("gamma", "want a value in (0, 1]", c.Gamma)
+	case !finite(c.GAELambda) || c.GAELambda < 0 || c.GAELambda > 1:
+		return bad("gae_lambda", "want a value in [0, 1]", c.GAELambda)
+	case !finite(c.Clip) || c.Clip <= 0 || c.Clip >= 1:
+		return bad("clip", "want a value in (0, 1)", c.Clip)
+	case !finite(c.ValueCoef) || c.ValueCoef < 0:
+		return bad("value_coef", "want a value >= 0", c.ValueCoef)
+	case !finite(c.EntropyCoef) || c.EntropyCoef < 0:
+		return bad("entropy_coef", "want a value >= 0", c.EntropyCoef)
+	case !finite(c.LR) || c.LR <= 0 || c.LR > 1:
+		return bad("lr", "want a value in (0, 1]", c.LR)
+	case !finite(c.AdamEps) || c.AdamEps <= 0:
+		return bad("adam_eps", "want a value > 0", c.AdamEps)
+	case !finite(c.MaxGradNorm) || c.MaxGradNorm < 0:
+		return bad("max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm)
+	case c.Epochs < 1 || c.Epochs > 1000:
+		return bad("epochs", "want an integer in [1, 1000]", c.Epochs)
+	case c.MinibatchSize < 1:
+		return bad("minibatch_size", "want an integer >= 1", c.MinibatchSize)
+	case !finite(c.TargetKL) || c.TargetKL < 0:
+		return bad("target_kl", "want a value >= 0 (0 disables)", c.TargetKL)
+	case !finite(c.ObsClip) || c.ObsClip <= 0:
+		return bad("obs_clip", "want a value > 0", c.ObsClip)
+	case !finite(c.RewardClip) || c.RewardClip <= 0:
+		return bad("reward_clip", "want a value > 0", c.RewardClip)
+	case c.Threads < 0 || c.Threads > 256:
+		return bad("threads", "want an integer in [0, 256] (0: automatic)", c.Threads)
+	case c.EvalEpisodes < 1 || c.EvalEpisodes > 1000:
+		return bad("eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes)
+	}
+	return nil
+}
+
+// Tunable lists the hyperparameters a controller may set each iteration, with
+// the paper's bounds as defaults (see configs/*.toml).
+var Tunable = []string{"batch_size", "clip", "gae_lambda", "lr"}
+
+// Set assigns a tunable hyperparameter by name.
+func (c *Config) Set(name string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("ppo: %s = %v is not finite", name, v)
+	}
+	switch name {
+	case "batch_size":
+		c.BatchSize = int(math.Round(v))
+	case "clip":
+		c.Clip = v
+	case "gae_lambda":
+		c.GAELambda = v
+	case "lr":
+		c.LR = v
+	default:
+		return fmt.Errorf("ppo: %q is not tunable; tunable: batch_size, clip, gae_lambda, lr", name)
+	}
+	return nil
+}
+
+// Get returns a tunable hyperparameter by name.
+func (c Config) Get(name string) (float64, error) {
+	switch name {
+	case "batch_size":
+		return float64(c.BatchSize), nil
+	case "clip":
+		return c.Clip, nil
+	case "gae_lambda":
+		return c.GAELambda, nil
+	case "lr":
+		return c.LR, nil
+	}
+	return 0, fmt.Errorf("ppo: %q is not tunable; tunable: batch_size, clip, gae_lambda, lr", name)
+}

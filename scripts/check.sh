@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# check.sh: gofmt, go vet and the full test suite. Run through `make test`,
+# which runs scripts/setup.sh first.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './third_party/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+echo "gofmt: clean"
+go vet ./...
+echo "go vet: clean"
+go test -count=1 -timeout 25m ./...
