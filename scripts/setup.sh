@@ -44,7 +44,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   log "installing Debian packages: ${missing[*]} (this takes a few minutes once)"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 test -f /usr/include/torch/csrc/api/include/torch/torch.h || { echo "setup: libtorch headers missing after install (/usr/include/torch/csrc/api/include/torch/torch.h)" >&2; exit 1; }
 test -f /usr/include/mujoco/mujoco.h || { echo "setup: MuJoCo header missing after install (/usr/include/mujoco/mujoco.h)" >&2; exit 1; }

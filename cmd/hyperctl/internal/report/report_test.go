@@ -1,0 +1,177 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/rundir"
+)
+
+// writeRun writes a fixture run folder whose training reward at iteration i
+// is base + slope*i and whose controller time grows by ctrlStep per iteration.
+func writeRun(t *testing.T, dir string, iters int, base, slope, ctrlStep float64, finished bool) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var tr, ev bytes.Buffer
+	tr.WriteString("iteration,frames,wall_time_s,controller_time_s,train_reward,objective,lr\n")
+	ev.WriteString("iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n")
+	for i := 0; i < iters; i++ {
+		r := base + slope*float64(i)
+		fmt.Fprintf(&tr, "%d,%d,%g,%g,%g,%g,0.0003\n", i, (i+1)*1000, float64(i+1)*0.5, float64(i+1)*ctrlStep, r, slope)
+		if (i+1)%5 == 0 {
+			fmt.Fprintf(&ev, "%d,%d,%g,%g,%g,1000\n", i, (i+1)*1000, float64(i+1)*0.5, float64(i+1)*ctrlStep, 10*r)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, rundir.TrainCSV), tr.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.EvalCSV), ev.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.ConfigFile), []byte("env = \"reacher\"\n"), 0o644)
+	if finished {
+		if err := rundir.WriteSummary(dir, rundir.Summary{Iterations: iters}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fixture(t *testing.T) string {
+	dir := t.TempDir()
+	m := Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "hypercontroller", "random"}, Seeds: []int64{0, 1, 2}, Iterations: 20}
+	b, _ := json.Marshal(m)
+	os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644)
+	run := func(ctrl string, seed int) string {
+		return filepath.Join(dir, "reacher", ctrl, fmt.Sprintf("seed%d", seed))
+	}
+	// hypercontroller: final rewards 1+19*{1,2,3} = 20, 39, 58.
+	for s := 0; s < 3; s++ {
+		writeRun(t, run("hypercontroller", s), 20, 1, float64(s+1), 1e-5, true)
+	}
+	// random: seeds 0 and 1 finished (final 19*0.5 = 9.5, 19*1 = 19), seed 2 unfinished.
+	writeRun(t, run("random", 0), 20, 0, 0.5, 1e-6, true)
+	writeRun(t, run("random", 1), 20, 0, 1, 1e-6, true)
+	writeRun(t, run("random", 2), 7, 0, 1, 1e-6, false)
+	// fixed: only seed 0, no controller time.
+	writeRun(t, run("fixed", 0), 20, 5, 0, 0, true)
+	return dir
+}
+
+func TestTable(t *testing.T) {
+	s, err := Load(fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := s.Table("reacher")
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
+	}
+	byName := map[string]Row{}
+	for _, r := range rows {
+		byName[r.Controller] = r
+	}
+	cases := []struct {
+		ctrl        string
+		finished    int
+		trainQ      [3]float64
+		evalMedian  float64
+		ctrlPer1000 float64
+		unfinished  int
+		missing     int
+	}{
+		// quartiles of {20, 39, 58} by linear interpolation: 29.5, 39, 48.5
+		{"hypercontroller", 3, [3]float64{29.5, 39, 48.5}, 390, 1e-5 * 1000, 0, 0},
+		{"random", 2, [3]float64{11.875, 14.25, 16.625}, 142.5, 1e-6 * 1000, 1, 0},
+		{"fixed", 1, [3]float64{5, 5, 5}, 50, 0, 0, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.ctrl, func(t *testing.T) {
+			r := byName[c.ctrl]
+			if r.Finished != c.finished || r.Expected != 3 {
+				t.Errorf("finished %d/%d, want %d/3", r.Finished, r.Expected, c.finished)
+			}
+			for i := range c.trainQ {
+				if math.Abs(r.TrainQ[i]-c.trainQ[i]) > 1e-9 {
+					t.Errorf("train quartiles %v, want %v", r.TrainQ, c.trainQ)
+					break
+				}
+			}
+			if math.Abs(r.EvalQ[1]-c.evalMedian) > 1e-9 {
+				t.Errorf("eval median %g, want %g", r.EvalQ[1], c.evalMedian)
+			}
+			if math.Abs(r.CtrlPer1000-c.ctrlPer1000) > 1e-12 {
+				t.Errorf("controller time per 1000 %g, want %g", r.CtrlPer1000, c.ctrlPer1000)
+			}
+			if len(r.Unfinished) != c.unfinished || len(r.Missing) != c.missing {
+				t.Errorf("unfinished %v missing %v", r.Unfinished, r.Missing)
+			}
+		})
+	}
+}
+
+func TestWriteReportAndPlots(t *testing.T) {
+	dir := fixture(t)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	if d := os.Getenv("REPORT_DEMO_OUT"); d != "" {
+		out = d
+	}
+	files, err := s.Write(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig2_final.png", "report.md"}
+	if len(files) != len(want) {
+		t.Fatalf("wrote %v, want %v", files, want)
+	}
+	for i, f := range files {
+		if filepath.Base(f) != want[i] {
+			t.Fatalf("file %d is %s, want %s", i, filepath.Base(f), want[i])
+		}
+		if strings.HasSuffix(f, ".png") {
+			fh, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(fh)
+			fh.Close()
+			if err != nil {
+				t.Fatalf("%s: not a PNG: %v", f, err)
+			}
+			if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 200 {
+				t.Fatalf("%s: %v is too small", f, b)
+			}
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, w := range []string{"## reacher", "| hypercontroller | 3/3 | 39.00 [29.50, 48.50]", "random: unfinished: seed 2 at iteration 7", "fixed: missing seeds [1 2]"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	if _, err := Load(filepath.Join(t.TempDir(), "absent")); err == nil {
+		t.Fatal("want an error for a missing folder")
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "reacher", "random", "seed0")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, rundir.TrainCSV), []byte("iteration,frames\n0,1\n"), 0o644)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Problems) != 1 || !strings.Contains(s.Problems[0], "wall_time_s") {
+		t.Fatalf("problems %v, want one naming the missing column", s.Problems)
+	}
+}
