@@ -15,7 +15,7 @@ import (
 type trainFlags struct {
 	env, controller, config, out string
 	seed                         int64
-	iterations                   int
+	iterations, threads          int
 	resume, force                bool
 }
 
@@ -44,7 +44,8 @@ func newTrainCmd(a *app) *cobra.Command {
 	fl.Int64Var(&f.seed, "seed", 0, "seed (overrides the config)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations (overrides the config)")
 	fl.StringVar(&f.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>)")
-	fl.BoolVar(&f.resume, "resume", false, "continue the unfinished run in --out")
+	fl.IntVar(&f.threads, "threads", 0, "libtorch and environment threads (overrides ppo.threads; 0 keeps the config)")
+	fl.BoolVar(&f.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&f.force, "force", false, "overwrite a finished run in --out")
 	return cmd
 }
@@ -101,6 +102,12 @@ func resolveConfig(cmd *cobra.Command, f *trainFlags) (configs.Run, error) {
 			return run, usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 		}
 		run.Iterations = f.iterations
+	}
+	if cmd.Flags().Changed("threads") {
+		if f.threads < 0 {
+			return run, usagef("--threads: want an integer >= 0, got %d", f.threads)
+		}
+		run.PPO.Threads = f.threads
 	}
 	if err := run.Validate(); err != nil {
 		return run, fmt.Errorf("resolved config: %w", err)

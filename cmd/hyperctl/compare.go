@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/rundir"
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/envs"
+)
+
+type compareFlags struct {
+	envs, controllers, seeds, config, out string
+	jobs, iterations                      int
+	force                                 bool
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	f := &compareFlags{}
+	cmd := &cobra.Command{
+		Use:   "compare --env NAMES --controllers NAMES --seeds SPEC --out DIR [flags]",
+		Short: "Run several controllers over the same seeds (resumable: re-run until complete)",
+		Long: `compare runs the matrix environments × controllers × seeds, one 'hyperctl train'
+process per run, with a bounded pool of --jobs workers. Every controller gets
+the same seeds. Each run lands in DIR/<env>/<controller>/seed<N>; finished runs
+are skipped and unfinished ones resumed, so a compare can be re-run until it is
+complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
+		Example: `  hyperctl compare --env halfcheetah --controllers hypercontroller,gpucb,pb2,hyperband,random,randomstart,fixed --seeds 0-9 --out runs/cmp
+  hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd.Context(), a, cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.envs, "env", "", "comma-separated environments (see 'hyperctl envs')")
+	fl.StringVar(&f.controllers, "controllers", "", "comma-separated controllers (see 'hyperctl controllers'), fixed for none")
+	fl.StringVar(&f.seeds, "seeds", "0-4", "seeds: ranges and lists, e.g. 0-9 or 0,3,7-9")
+	fl.StringVar(&f.config, "config", "", "TOML config used for every run (its env is replaced per run); default: configs/<env>.toml")
+	fl.StringVar(&f.out, "out", "", "output folder (required)")
+	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
+	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
+	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
+	return cmd
+}
+
+// parseSeeds parses "0-9", "0,3,7-9" into a sorted, de-duplicated list.
+func parseSeeds(spec string) ([]int64, error) {
+	seen := map[int64]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("seed %q: want a non-negative integer or a range like 0-9", part)
+		}
+		b := a
+		if isRange {
+			b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+			if err != nil || b < a {
+				return nil, fmt.Errorf("seed range %q: want LOW-HIGH with LOW <= HIGH", part)
+			}
+		}
+		if b-a > 10000 {
+			return nil, fmt.Errorf("seed range %q: more than 10000 seeds", part)
+		}
+		for s := a; s <= b; s++ {
+			seen[s] = true
+		}
+	}
+	if len(seen) == 0 {
+		return nil, errors.New("no seeds given")
+	}
+	out := make([]int64, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+type job struct {
+	env, ctrl string
+	seed      int64
+	dir       string
+}
+
+func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags) error {
+	if f.out == "" {
+		return usagef("compare: --out is required")
+	}
+	envNames := splitList(f.envs)
+	if len(envNames) == 0 {
+		return usagef("compare: --env is required")
+	}
+	for i, e := range envNames {
+		spec, err := envs.Lookup(e)
+		if err != nil {
+			return usagef("--env: %v", err)
+		}
+		envNames[i] = spec.Name
+	}
+	ctrls := splitList(f.controllers)
+	if len(ctrls) == 0 {
+		return usagef("compare: --controllers is required")
+	}
+	for i, c := range ctrls {
+		c = strings.ToLower(c)
+		ctrls[i] = c
+		if c == configs.Fixed {
+			continue
+		}
+		if _, err := controller.Lookup(c); err != nil {
+			return usagef("--controllers: %v, %s", err, configs.Fixed)
+		}
+	}
+	seeds, err := parseSeeds(f.seeds)
+	if err != nil {
+		return usagef("--seeds: %v", err)
+	}
+	if f.jobs < 1 {
+		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
+	}
+	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
+		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
+	}
+	if f.config != "" {
+		if _, err := configs.Load(f.config); err != nil {
+			return err
+		}
+	}
+	// The resolved iteration count goes in the manifest.
+	iters := f.iterations
+	if iters == 0 {
+		if f.config != "" {
+			r, _ := configs.Load(f.config)
+			iters = r.Iterations
+		} else {
+			iters = configs.Base().Iterations
+		}
+	}
+	if err := rundir.CheckWritable(f.out); err != nil {
+		return err
+	}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	if err := writeManifest(f.out, man, f.force); err != nil {
+		return err
+	}
+
+	var jobs []job
+	skipped := 0
+	for _, e := range envNames {
+		for _, c := range ctrls {
+			for _, s := range seeds {
+				dir := filepath.Join(f.out, e, c, fmt.Sprintf("seed%d", s))
+				st, err := rundir.Inspect(dir)
+				if err != nil {
+					return err
+				}
+				if st == rundir.Finished {
+					skipped++
+					continue
+				}
+				jobs = append(jobs, job{env: e, ctrl: c, seed: s, dir: dir})
+			}
+		}
+	}
+	total := skipped + len(jobs)
+	a.log.Info().Int("runs", total).Int("finished", skipped).Int("to_run", len(jobs)).Int("jobs", f.jobs).Msg("compare")
+	if len(jobs) == 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "compare: all %d runs in %s are finished; nothing to do. Next: hyperctl report %s\n", total, f.out, f.out)
+		return nil
+	}
+	threads := max(1, runtime.NumCPU()/f.jobs)
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
+	}
+
+	queue := make(chan job)
+	var mu sync.Mutex
+	var failed []string
+	done := 0
+	var wg sync.WaitGroup
+	for w := 0; w < min(f.jobs, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				start := time.Now()
+				err := runTrainJob(ctx, self, j, f, threads)
+				mu.Lock()
+				done++
+				ev := a.log.Info()
+				if err != nil {
+					failed = append(failed, fmt.Sprintf("%s/%s/seed%d: %v", j.env, j.ctrl, j.seed, err))
+					ev = a.log.Error().Err(err)
+				}
+				ev.Str("env", j.env).Str("controller", j.ctrl).Int64("seed", j.seed).
+					Dur("took", time.Since(start).Round(time.Second)).Int("done", done).Int("of", len(jobs)).Msg("run finished")
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("compare interrupted after %d of %d runs; re-run the same command to continue", done, len(jobs))
+	}
+	if len(failed) > 0 {
+		sort.Strings(failed)
+		return fmt.Errorf("compare: %d of %d runs failed (their logs are train.log in each run folder):\n  %s", len(failed), len(jobs), strings.Join(failed, "\n  "))
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "compare: %d runs done (%d were already finished). Next: hyperctl report %s\n", len(jobs), skipped, f.out)
+	return nil
+}
+
+// writeManifest records the matrix; an existing different one is refused
+// unless force.
+func writeManifest(out string, m report.Manifest, force bool) error {
+	path := filepath.Join(out, report.ManifestFile)
+	if b, err := os.ReadFile(path); err == nil {
+		var old report.Manifest
+		if json.Unmarshal(b, &old) == nil && !force {
+			if !slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations {
+				return fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations); use another --out, or --force to adopt the new one",
+					out, old.Envs, old.Controllers, old.Seeds, old.Iterations)
+			}
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// runTrainJob runs one `hyperctl train --resume` as a child process, its
+// output going to the run folder's train.log. Cancellation sends SIGINT so the
+// child checkpoints before exiting.
+func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(j.dir, "train.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	args := []string{"--log-format", "json", "train", "--env", j.env, "--controller", j.ctrl,
+		"--seed", strconv.FormatInt(j.seed, 10), "--out", j.dir, "--resume", "--threads", strconv.Itoa(threads)}
+	if f.config != "" {
+		args = append(args, "--config", f.config)
+	}
+	if f.iterations > 0 {
+		args = append(args, "--iterations", strconv.Itoa(f.iterations))
+	}
+	c := exec.Command(self, args...)
+	c.Stdout, c.Stderr = logf, logf
+	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
+	if err := c.Start(); err != nil {
+		return err
+	}
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- c.Wait() }()
+	select {
+	case err := <-waitDone:
+		if err != nil {
+			return fmt.Errorf("%w (see %s)", err, filepath.Join(j.dir, "train.log"))
+		}
+		return nil
+	case <-ctx.Done():
+		_ = c.Process.Signal(syscall.SIGINT)
+		select {
+		case <-waitDone:
+		case <-time.After(60 * time.Second):
+			_ = c.Process.Kill()
+			<-waitDone
+		}
+		return ctx.Err()
+	}
+}
