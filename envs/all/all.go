@@ -3,6 +3,8 @@
 package all
 
 import (
+	// Box2D environment: BipedalWalker-v3.
+	_ "github.com/hyperctl/hyperctl/envs/box2d"
 	// MuJoCo environments: HalfCheetah-v4, InvertedDoublePendulum-v4,
 	// Pusher-v4, Reacher-v4.
 	_ "github.com/hyperctl/hyperctl/envs/mujoco"
