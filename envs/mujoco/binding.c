@@ -1,0 +1,264 @@
+// C side of hyperctl's MuJoCo binding; see binding.h.
+#include "binding.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mjxmacro.h>
+
+// Per-thread guard: the jump target of the guarded call running on this
+// thread and the status it reports into. A cgo call stays on one OS thread,
+// so several environments can step in parallel on different threads.
+static __thread sigjmp_buf* hc_jmp = NULL;
+static __thread hcStatus* hc_cur = NULL;
+
+static void hc_copy_msg(const char* msg) {
+  if (hc_cur && msg) {
+    strncpy(hc_cur->msg, msg, HC_MSG - 1);
+    hc_cur->msg[HC_MSG - 1] = 0;
+  }
+}
+
+// Warnings are read from the mjData counters; the handler keeps the text
+// instead of printing it and writing MUJOCO_LOG.TXT.
+static void hc_warning_handler(const char* msg) {
+  if (hc_cur && hc_cur->msg[0] == 0) {
+    hc_copy_msg(msg);
+  }
+}
+
+// Errors unwind to the guarded call. Outside one (which the Go side never
+// does) keep MuJoCo's default behaviour: print and exit.
+static void hc_error_handler(const char* msg) {
+  if (hc_jmp) {
+    hc_copy_msg(msg);
+    siglongjmp(*hc_jmp, 1);
+  }
+  fprintf(stderr, "MuJoCo error outside a guarded call: %s\n", msg);
+  exit(1);
+}
+
+void hc_init(void) {
+  mju_user_warning = hc_warning_handler;
+  mju_user_error = hc_error_handler;
+}
+
+static void hc_clear(hcStatus* st) {
+  st->code = HC_OK;
+  st->warning = -1;
+  st->info = 0;
+  st->isvel = 0;
+  st->substep = 0;
+  st->msg[0] = 0;
+}
+
+// Guard wraps a statement: mju_error inside it returns HC_ERROR.
+#define HC_GUARDED(st, body)               \
+  do {                                     \
+    sigjmp_buf buf;                        \
+    hc_clear(st);                          \
+    hc_cur = (st);                         \
+    if (sigsetjmp(buf, 0)) {               \
+      hc_jmp = NULL;                       \
+      hc_cur = NULL;                       \
+      (st)->code = HC_ERROR;               \
+      return HC_ERROR;                     \
+    }                                      \
+    hc_jmp = &buf;                         \
+    body;                                  \
+    hc_jmp = NULL;                         \
+    hc_cur = NULL;                         \
+  } while (0)
+
+mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz) {
+  mjVFS* vfs = (mjVFS*)malloc(sizeof(mjVFS));
+  if (!vfs) {
+    strncpy(err, "out of memory for VFS", errsz);
+    return NULL;
+  }
+  mj_defaultVFS(vfs);
+  if (mj_makeEmptyFileVFS(vfs, "model.xml", n) != 0) {
+    strncpy(err, "could not create VFS file", errsz);
+    free(vfs);
+    return NULL;
+  }
+  memcpy(vfs->filedata[0], xml, n);
+  // The compiler installs its own handlers while it runs and restores ours.
+  mjModel* m = mj_loadXML("model.xml", vfs, err, errsz);
+  mj_deleteVFS(vfs);
+  free(vfs);
+  return m;
+}
+
+mjData* hc_make_data(const mjModel* m, hcStatus* st) {
+  mjData* d = NULL;
+  sigjmp_buf buf;
+  hc_clear(st);
+  hc_cur = st;
+  if (sigsetjmp(buf, 0)) {
+    hc_jmp = NULL;
+    hc_cur = NULL;
+    st->code = HC_ERROR;
+    return NULL;
+  }
+  hc_jmp = &buf;
+  d = mj_makeData(m);
+  hc_jmp = NULL;
+  hc_cur = NULL;
+  return d;
+}
+
+// First warning with a non-zero counter, or -1.
+static inline int hc_first_warning(const mjData* d) {
+  for (int i = 0; i < mjNWARNING; i++) {
+    if (d->warning[i].number) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+static inline int hc_bad(mjtNum x) {
+  return x != x || x > mjMAXVAL || x < -mjMAXVAL;
+}
+
+// hc_check_state reports a NaN/Inf/huge qpos or qvel entry (mju_isBad).
+static inline int hc_check_state(const mjModel* m, const mjData* d, hcStatus* st) {
+  for (int i = 0; i < m->nq; i++) {
+    if (hc_bad(d->qpos[i])) {
+      st->code = HC_BADSTATE;
+      st->info = i;
+      st->isvel = 0;
+      return HC_BADSTATE;
+    }
+  }
+  for (int i = 0; i < m->nv; i++) {
+    if (hc_bad(d->qvel[i])) {
+      st->code = HC_BADSTATE;
+      st->info = i;
+      st->isvel = 1;
+      return HC_BADSTATE;
+    }
+  }
+  return HC_OK;
+}
+
+// hc_step_loop runs n mj_step calls and stops at the first warning. It
+// clears the warning counters first, so every call reports only its own
+// warnings (MuJoCo's automatic reset after a bad qpos/qvel/qacc clears and
+// then re-raises the counter, so it is still seen).
+static inline int hc_step_loop(const mjModel* m, mjData* d, int n, hcStatus* st) {
+  memset(d->warning, 0, sizeof(d->warning));
+  for (int k = 0; k < n; k++) {
+    mj_step(m, d);
+    int w = hc_first_warning(d);
+    if (w >= 0) {
+      st->code = HC_WARNING;
+      st->warning = w;
+      st->info = d->warning[w].lastinfo;
+      st->substep = k;
+      return HC_WARNING;
+    }
+  }
+  st->substep = n > 0 ? n - 1 : 0;
+  return hc_check_state(m, d, st);
+}
+
+int hc_step(const mjModel* m, mjData* d, int n, hcStatus* st) {
+  int code = HC_OK;
+  HC_GUARDED(st, code = hc_step_loop(m, d, n, st));
+  return code;
+}
+
+int hc_forward(const mjModel* m, mjData* d, hcStatus* st) {
+  HC_GUARDED(st, mj_forward(m, d));
+  return HC_OK;
+}
+
+int hc_reset(const mjModel* m, mjData* d, hcStatus* st) {
+  HC_GUARDED(st, mj_resetData(m, d));
+  return HC_OK;
+}
+
+// hc_step_raw is the bare physics loop: n mj_step calls, nothing else.
+int hc_step_raw(const mjModel* m, mjData* d, long n, hcStatus* st) {
+  HC_GUARDED(st, for (long k = 0; k < n; k++) mj_step(m, d));
+  return HC_OK;
+}
+
+// hc_bench_env is the bare C version of an environment's stepping work: for
+// each of nenv environment steps, copy one action (cycling through nact rows
+// of m->nu values) into ctrl and call mj_step frame_skip times; every
+// `episode` steps, mj_resetData and mj_forward. No Go code runs in between.
+static int hc_bench_env_loop(const mjModel* m, mjData* d, long nenv, int frame_skip,
+                             int episode, const mjtNum* actions, int nact) {
+  int row = 0;
+  for (long t = 0; t < nenv; t++) {
+    if (episode > 0 && t % episode == 0) {
+      mj_resetData(m, d);
+      mj_forward(m, d);
+    }
+    memcpy(d->ctrl, actions + (long)row * m->nu, sizeof(mjtNum) * m->nu);
+    if (++row == nact) {
+      row = 0;
+    }
+    for (int k = 0; k < frame_skip; k++) {
+      mj_step(m, d);
+    }
+  }
+  return HC_OK;
+}
+
+int hc_bench_env(const mjModel* m, mjData* d, long nenv, int frame_skip,
+                 int episode, const mjtNum* actions, int nact, hcStatus* st) {
+  int code = HC_OK;
+  HC_GUARDED(st, code = hc_bench_env_loop(m, d, nenv, frame_skip, episode, actions, nact));
+  return code;
+}
+
+//---------------------------------- introspection -------------------------------------------------
+
+// Type codes for hc_model_field.
+enum { HC_T_NUM = 0, HC_T_INT = 1, HC_T_BYTE = 2, HC_T_FLOAT = 3, HC_T_CHAR = 4 };
+
+#define HC_TYPECODE(x) _Generic((x), \
+  mjtNum: HC_T_NUM,                  \
+  int: HC_T_INT,                     \
+  mjtByte: HC_T_BYTE,                \
+  float: HC_T_FLOAT,                 \
+  char: HC_T_CHAR)
+
+#undef MJ_M
+#define MJ_M(n) m->n
+
+int hc_model_field(const mjModel* m, const char* name, void** ptr, int* type,
+                   int* nr, int* nc) {
+#define X(TYPE, NAME, NR, NC)                 \
+  if (strcmp(name, #NAME) == 0) {             \
+    *ptr = (void*)m->NAME;                    \
+    *type = HC_TYPECODE(m->NAME[0]);          \
+    *nr = m->NR;                              \
+    *nc = NC;                                 \
+    return 1;                                 \
+  }
+  MJMODEL_POINTERS
+#undef X
+  return 0;
+}
+
+static const char* hc_field_names[] = {
+#define X(TYPE, NAME, NR, NC) #NAME,
+  MJMODEL_POINTERS
+#undef X
+  NULL
+};
+
+const char* hc_model_field_name(int i) {
+  int n = sizeof(hc_field_names) / sizeof(hc_field_names[0]) - 1;
+  if (i < 0 || i >= n) {
+    return NULL;
+  }
+  return hc_field_names[i];
+}
