@@ -1,0 +1,409 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// maxJitterTries is how many times the Cholesky factorisation is retried
+// with a growing diagonal jitter (0, then 1e-10, 1e-9, … 1e-4 times the
+// prior variance) before the covariance is declared not positive definite.
+const maxJitterTries = 8
+
+// ErrNotPD is returned when the covariance stays indefinite after every
+// jitter retry.
+var ErrNotPD = errors.New("gp: covariance is not positive definite even with jitter")
+
+// workspace holds the data and the O(n²) buffers of one GP, reused across
+// likelihood evaluations.
+type workspace struct {
+	k      Kernel
+	n      int
+	x      []float64 // n×Dim, row-major
+	y      []float64 // targets as modelled
+	chol   []float64 // n×n upper Cholesky factor U, K = UᵀU
+	inv    []float64 // n×n, K⁻¹ (upper triangle) for the gradient
+	alpha  []float64 // K⁻¹ y
+	jitter float64   // jitter added by the last successful factorisation
+}
+
+func newWorkspace(k Kernel, x, y []float64) *workspace {
+	n := len(y)
+	return &workspace{
+		k: k, n: n, x: x, y: y,
+		chol:  make([]float64, n*n),
+		inv:   make([]float64, n*n),
+		alpha: make([]float64, n),
+	}
+}
+
+func (w *workspace) row(i int) []float64 { return w.x[i*w.k.Dim : (i+1)*w.k.Dim] }
+
+// factor builds K = K_f + σ_n² I (+ jitter) in w.chol and factorises it.
+func (w *workspace) factor(e *eval, noise float64) (blas64.Triangular, error) {
+	n := w.n
+	base := e.sf2 + noise
+	jitter := 0.0
+	for try := 0; try < maxJitterTries; try++ {
+		for i := range n {
+			ri := w.row(i)
+			w.chol[i*n+i] = base + jitter
+			for j := i + 1; j < n; j++ {
+				v, _, _ := e.pair(ri, w.row(j))
+				w.chol[i*n+j] = v
+			}
+		}
+		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: w.chol})
+		if ok && finiteDiag(t) {
+			w.jitter = jitter
+			return t, nil
+		}
+		jitter = e.sf2 * 1e-10 * math.Pow(10, float64(try))
+	}
+	return blas64.Triangular{}, ErrNotPD
+}
+
+func finiteDiag(t blas64.Triangular) bool {
+	for i := 0; i < t.N; i++ {
+		v := t.Data[i*t.Stride+i]
+		if !(v > 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// solve sets w.alpha = K⁻¹ y and returns the log marginal likelihood.
+func (w *workspace) solve(t blas64.Triangular) float64 {
+	copy(w.alpha, w.y)
+	lapack64.Potrs(t, blas64.General{Rows: w.n, Cols: 1, Stride: 1, Data: w.alpha})
+	var quad, logdet float64
+	for i := range w.n {
+		quad += w.y[i] * w.alpha[i]
+		logdet += math.Log(t.Data[i*t.Stride+i])
+	}
+	// log|K| = 2 Σ log U_ii.
+	return -0.5*quad - logdet - 0.5*float64(w.n)*math.Log(2*math.Pi)
+}
+
+// lml returns the log marginal likelihood log p(y | X, θ) and, if grad is
+// non-nil, its gradient with respect to the parameter vector
+// [log σ², log ℓ…, log σ_n², (ε)]:
+//
+//	∂L/∂θ_j = ½ tr((ααᵀ − K⁻¹) ∂K/∂θ_j),  α = K⁻¹y.
+//
+// The jitter, when one is needed, is treated as a constant.
+func (w *workspace) lml(h Hyper, grad []float64) (float64, error) {
+	e, err := newEval(w.k, h)
+	if err != nil {
+		return 0, err
+	}
+	t, err := w.factor(e, h.NoiseVar)
+	if err != nil {
+		return 0, err
+	}
+	l := w.solve(t)
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return 0, fmt.Errorf("gp: log marginal likelihood is %v", l)
+	}
+	if grad == nil {
+		return l, nil
+	}
+	n := w.n
+	copy(w.inv, t.Data[:n*n])
+	if _, ok := lapack64.Potri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: w.inv}); !ok {
+		return 0, ErrNotPD
+	}
+	for j := range grad {
+		grad[j] = 0
+	}
+	k := w.k
+	L := k.NumLengthscales()
+	iNoise := 1 + L
+	iEps := 2 + L
+	f := k.first()
+	eps1 := 1 - h.Epsilon
+	// Diagonal: ∂K_aa/∂log σ² = σ², ∂K_aa/∂log σ_n² = σ_n².
+	for a := range n {
+		wa := w.alpha[a]*w.alpha[a] - w.inv[a*n+a]
+		grad[0] += 0.5 * wa * e.sf2
+		grad[iNoise] += 0.5 * wa * h.NoiseVar
+	}
+	// Off-diagonal pairs count twice (W and ∂K are symmetric).
+	for a := range n {
+		ra := w.row(a)
+		for b := a + 1; b < n; b++ {
+			rb := w.row(b)
+			wab := w.alpha[a]*w.alpha[b] - w.inv[a*n+b]
+			if wab == 0 {
+				continue
+			}
+			kv, q, dt := e.pair(ra, rb)
+			grad[0] += wab * kv
+			if k.ARD {
+				for c := f; c < k.Dim; c++ {
+					d := ra[c] - rb[c]
+					grad[1+c-f] += wab * q * d * d * e.invL2[c]
+				}
+			} else {
+				var r2 float64
+				for c := f; c < k.Dim; c++ {
+					d := ra[c] - rb[c]
+					r2 += d * d * e.invL2[c]
+				}
+				grad[1] += wab * q * r2
+			}
+			if k.TimeVarying && dt > 0 {
+				grad[iEps] -= wab * kv * 0.5 * dt / eps1
+			}
+		}
+	}
+	for _, g := range grad {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return 0, errors.New("gp: likelihood gradient is not finite")
+		}
+	}
+	return l, nil
+}
+
+// LogLikelihood returns the log marginal likelihood of targets y (used as
+// given, not standardised) at inputs x (n×Dim, row-major) under kernel k
+// with hyperparameters h, and, if grad is non-nil (len k.NumParams()), its
+// analytic gradient with respect to the parameter vector of k.Params.
+func LogLikelihood(k Kernel, h Hyper, x, y, grad []float64) (float64, error) {
+	if err := checkData(k, x, y); err != nil {
+		return 0, err
+	}
+	if grad != nil && len(grad) != k.NumParams() {
+		return 0, fmt.Errorf("gp: gradient has length %d, want %d", len(grad), k.NumParams())
+	}
+	return newWorkspace(k, x, y).lml(h, grad)
+}
+
+func checkData(k Kernel, x, y []float64) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if len(y) == 0 {
+		return errors.New("gp: no data")
+	}
+	if len(x) != len(y)*k.Dim {
+		return fmt.Errorf("gp: %d input values for %d targets of dimension %d", len(x), len(y), k.Dim)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gp: input %d, column %d is %v", i/k.Dim, i%k.Dim, v)
+		}
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gp: target %d is %v", i, v)
+		}
+	}
+	return nil
+}
+
+// Model is a GP posterior: data, hyperparameters, and the Cholesky factor
+// of the training covariance. Targets are modelled as (y − Offset)/Scale;
+// Predict reports data units, PredictStd the modelled (standardised) ones.
+// A Model is read-only after construction and safe for concurrent reads.
+type Model struct {
+	k      Kernel
+	h      Hyper
+	e      *eval
+	n      int
+	x      []float64
+	offset float64
+	scale  float64
+	ys     []float64
+	u      blas64.Triangular
+	alpha  []float64
+	lml    float64
+	jitter float64
+}
+
+// New conditions a GP with kernel k and hyperparameters h on targets y at
+// inputs x (n×Dim, row-major), using the targets as given (no
+// standardisation, zero prior mean). It copies x and y.
+func New(k Kernel, h Hyper, x, y []float64) (*Model, error) {
+	if err := checkData(k, x, y); err != nil {
+		return nil, err
+	}
+	return newModel(k, h, append([]float64(nil), x...), append([]float64(nil), y...), 0, 1)
+}
+
+// newModel factorises the covariance for modelled targets ys (owned by the
+// model from now on, as is x).
+func newModel(k Kernel, h Hyper, x, ys []float64, offset, scale float64) (*Model, error) {
+	w := newWorkspace(k, x, ys)
+	e, err := newEval(k, h)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.factor(e, h.NoiseVar)
+	if err != nil {
+		return nil, err
+	}
+	l := w.solve(t)
+	if math.IsNaN(l) || math.IsInf(l, 0) {
+		return nil, fmt.Errorf("gp: log marginal likelihood is %v", l)
+	}
+	return &Model{
+		k: k, h: h.Clone(), e: e, n: w.n, x: x,
+		offset: offset, scale: scale, ys: ys,
+		u: t, alpha: w.alpha, lml: l, jitter: w.jitter,
+	}, nil
+}
+
+// Kernel returns the model's kernel structure.
+func (m *Model) Kernel() Kernel { return m.k }
+
+// Hyper returns a copy of the model's hyperparameters.
+func (m *Model) Hyper() Hyper { return m.h.Clone() }
+
+// Len is the number of training points.
+func (m *Model) Len() int { return m.n }
+
+// LogLikelihood is the log marginal likelihood of the modelled targets.
+func (m *Model) LogLikelihood() float64 { return m.lml }
+
+// Jitter is the diagonal jitter the factorisation needed (usually 0).
+func (m *Model) Jitter() float64 { return m.jitter }
+
+// Standardize maps a target in data units to modelled units.
+func (m *Model) Standardize(y float64) float64 { return (y - m.offset) / m.scale }
+
+// Offset and Scale return the target transform y_modelled = (y − Offset)/Scale.
+func (m *Model) Offset() float64 { return m.offset }
+
+// Scale returns the target scale (see Offset).
+func (m *Model) Scale() float64 { return m.scale }
+
+// PredictStd writes the posterior mean and variance of the latent function
+// (noise excluded) at the m points xs (m×Dim, row-major) in modelled
+// (standardised) units. mean and variance must have length m.
+func (m *Model) PredictStd(xs, mean, variance []float64) error {
+	d := m.k.Dim
+	if len(xs)%d != 0 || len(xs)/d != len(mean) || len(mean) != len(variance) {
+		return fmt.Errorf("gp: predict: %d input values, %d means, %d variances for dimension %d", len(xs), len(mean), len(variance), d)
+	}
+	q := len(mean)
+	if q == 0 {
+		return nil
+	}
+	for i, v := range xs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("gp: predict: point %d, column %d is %v", i/d, i%d, v)
+		}
+	}
+	n := m.n
+	// ks is n×q: ks[i][j] = k(x_i, xs_j).
+	ks := make([]float64, n*q)
+	for i := range n {
+		xi := m.x[i*d : (i+1)*d]
+		for j := range q {
+			v, _, _ := m.e.pair(xi, xs[j*d:(j+1)*d])
+			ks[i*q+j] = v
+		}
+	}
+	for j := range q {
+		var s float64
+		for i := range n {
+			s += ks[i*q+j] * m.alpha[i]
+		}
+		mean[j] = s
+	}
+	// V = U⁻ᵀ ks; variance = k(x,x) − Σ_i V_ij².
+	blas64.Trsm(blas.Left, blas.Trans, 1, m.u, blas64.General{Rows: n, Cols: q, Stride: q, Data: ks})
+	for j := range q {
+		var s float64
+		for i := range n {
+			s += ks[i*q+j] * ks[i*q+j]
+		}
+		variance[j] = math.Max(0, m.e.sf2-s)
+	}
+	return nil
+}
+
+// Predict is PredictStd in data units: mean·Scale + Offset, variance·Scale².
+func (m *Model) Predict(xs, mean, variance []float64) error {
+	if err := m.PredictStd(xs, mean, variance); err != nil {
+		return err
+	}
+	s2 := m.scale * m.scale
+	for j := range mean {
+		mean[j] = mean[j]*m.scale + m.offset
+		variance[j] *= s2
+	}
+	return nil
+}
+
+// Gradient holds reusable buffers for PredictGrad.
+type Gradient struct {
+	k, v []float64 // n
+	dk   []float64 // n×Dim
+}
+
+// PredictGrad returns the posterior mean and variance (modelled units) at
+// one point x and writes their gradients with respect to x into dmean and
+// dvar (len Dim). The time column of a time-varying kernel gets a zero
+// gradient (time is never optimised). buf may be nil.
+func (m *Model) PredictGrad(x []float64, dmean, dvar []float64, buf *Gradient) (mean, variance float64) {
+	d, n := m.k.Dim, m.n
+	if buf == nil {
+		buf = &Gradient{}
+	}
+	if len(buf.k) != n || len(buf.dk) != n*d {
+		buf.k, buf.v, buf.dk = make([]float64, n), make([]float64, n), make([]float64, n*d)
+	}
+	f := m.k.first()
+	for i := range n {
+		xi := m.x[i*d : (i+1)*d]
+		kv, q, _ := m.e.pair(x, xi)
+		buf.k[i] = kv
+		row := buf.dk[i*d : (i+1)*d]
+		for c := range d {
+			if c < f {
+				row[c] = 0
+				continue
+			}
+			row[c] = -q * (x[c] - xi[c]) * m.e.invL2[c]
+		}
+	}
+	for c := range d {
+		dmean[c], dvar[c] = 0, 0
+	}
+	for i := range n {
+		mean += buf.k[i] * m.alpha[i]
+		for c := range d {
+			dmean[c] += buf.dk[i*d+c] * m.alpha[i]
+		}
+	}
+	// v = U⁻ᵀ k; variance = σ² − vᵀv; ∂variance/∂x = −2 (∂k)ᵀ K⁻¹ k = −2 (∂k)ᵀ U⁻¹ v.
+	copy(buf.v, buf.k)
+	vec := blas64.Vector{N: n, Inc: 1, Data: buf.v}
+	blas64.Trsv(blas.Trans, m.u, vec)
+	var s float64
+	for i := range n {
+		s += buf.v[i] * buf.v[i]
+	}
+	variance = m.e.sf2 - s
+	blas64.Trsv(blas.NoTrans, m.u, vec)
+	for i := range n {
+		for c := range d {
+			dvar[c] -= 2 * buf.dk[i*d+c] * buf.v[i]
+		}
+	}
+	if variance < 0 {
+		variance = 0
+		for c := range d {
+			dvar[c] = 0
+		}
+	}
+	return mean, variance
+}
