@@ -131,6 +131,7 @@ type Walker struct {
 
 	ter     terrain
 	terrain []*b2.B2Body // in Python's (reversed) list order
+	edges   [terrainLength - 1]edge
 	hull    *b2.B2Body
 	legs    [4]*b2.B2Body          // upper-1, lower-1, upper+1, lower+1
 	joints  [4]*b2.B2RevoluteJoint // hip-1, knee-1, hip+1, knee+1
@@ -283,7 +284,8 @@ func (w *Walker) buildTerrain() {
 		fd.Filter = b2.B2Filter{CategoryBits: catTerrain, MaskBits: 0xFFFF}
 		bd := b2.MakeB2BodyDef() // static, at the origin
 		body := w.world.CreateBody(&bd)
-		body.CreateFixtureFromDef(&fd)
+		fix := body.CreateFixtureFromDef(&fd)
+		w.edges[i] = edge{shape: fix.M_shape.(*b2.B2EdgeShape), xf: body.M_xf}
 		w.terrain = append(w.terrain, body)
 	}
 	// Python reverses its list; only the destruction order depends on it.
@@ -423,12 +425,11 @@ func (w *Walker) step(action []float64) envs.Transition {
 	pos := w.hull.M_xf.P // body origin
 	vel := w.hull.M_linearVelocity
 
-	for i := range w.lidar {
-		w.lidar[i] = 1.0
-		a := 1.5 * float64(i) / 10.0
-		p2 := vec(pos.X+math.Sin(a)*lidarRange, pos.Y-math.Cos(a)*lidarRange)
-		w.world.RayCast(w.rayCB[i], pos, p2)
+	if !finite(pos.X) || !finite(pos.Y) || !finite(vel.X) || !finite(vel.Y) ||
+		!finite(w.hull.M_sweep.A) || !finite(w.hull.M_angularVelocity) {
+		panic(fmt.Sprintf("the simulation diverged: hull at (%v, %v), velocity (%v, %v)", pos.X, pos.Y, vel.X, vel.Y))
 	}
+	w.castLidar(pos)
 
 	angle := w.hull.M_sweep.A
 	state := w.obs
@@ -486,6 +487,64 @@ func (w *Walker) step(action []float64) envs.Transition {
 		Info:       envs.Info{Keys: w.infoKeys, Values: w.infoVals},
 	}
 }
+
+// lidarEnd is the end point of ray i from p1: angles 0, 0.15, ..., 1.35 rad
+// from straight down, sweeping forward, LIDAR_RANGE long, rounded to float32
+// as pybox2d's b2Vec2 does.
+func lidarEnd(p1 b2.B2Vec2, i int) b2.B2Vec2 {
+	a := 1.5 * float64(i) / 10.0
+	return vec(p1.X+math.Sin(a)*lidarRange, p1.Y-math.Cos(a)*lidarRange)
+}
+
+// edge is one terrain edge fixture's shape and its body's transform.
+type edge struct {
+	shape *b2.B2EdgeShape
+	xf    b2.B2Transform
+}
+
+// castLidar stores in w.lidar the fraction of the closest terrain hit of
+// each ray, or 1 without a hit: what Gymnasium's LidarCallback leaves after
+// world.RayCast, since it ignores walker fixtures (category 0x20) and clips
+// the ray at every terrain hit.
+//
+// It does not go through the broad-phase tree: the terrain is an
+// x-monotonic polyline, so only the edges spanning the ray's x range can be
+// hit, and each is tested with the same b2EdgeShape::RayCast the world's ray
+// cast calls, with the same clipping. The result is bit-identical to
+// world.RayCast (TestLidarMatchesWorldRayCast) and avoids the port's
+// per-call allocations in the tree traversal.
+func (w *Walker) castLidar(p1 b2.B2Vec2) {
+	var out b2.B2RayCastOutput
+	for i := range w.lidar {
+		p2 := lidarEnd(p1, i)
+		in := b2.B2RayCastInput{P1: p1, P2: p2, MaxFraction: 1}
+		fraction := 1.0
+		// Edge k spans x in [k·step, (k+1)·step]; one edge of margin on
+		// each side absorbs rounding.
+		lo := int(math.Floor(math.Min(p1.X, p2.X)/terrainStep)) - 1
+		hi := int(math.Floor(math.Max(p1.X, p2.X)/terrainStep)) + 1
+		lo, hi = max(lo, 0), min(hi, len(w.edges)-1)
+		for k := lo; k <= hi; k++ {
+			e := &w.edges[k]
+			if e.shape.RayCast(&out, in, e.xf, 0) {
+				fraction = out.Fraction
+				in.MaxFraction = fraction
+			}
+		}
+		w.lidar[i] = fraction
+	}
+}
+
+// castLidarWorld is the reference implementation: world.RayCast with
+// Gymnasium's LidarCallback (tests compare it with castLidar).
+func (w *Walker) castLidarWorld(p1 b2.B2Vec2) {
+	for i := range w.lidar {
+		w.lidar[i] = 1.0
+		w.world.RayCast(w.rayCB[i], p1, lidarEnd(p1, i))
+	}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // jointAngle is b2RevoluteJoint::GetJointAngle without copying the joint.
 func jointAngle(j *b2.B2RevoluteJoint) float64 {

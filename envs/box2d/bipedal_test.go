@@ -185,8 +185,7 @@ func TestLidarClosestHit(t *testing.T) {
 		}
 		pos := w.hull.M_xf.P
 		for i := 0; i < 10; i++ {
-			a := 1.5 * float64(i) / 10.0
-			p2 := vec(pos.X+math.Sin(a)*lidarRange, pos.Y-math.Cos(a)*lidarRange)
+			p2 := lidarEnd(pos, i)
 			want := 1.0
 			for e := 0; e+1 < terrainLength; e++ {
 				if f, ok := segmentHit(pos, p2, vec(w.ter.x[e], w.ter.y[e]), vec(w.ter.x[e+1], w.ter.y[e+1])); ok && f < want {
@@ -200,6 +199,48 @@ func TestLidarClosestHit(t *testing.T) {
 		if tr.Terminated {
 			break
 		}
+	}
+}
+
+// TestLidarMatchesWorldRayCast: the direct edge ray casts give bit for bit
+// what world.RayCast with Gymnasium's callback gives, over random rollouts of
+// several seeds (including falls, so rays hit at all angles).
+func TestLidarMatchesWorldRayCast(t *testing.T) {
+	w := newWalker(t)
+	g := rng.New(21)
+	act := make([]float64, 4)
+	checked, hits := 0, 0
+	for seed := int64(0); seed < 4; seed++ {
+		if _, err := w.Reset(seed); err != nil {
+			t.Fatal(err)
+		}
+		for s := 0; s < 300; s++ {
+			for i := range act {
+				act[i] = g.Uniform(-1, 1)
+			}
+			tr, err := w.Step(act)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast := w.lidar
+			w.castLidarWorld(w.hull.M_xf.P)
+			if w.lidar != fast {
+				t.Fatalf("seed %d step %d: castLidar %v, world.RayCast %v", seed, s, fast, w.lidar)
+			}
+			for _, f := range fast {
+				if f < 1 {
+					hits++
+				}
+			}
+			checked++
+			if tr.Terminated {
+				break
+			}
+		}
+	}
+	t.Logf("%d steps compared, %d of %d rays hit the terrain", checked, hits, 10*checked)
+	if hits == 0 || hits == 10*checked {
+		t.Fatalf("degenerate comparison: %d hits out of %d rays", hits, 10*checked)
 	}
 }
 
