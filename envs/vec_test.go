@@ -551,9 +551,10 @@ func TestVecStepDoesNotAllocate(t *testing.T) {
 }
 
 // BenchmarkVecStep measures Step on 8 counter envs: "overhead" does almost
-// nothing per env step (the Vec's own cost), "work" burns about 20k
-// floating-point operations per env step so the workers' parallel speedup
-// shows. Reports env steps per second.
+// nothing per env step (the Vec's own cost), "work" runs a serial chain of
+// 5000 square roots per env step (roughly 50-90 µs on this machine kind, the
+// scale of a few MuJoCo steps) so the workers' parallel speedup shows.
+// Reports env steps per second.
 func BenchmarkVecStep(b *testing.B) {
 	for _, c := range []struct {
 		name string

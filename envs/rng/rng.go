@@ -16,7 +16,7 @@
 // same words as the corresponding scalar NumPy call; NumPy's size=n variants
 // are n scalar calls in sequence.
 //
-// Known limit of exactness: StandardNormal's rare slow paths (about 1% of
+// Known limit of exactness: StandardNormal's rare slow paths (under 1% of
 // draws) evaluate exp and, in the tail beyond r ≈ 3.654 (about 0.03% of
 // draws), log1p with Go's math package rather than the C library NumPy links.
 // Both are accurate to within one ulp, so a tail value may differ from NumPy's
