@@ -1,0 +1,258 @@
+package mujoco
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rs/zerolog/log"
+
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/envs/rng"
+)
+
+// InfoUnstable is the Info key every MuJoCo environment adds to Gymnasium's
+// reward components: 1 on a step whose simulation went unstable, else 0.
+//
+// Instability policy (a deviation from Gymnasium, which would silently
+// continue from whatever MuJoCo's automatic reset left, or from NaN): when
+// the physics raises a warning (for example mjWARN_BADQACC), ends with a
+// NaN/Inf/huge qpos or qvel, or raises an mju_error, Step
+//   - returns Terminated = true, Reward = 0 and Info "unstable" = 1, with a
+//     nil error, so a trainer or a Vec autoresets and carries on;
+//   - returns the observation of the model's reference state (mj_resetData
+//     then mj_forward), so the observation is finite;
+//   - logs the *InstabilityError at warn level (zerolog) and keeps it, with a
+//     count, for Instabilities.
+//
+// A Step that fails that way has still consumed the action; call Reset.
+const InfoUnstable = "unstable"
+
+// sim is what the four environments share: Gymnasium's MujocoEnv.
+type sim struct {
+	spec      envs.Spec
+	model     *Model
+	data      *Data
+	frameSkip int
+	dt        float64 // opt.timestep * frame_skip, as Gymnasium's dt
+
+	gen *rng.Generator // nil until the first Reset
+
+	obs      []float64 // the observation buffer returned by Reset and Step
+	qpos     []float64 // reset scratch
+	qvel     []float64
+	initQpos []float64 // qpos right after mj_makeData: the model's qpos0
+	info     envs.Info
+
+	ready    bool // a Reset succeeded (Gymnasium's OrderEnforcing)
+	closed   bool
+	unstable int
+	lastErr  error
+}
+
+// newSim compiles xml, makes its data and checks the sizes the environment
+// relies on. infoKeys are Gymnasium's info keys; "unstable" is appended.
+func newSim(spec envs.Spec, xml string, frameSkip, nq, nv int, infoKeys ...string) (*sim, error) {
+	m, err := LoadXML(xml)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.ID, err)
+	}
+	d, err := NewData(m)
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("%s: %w", spec.ID, err)
+	}
+	s := &sim{spec: spec, model: m, data: d, frameSkip: frameSkip}
+	if m.Nq() != nq || m.Nv() != nv || m.Nu() != spec.Action.Dim() {
+		s.free()
+		return nil, fmt.Errorf("%s: model has nq/nv/nu %d/%d/%d, want %d/%d/%d",
+			spec.ID, m.Nq(), m.Nv(), m.Nu(), nq, nv, spec.Action.Dim())
+	}
+	s.dt = m.Timestep() * float64(frameSkip)
+	s.obs = make([]float64, spec.Observation.Dim())
+	s.qpos = make([]float64, nq)
+	s.qvel = make([]float64, nv)
+	s.initQpos = append([]float64(nil), d.Qpos()...)
+	s.info.Keys = append(append([]string(nil), infoKeys...), InfoUnstable)
+	s.info.Values = make([]float64, len(s.info.Keys))
+	return s, nil
+}
+
+func (s *sim) free() {
+	s.data.Close()
+	s.model.Close()
+}
+
+// Spec describes the environment.
+func (s *sim) Spec() envs.Spec { return s.spec }
+
+// Dt is the environment step's duration in simulated seconds.
+func (s *sim) Dt() float64 { return s.dt }
+
+// Close frees the model and data. Further calls, Close included, return
+// envs.ErrClosed.
+func (s *sim) Close() error {
+	if s.closed {
+		return envs.ErrClosed
+	}
+	s.closed = true
+	s.ready = false
+	s.free()
+	return nil
+}
+
+// Instabilities is the number of steps that went unstable since the
+// environment was made, and the last such error (nil if none).
+func (s *sim) Instabilities() (int, error) { return s.unstable, s.lastErr }
+
+// Data exposes the simulation state, for tests and checks. Writing to it
+// bypasses the environment's bookkeeping.
+func (s *sim) Data() *Data { return s.data }
+
+// Model exposes the compiled model.
+func (s *sim) Model() *Model { return s.model }
+
+// SetState copies qpos and qvel in and runs mj_forward, as Gymnasium's
+// set_state. Wrong lengths or NaN/Inf entries are errors and leave the state
+// unchanged.
+func (s *sim) SetState(qpos, qvel []float64) error {
+	if s.closed {
+		return envs.ErrClosed
+	}
+	if err := s.data.SetState(qpos, qvel); err != nil {
+		return fmt.Errorf("%s: %w", s.spec.ID, err)
+	}
+	return nil
+}
+
+// beginReset validates the seed, (re)seeds the generator and runs
+// mj_resetData, as the first steps of Gymnasium's reset.
+func (s *sim) beginReset(seed int64) error {
+	if s.closed {
+		return envs.ErrClosed
+	}
+	switch {
+	case seed >= 0:
+		s.gen = rng.New(uint64(seed))
+	case seed == envs.NoSeed:
+		if s.gen == nil {
+			s.gen = rng.New(0)
+		}
+	default:
+		return fmt.Errorf("%s: reset seed %d: want a seed >= 0 or envs.NoSeed (%d)", s.spec.ID, seed, envs.NoSeed)
+	}
+	s.ready = false
+	if err := s.data.Reset(); err != nil {
+		return fmt.Errorf("%s: reset: %w", s.spec.ID, err)
+	}
+	return nil
+}
+
+// finishReset applies the drawn state with set_state (copy + mj_forward).
+func (s *sim) finishReset() error {
+	if err := s.data.SetState(s.qpos, s.qvel); err != nil {
+		return fmt.Errorf("%s: reset: %w", s.spec.ID, err)
+	}
+	s.ready = true
+	return nil
+}
+
+// checkStep validates an action before anything is touched.
+func (s *sim) checkStep(action []float64) error {
+	if s.closed {
+		return envs.ErrClosed
+	}
+	if err := envs.CheckAction(s.spec, action); err != nil {
+		return err
+	}
+	if !s.ready {
+		return fmt.Errorf("%s: step before a successful Reset", s.spec.ID)
+	}
+	return nil
+}
+
+// simulate is Gymnasium's do_simulation: ctrl = action (unclipped; MuJoCo
+// clamps its own copy to ctrlrange), then frame_skip mj_step calls, in one
+// cgo call. Gymnasium then calls mj_rnePostConstraint, which only fills
+// cacc/cfrc_int/cfrc_ext; none of these environments reads them and nothing
+// in the next step depends on them, so it is skipped.
+func (s *sim) simulate(action []float64) error {
+	copy(s.data.ctrl, action)
+	return s.data.Step(s.frameSkip)
+}
+
+// unstableStep handles a failed simulate (see InfoUnstable): it records and
+// logs err, puts the simulation back in the model's reference state and
+// fills the observation from there with observe. It returns a non-nil error
+// only if even that reset failed.
+func (s *sim) unstableStep(err error, observe func()) (envs.Transition, error) {
+	s.unstable++
+	s.lastErr = fmt.Errorf("%s: %w", s.spec.ID, err)
+	log.Warn().Err(s.lastErr).Int("count", s.unstable).Msg("mujoco: unstable step, episode terminated")
+	if rerr := s.data.Reset(); rerr != nil {
+		return envs.Transition{}, fmt.Errorf("%s: reset after instability (%v): %w", s.spec.ID, err, rerr)
+	}
+	if rerr := s.data.Forward(); rerr != nil {
+		return envs.Transition{}, fmt.Errorf("%s: forward after instability (%v): %w", s.spec.ID, err, rerr)
+	}
+	observe()
+	for i := range s.info.Values {
+		s.info.Values[i] = 0
+	}
+	s.info.Values[len(s.info.Values)-1] = 1
+	return envs.Transition{Obs: s.obs, Terminated: true, Info: s.info}, nil
+}
+
+// setInfo fills the Gymnasium components in key order; "unstable" = 0.
+func (s *sim) setInfo(values ...float64) envs.Info {
+	copy(s.info.Values, values)
+	s.info.Values[len(s.info.Values)-1] = 0
+	return s.info
+}
+
+// sumSquares is np.square(a).sum() for the short action vectors here (NumPy
+// sums fewer than 8 values sequentially).
+func sumSquares(a []float64) float64 {
+	s := 0.0
+	for _, v := range a {
+		s += v * v
+	}
+	return s
+}
+
+// dist3 is np.linalg.norm(a - b) for 3-vectors.
+func dist3(a, b []float64) float64 {
+	x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return math.Sqrt(x*x + y*y + z*z)
+}
+
+func clip(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+// box returns a Box of n dimensions with the same bounds in every one.
+func box(n int, lo, hi float64) envs.Box {
+	b := envs.Box{Low: make([]float64, n), High: make([]float64, n)}
+	for i := range b.Low {
+		b.Low[i], b.High[i] = lo, hi
+	}
+	return b
+}
+
+// lookup resolves names of one kind, for constructors.
+func lookup(m *Model, obj ObjType, names ...string) ([]int, error) {
+	ids := make([]int, len(names))
+	var errs []error
+	for i, n := range names {
+		id, err := m.ID(obj, n)
+		ids[i] = id
+		errs = append(errs, err)
+	}
+	return ids, errors.Join(errs...)
+}

@@ -1,0 +1,34 @@
+package mujoco
+
+import "github.com/hyperctl/hyperctl/envs"
+
+func init() {
+	envs.MustRegister(HalfCheetahSpec(), func() (envs.Env, error) {
+		e, err := NewHalfCheetah()
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+	envs.MustRegister(InvertedDoublePendulumSpec(), func() (envs.Env, error) {
+		e, err := NewInvertedDoublePendulum()
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+	envs.MustRegister(PusherSpec(), func() (envs.Env, error) {
+		e, err := NewPusher()
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+	envs.MustRegister(ReacherSpec(), func() (envs.Env, error) {
+		e, err := NewReacher()
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	})
+}
