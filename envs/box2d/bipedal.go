@@ -25,12 +25,18 @@
 //     only wake bodies when the value changes. Box2D 2.3 (pybox2d) always
 //     wakes in the setters, and waking an awake body leaves its timer alone.
 //     Step emulates the 2.3 behaviour for the motor setters (see applyAction);
-//     the engine-internal wake-ups (contact begin/end, TOI islands) keep the
-//     port's behaviour, which can only delay the walker falling asleep.
+//     the engine-internal wake-ups (contact begin/end, new pairs, TOI
+//     islands) keep the port's behaviour, which can only delay the walker
+//     falling asleep. (In practice it hardly sleeps: a collapsed walker left
+//     with zero action for 3000 steps here never did, because its position
+//     constraints never report solved, which Box2D also requires.)
 //   - The port's b2_epsilon is the smallest float64 instead of FLT_EPSILON.
 //     It only matters in degenerate-geometry guards and at the end of the TOI
 //     loop (a time of impact within 1.2e-6 of the end of the step is handled
 //     as an event instead of being skipped).
+//   - Not a deviation: the lidar tests the terrain edges directly with the
+//     port's b2EdgeShape ray cast instead of walking the broad-phase tree;
+//     the fractions are bit-identical to world.RayCast (tested).
 //   - A Box2D assertion (a panic inside the port) is recovered and returned as
 //     an error; the world is then rebuilt from scratch on the next Reset.
 package box2d
@@ -46,8 +52,8 @@ import (
 )
 
 // Constants of bipedal_walker.py. Compound expressions that Python evaluates
-// step by step in float64 are computed at run time (see newGeometry) so the
-// roundings happen in the same order.
+// step by step in float64 are computed at run time where they are used
+// (buildWalker, step), so the roundings happen in the same order.
 const (
 	fps             = 50
 	scale           = 30.0
@@ -74,9 +80,6 @@ const (
 	catTerrain = 0x0001
 	catWalker  = 0x0020
 )
-
-// hullPoly is HULL_POLY in pixels; the vertices are divided by SCALE.
-var hullPoly = [5][2]float64{{-30, +9}, {+6, +9}, {+34, +1}, {+34, -8}, {-30, -8}}
 
 // f32 rounds a value to float32, as pybox2d does with every number it hands
 // to Box2D.
@@ -137,7 +140,6 @@ type Walker struct {
 	joints  [4]*b2.B2RevoluteJoint // hip-1, knee-1, hip+1, knee+1
 	contact [4]bool                // ground_contact (lower legs 1 and 3 only)
 	lidar   [10]float64            // fractions of the last ray casts
-	rayCB   [10]b2.B2RaycastCallback
 	listen  *contactDetector
 
 	gameOver    bool
@@ -151,9 +153,10 @@ type Walker struct {
 	infoKeys []string
 	infoVals []float64
 
-	// Push is the initial horizontal force of the last Reset (diagnostics).
-	push float64
+	push float64 // the initial horizontal force of the last Reset
 }
+
+var _ envs.Env = (*Walker)(nil)
 
 // New builds a BipedalWalker-v3 without a time limit (use envs.Make for the
 // registered TimeLimit of 1600 steps).
@@ -165,16 +168,6 @@ func New() (*Walker, error) {
 		infoVals: make([]float64, 3),
 	}
 	w.listen = &contactDetector{w: w}
-	for i := range w.rayCB {
-		i := i
-		w.rayCB[i] = func(f *b2.B2Fixture, _, _ b2.B2Vec2, fraction float64) float64 {
-			if f.M_filter.CategoryBits&1 == 0 {
-				return -1
-			}
-			w.lidar[i] = fraction
-			return fraction
-		}
-	}
 	w.newWorld()
 	return w, nil
 }
@@ -320,7 +313,8 @@ func (w *Walker) buildWalker() {
 	initX := step * terrainStartpad / 2
 	initY := height + 2*lh
 
-	// Hull: HULL_POLY / SCALE, density 5, friction 0.1.
+	// Hull: HULL_POLY (pixels) / SCALE, density 5, friction 0.1.
+	hullPoly := [5][2]float64{{-30, +9}, {+6, +9}, {+34, +1}, {+34, -8}, {-30, -8}}
 	var verts [5]b2.B2Vec2
 	for i, p := range hullPoly {
 		verts[i] = vec(p[0]/scale, p[1]/scale)
@@ -532,15 +526,6 @@ func (w *Walker) castLidar(p1 b2.B2Vec2) {
 			}
 		}
 		w.lidar[i] = fraction
-	}
-}
-
-// castLidarWorld is the reference implementation: world.RayCast with
-// Gymnasium's LidarCallback (tests compare it with castLidar).
-func (w *Walker) castLidarWorld(p1 b2.B2Vec2) {
-	for i := range w.lidar {
-		w.lidar[i] = 1.0
-		w.world.RayCast(w.rayCB[i], p1, lidarEnd(p1, i))
 	}
 }
 

@@ -244,6 +244,23 @@ func TestLidarMatchesWorldRayCast(t *testing.T) {
 	}
 }
 
+// castLidarWorld is the reference lidar: world.RayCast with Gymnasium's
+// LidarCallback, which ignores fixtures without category bit 1 (returns -1)
+// and clips the ray at each terrain hit (returns the fraction).
+func (w *Walker) castLidarWorld(p1 b2.B2Vec2) {
+	for i := range w.lidar {
+		w.lidar[i] = 1.0
+		cb := func(f *b2.B2Fixture, _, _ b2.B2Vec2, fraction float64) float64 {
+			if f.M_filter.CategoryBits&1 == 0 {
+				return -1
+			}
+			w.lidar[i] = fraction
+			return fraction
+		}
+		w.world.RayCast(cb, p1, lidarEnd(p1, i))
+	}
+}
+
 // segmentHit intersects the ray p1→p2 with segment v1–v2 and returns the
 // fraction along the ray.
 func segmentHit(p1, p2, v1, v2 b2.B2Vec2) (float64, bool) {
