@@ -555,6 +555,39 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestDivergenceIsAnError: a corrupted (NaN) simulation gives an error, not
+// a panic or NaN observations; steps fail until Reset, which rebuilds the
+// world and reproduces a fresh instance.
+func TestDivergenceIsAnError(t *testing.T) {
+	w := newWalker(t)
+	if _, err := w.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	w.hull.M_linearVelocity.X = math.NaN()
+	tr, err := w.Step([]float64{0, 0, 0, 0})
+	if err == nil {
+		t.Fatalf("step with a NaN hull velocity: obs %v, want an error", tr.Obs)
+	}
+	t.Logf("error: %v", err)
+	if _, err := w.Step([]float64{0, 0, 0, 0}); err == nil {
+		t.Fatal("step after a failed step: want an error until Reset")
+	}
+	obs, err := w.Reset(0)
+	if err != nil {
+		t.Fatalf("reset after a failure: %v", err)
+	}
+	fresh := newWalker(t)
+	want, err := fresh.Reset(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if obs[i] != want[i] {
+			t.Fatalf("reset after a failure: obs[%d] = %v, fresh instance %v", i, obs[i], want[i])
+		}
+	}
+}
+
 // TestWorldRecycled: the world persists across resets, bodies are destroyed
 // and recreated (199 edges + hull + 4 legs, 4 joints), and memory stays flat
 // over many resets and steps.
