@@ -204,8 +204,8 @@ func Fit(x, y []float64, opt FitOptions, rng *rand.Rand) (*Model, error) {
 	}
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
-		GradientThreshold: 1e-6,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-7, Relative: 1e-7, Iterations: 10},
+		GradientThreshold: 1e-4,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-6, Iterations: 4},
 	}
 	var lastErr error
 	for _, z0 := range starts {

@@ -20,12 +20,18 @@ const maxJitterTries = 8
 var ErrNotPD = errors.New("gp: covariance is not positive definite even with jitter")
 
 // workspace holds the data and the O(n²) buffers of one GP, reused across
-// likelihood evaluations.
+// likelihood evaluations. The hyperparameter-free parts of every pair —
+// squared differences per input column and time distances — are computed
+// once, so an evaluation costs one exp per pair plus the O(n³) algebra.
 type workspace struct {
 	k      Kernel
 	n      int
 	x      []float64 // n×Dim, row-major
 	y      []float64 // targets as modelled
+	ncol   int       // values per pair in sq: stationary columns (ARD) or 1
+	sq     []float64 // per pair a<b: (x_a,c − x_b,c)² per column, or their sum
+	dt     []float64 // per pair: |t_a − t_b| (time-varying kernels)
+	kv, qv []float64 // per pair: k(x_a, x_b) and q = −2∂k/∂r² at the last factorisation
 	chol   []float64 // n×n upper Cholesky factor U, K = UᵀU
 	inv    []float64 // n×n, K⁻¹ (upper triangle) for the gradient
 	alpha  []float64 // K⁻¹ y
@@ -34,29 +40,75 @@ type workspace struct {
 
 func newWorkspace(k Kernel, x, y []float64) *workspace {
 	n := len(y)
-	return &workspace{
+	np := n * (n - 1) / 2
+	w := &workspace{
 		k: k, n: n, x: x, y: y,
+		ncol:  k.NumLengthscales(),
+		kv:    make([]float64, np),
+		qv:    make([]float64, np),
 		chol:  make([]float64, n*n),
 		inv:   make([]float64, n*n),
 		alpha: make([]float64, n),
 	}
+	w.sq = make([]float64, np*w.ncol)
+	if k.TimeVarying {
+		w.dt = make([]float64, np)
+	}
+	f := k.first()
+	p := 0
+	for a := range n {
+		ra := w.row(a)
+		for b := a + 1; b < n; b++ {
+			rb := w.row(b)
+			out := w.sq[p*w.ncol : (p+1)*w.ncol]
+			for c := f; c < k.Dim; c++ {
+				d := ra[c] - rb[c]
+				if k.ARD {
+					out[c-f] = d * d
+				} else {
+					out[0] += d * d
+				}
+			}
+			if k.TimeVarying {
+				w.dt[p] = math.Abs(ra[0] - rb[0])
+			}
+			p++
+		}
+	}
+	return w
 }
 
 func (w *workspace) row(i int) []float64 { return w.x[i*w.k.Dim : (i+1)*w.k.Dim] }
 
+// pairs fills w.kv and w.qv for hyperparameters e.
+func (w *workspace) pairs(e *eval) {
+	il2 := e.il2
+	for p := range w.kv {
+		sq := w.sq[p*w.ncol : (p+1)*w.ncol]
+		var r2 float64
+		for c, v := range sq {
+			r2 += v * il2[c]
+		}
+		s := e.sf2
+		if w.dt != nil && w.dt[p] > 0 && e.logDecay != 0 {
+			s *= math.Exp(e.logDecay * w.dt[p])
+		}
+		w.kv[p], w.qv[p] = e.profile(s, r2)
+	}
+}
+
 // factor builds K = K_f + σ_n² I (+ jitter) in w.chol and factorises it.
 func (w *workspace) factor(e *eval, noise float64) (blas64.Triangular, error) {
 	n := w.n
+	w.pairs(e)
 	base := e.sf2 + noise
 	jitter := 0.0
 	for try := 0; try < maxJitterTries; try++ {
+		p := 0
 		for i := range n {
-			ri := w.row(i)
 			w.chol[i*n+i] = base + jitter
-			for j := i + 1; j < n; j++ {
-				v, _, _ := e.pair(ri, w.row(j))
-				w.chol[i*n+j] = v
-			}
+			copy(w.chol[i*n+i+1:(i+1)*n], w.kv[p:p+n-1-i])
+			p += n - 1 - i
 		}
 		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: w.chol})
 		if ok && finiteDiag(t) {
@@ -81,12 +133,14 @@ func finiteDiag(t blas64.Triangular) bool {
 // solve sets w.alpha = K⁻¹ y and returns the log marginal likelihood.
 func (w *workspace) solve(t blas64.Triangular) float64 {
 	copy(w.alpha, w.y)
-	lapack64.Potrs(t, blas64.General{Rows: w.n, Cols: 1, Stride: 1, Data: w.alpha})
+	v := blas64.Vector{N: w.n, Inc: 1, Data: w.alpha}
+	blas64.Trsv(blas.Trans, t, v)
 	var quad, logdet float64
 	for i := range w.n {
-		quad += w.y[i] * w.alpha[i]
+		quad += w.alpha[i] * w.alpha[i] // yᵀK⁻¹y = |U⁻ᵀy|²
 		logdet += math.Log(t.Data[i*t.Stride+i])
 	}
+	blas64.Trsv(blas.NoTrans, t, v)
 	// log|K| = 2 Σ log U_ii.
 	return -0.5*quad - logdet - 0.5*float64(w.n)*math.Log(2*math.Pi)
 }
@@ -122,46 +176,46 @@ func (w *workspace) lml(h Hyper, grad []float64) (float64, error) {
 	for j := range grad {
 		grad[j] = 0
 	}
-	k := w.k
-	L := k.NumLengthscales()
+	L := w.ncol
 	iNoise := 1 + L
 	iEps := 2 + L
-	f := k.first()
 	eps1 := 1 - h.Epsilon
 	// Diagonal: ∂K_aa/∂log σ² = σ², ∂K_aa/∂log σ_n² = σ_n².
+	var diag float64
 	for a := range n {
-		wa := w.alpha[a]*w.alpha[a] - w.inv[a*n+a]
-		grad[0] += 0.5 * wa * e.sf2
-		grad[iNoise] += 0.5 * wa * h.NoiseVar
+		diag += w.alpha[a]*w.alpha[a] - w.inv[a*n+a]
 	}
-	// Off-diagonal pairs count twice (W and ∂K are symmetric).
+	grad[0] += 0.5 * diag * e.sf2
+	grad[iNoise] += 0.5 * diag * h.NoiseVar
+	// Off-diagonal pairs count twice (W and ∂K are symmetric):
+	// ∂k/∂log σ² = k, ∂k/∂log ℓ_c = q·d_c²/ℓ_c², ∂k/∂ε = −k·(Δt/2)/(1−ε).
+	gl := grad[1 : 1+L]
+	var gs, ge float64
+	p := 0
 	for a := range n {
-		ra := w.row(a)
+		aa := w.alpha[a]
+		inv := w.inv[a*n : (a+1)*n]
 		for b := a + 1; b < n; b++ {
-			rb := w.row(b)
-			wab := w.alpha[a]*w.alpha[b] - w.inv[a*n+b]
-			if wab == 0 {
-				continue
+			wab := aa*w.alpha[b] - inv[b]
+			kv := w.kv[p]
+			gs += wab * kv
+			wq := wab * w.qv[p]
+			sq := w.sq[p*L : (p+1)*L]
+			for c, v := range sq {
+				gl[c] += wq * v
 			}
-			kv, q, dt := e.pair(ra, rb)
-			grad[0] += wab * kv
-			if k.ARD {
-				for c := f; c < k.Dim; c++ {
-					d := ra[c] - rb[c]
-					grad[1+c-f] += wab * q * d * d * e.invL2[c]
-				}
-			} else {
-				var r2 float64
-				for c := f; c < k.Dim; c++ {
-					d := ra[c] - rb[c]
-					r2 += d * d * e.invL2[c]
-				}
-				grad[1] += wab * q * r2
+			if w.dt != nil {
+				ge -= wab * kv * w.dt[p]
 			}
-			if k.TimeVarying && dt > 0 {
-				grad[iEps] -= wab * kv * 0.5 * dt / eps1
-			}
+			p++
 		}
+	}
+	grad[0] += gs
+	for c := range gl {
+		gl[c] *= e.il2[c]
+	}
+	if w.k.TimeVarying {
+		grad[iEps] = 0.5 * ge / eps1
 	}
 	for _, g := range grad {
 		if math.IsNaN(g) || math.IsInf(g, 0) {

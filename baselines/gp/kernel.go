@@ -186,23 +186,26 @@ func (k Kernel) HyperFromParams(p []float64) (Hyper, error) {
 type eval struct {
 	k        Kernel
 	sf2      float64
-	invL2    []float64 // per input column; unused for the time column
+	il2      []float64 // 1/ℓ² per lengthscale
+	invL2    []float64 // 1/ℓ² per input column; unused for the time column
 	logDecay float64   // log(1-ε)/2, multiplied by |t-t'|
-	eps      float64
 }
 
 func newEval(k Kernel, h Hyper) (*eval, error) {
 	if err := h.validate(k); err != nil {
 		return nil, err
 	}
-	e := &eval{k: k, sf2: h.SignalVar, invL2: make([]float64, k.Dim), eps: h.Epsilon}
+	e := &eval{k: k, sf2: h.SignalVar, il2: make([]float64, len(h.Lengthscales)), invL2: make([]float64, k.Dim)}
+	for i, l := range h.Lengthscales {
+		e.il2[i] = 1 / (l * l)
+	}
 	f := k.first()
 	for c := f; c < k.Dim; c++ {
-		l := h.Lengthscales[0]
 		if k.ARD {
-			l = h.Lengthscales[c-f]
+			e.invL2[c] = e.il2[c-f]
+		} else {
+			e.invL2[c] = e.il2[0]
 		}
-		e.invL2[c] = 1 / (l * l)
 	}
 	if k.TimeVarying {
 		e.logDecay = 0.5 * math.Log1p(-h.Epsilon)
@@ -212,6 +215,18 @@ func newEval(k Kernel, h Hyper) (*eval, error) {
 
 const sqrt5 = 2.23606797749978969640917366873127623544061835961152572427089
 
+// profile returns k and q = −2 ∂k/∂(r²) for amplitude s (σ² times the time
+// factor) and scaled squared distance r².
+func (e *eval) profile(s, r2 float64) (k, q float64) {
+	if e.k.Kind == Matern52 {
+		r := math.Sqrt(r2)
+		ex := math.Exp(-sqrt5 * r)
+		return s * (1 + sqrt5*r + 5*r2/3) * ex, s * (5.0 / 3.0) * (1 + sqrt5*r) * ex
+	}
+	k = s * math.Exp(-0.5*r2)
+	return k, k
+}
+
 // pair returns k(a, b), the factor q = -2 ∂k/∂(r²) used by gradients, and
 // the time distance |t-t'| (0 unless time-varying).
 func (e *eval) pair(a, b []float64) (k, q, dt float64) {
@@ -220,24 +235,14 @@ func (e *eval) pair(a, b []float64) (k, q, dt float64) {
 		d := a[c] - b[c]
 		r2 += d * d * e.invL2[c]
 	}
-	tv := 1.0
+	s := e.sf2
 	if e.k.TimeVarying {
 		dt = math.Abs(a[0] - b[0])
 		if dt > 0 && e.logDecay != 0 {
-			tv = math.Exp(e.logDecay * dt)
+			s *= math.Exp(e.logDecay * dt)
 		}
 	}
-	s := e.sf2 * tv
-	switch e.k.Kind {
-	case Matern52:
-		r := math.Sqrt(r2)
-		ex := math.Exp(-sqrt5 * r)
-		k = s * (1 + sqrt5*r + 5*r2/3) * ex
-		q = s * (5.0 / 3.0) * (1 + sqrt5*r) * ex
-	default:
-		k = s * math.Exp(-0.5*r2)
-		q = k
-	}
+	k, q = e.profile(s, r2)
 	return k, q, dt
 }
 

@@ -1,0 +1,309 @@
+package baselines
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+var allMethods = []string{"gpucb", "pb2", "hyperband", "random", "randomstart"}
+
+// paperSpace is the HyperController paper's four hyperparameters and bounds.
+func paperSpace(t testing.TB) controller.Space {
+	t.Helper()
+	s, err := controller.NewSpace(
+		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
+		controller.Param{Name: "clip", Low: 0.1, High: 0.5},
+		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
+		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func unitSpace(t testing.TB, d int) controller.Space {
+	t.Helper()
+	ps := make([]controller.Param, d)
+	for i := range ps {
+		ps[i] = controller.Param{Name: string(rune('a' + i)), Low: 0, High: 1}
+	}
+	s, err := controller.NewSpace(ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// build makes a driver for a registered method with optional settings.
+func build(t testing.TB, name string, set controller.Settings, space controller.Space, interval int, seed uint64) *controller.Controller {
+	t.Helper()
+	c, err := controller.Build(name, set, space, controller.Options{Interval: interval, Seed: seed})
+	if err != nil {
+		t.Fatalf("build %s: %v", name, err)
+	}
+	return c
+}
+
+// feedback is synthetic training: each iteration the reward grows by
+// gain(it, u) + noise·N(0,1), u the configuration in [0, 1]^d; Elapsed is a
+// fixed 10 ms.
+type feedback struct {
+	space controller.Space
+	gain  func(it int, u []float64) float64
+	noise float64
+	rng   *rand.Rand
+	r     float64
+	u     []float64
+}
+
+func newFeedback(space controller.Space, gain func(int, []float64) float64, noise float64, seed uint64) *feedback {
+	return &feedback{space: space, gain: gain, noise: noise, rng: rand.New(rand.NewPCG(seed, 1234))}
+}
+
+// step runs iteration it and returns the configuration used.
+func (f *feedback) step(t testing.TB, c *controller.Controller, it int) controller.Config {
+	t.Helper()
+	cfg, err := c.Suggest()
+	if err != nil {
+		t.Fatalf("iteration %d: suggest: %v", it, err)
+	}
+	if err := f.space.Validate(cfg); err != nil {
+		t.Fatalf("iteration %d: invalid configuration %v: %v", it, cfg, err)
+	}
+	f.u = toUnit(f.space, cfg, f.u)
+	f.r += f.gain(it, f.u) + f.noise*f.rng.NormFloat64()
+	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: 10 * time.Millisecond}); err != nil {
+		t.Fatalf("iteration %d: observe: %v", it, err)
+	}
+	return append(controller.Config(nil), cfg...)
+}
+
+// run runs iterations [from, to) and returns the configurations used.
+func (f *feedback) run(t testing.TB, c *controller.Controller, from, to int) []controller.Config {
+	t.Helper()
+	out := make([]controller.Config, 0, to-from)
+	for it := from; it < to; it++ {
+		out = append(out, f.step(t, c, it))
+	}
+	return out
+}
+
+func TestRegistered(t *testing.T) {
+	names := strings.Join(controller.Names(), ",")
+	for _, n := range allMethods {
+		e, err := controller.Lookup(n)
+		if err != nil {
+			t.Fatalf("%s not registered (have %s)", n, names)
+		}
+		s := e.Defaults()
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: defaults invalid: %v", n, err)
+		}
+		if _, err := s.New(); err != nil {
+			t.Errorf("%s: New: %v", n, err)
+		}
+		if e.Summary == "" {
+			t.Errorf("%s: no summary", n)
+		}
+	}
+}
+
+// Each bad field is rejected with an error naming its TOML key.
+func TestSettingsValidateNamesField(t *testing.T) {
+	gpucb := func(f func(*GPUCBSettings)) controller.Settings { s := DefaultGPUCBSettings(); f(&s); return &s }
+	pb2 := func(f func(*PB2Settings)) controller.Settings { s := DefaultPB2Settings(); f(&s); return &s }
+	hb := func(f func(*HyperBandSettings)) controller.Settings { s := DefaultHyperBandSettings(); f(&s); return &s }
+	cases := []struct {
+		field string
+		s     controller.Settings
+	}{
+		{"kernel", gpucb(func(s *GPUCBSettings) { s.Kernel = "cubic" })},
+		{"window", gpucb(func(s *GPUCBSettings) { s.Window = 1 })},
+		{"delta", gpucb(func(s *GPUCBSettings) { s.Delta = 1 })},
+		{"delta", gpucb(func(s *GPUCBSettings) { s.Delta = math.NaN() })},
+		{"grid", gpucb(func(s *GPUCBSettings) { s.Grid = 1 })},
+		{"beta_scale", gpucb(func(s *GPUCBSettings) { s.BetaScale = 0 })},
+		{"beta_scale", gpucb(func(s *GPUCBSettings) { s.BetaScale = math.Inf(1) })},
+		{"restarts", gpucb(func(s *GPUCBSettings) { s.Restarts = -1 })},
+		{"candidates", gpucb(func(s *GPUCBSettings) { s.Candidates = 0 })},
+		{"refine", gpucb(func(s *GPUCBSettings) { s.Refine = s.Candidates + 1 })},
+		{"time", pb2(func(s *PB2Settings) { s.Time = "epochs" })},
+		{"window_min", pb2(func(s *PB2Settings) { s.WindowMin = 1 })},
+		{"window_step", pb2(func(s *PB2Settings) { s.WindowStep = 0 })},
+		{"window_max", pb2(func(s *PB2Settings) { s.WindowMax = s.WindowMin - 1 })},
+		{"epsilon", pb2(func(s *PB2Settings) { s.Epsilon = 0.7 })},
+		{"c1", pb2(func(s *PB2Settings) { s.C1 = -1 })},
+		{"c2", pb2(func(s *PB2Settings) { s.C2 = 0 })},
+		{"clip", pb2(func(s *PB2Settings) { s.Clip = math.NaN() })},
+		{"restarts", pb2(func(s *PB2Settings) { s.Restarts = 101 })},
+		{"candidates", pb2(func(s *PB2Settings) { s.Candidates = -3 })},
+		{"refine", pb2(func(s *PB2Settings) { s.Refine = -1 })},
+		{"r", hb(func(s *HyperBandSettings) { s.R = 0 })},
+		{"eta", hb(func(s *HyperBandSettings) { s.Eta = 1 })},
+	}
+	for _, c := range cases {
+		err := c.s.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
+			t.Errorf("field %s: got error %v, want one starting with %q", c.field, err, c.field+":")
+		}
+		if _, err := c.s.New(); err == nil {
+			t.Errorf("field %s: New accepted invalid settings", c.field)
+		}
+	}
+}
+
+// The five methods give identical configuration sequences for the same
+// seed and different ones for different seeds.
+func TestDeterministicGivenSeed(t *testing.T) {
+	space := paperSpace(t)
+	gain := func(it int, u []float64) float64 { return 1 - (u[1]-0.3)*(u[1]-0.3) - (u[3]-0.6)*(u[3]-0.6) }
+	for _, name := range allMethods {
+		t.Run(name, func(t *testing.T) {
+			seq := func(seed uint64) []controller.Config {
+				c := build(t, name, nil, space, 5, seed)
+				return newFeedback(space, gain, 0.1, 9).run(t, c, 0, 120)
+			}
+			a, b, c := seq(42), seq(42), seq(43)
+			if !sameConfigs(a, b) {
+				t.Fatal("same seed, different configuration sequences")
+			}
+			if sameConfigs(a, c) {
+				t.Fatal("different seeds, identical configuration sequences")
+			}
+		})
+	}
+}
+
+func sameConfigs(a, b []controller.Config) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Snapshot at several points (mid-period, at a decision boundary, with a
+// pending Suggest), restore into a freshly built driver, continue: the
+// configurations are identical to a run that never stopped.
+func TestSnapshotRestoreContinues(t *testing.T) {
+	space := paperSpace(t)
+	gain := func(it int, u []float64) float64 { return math.Sin(3*u[0]) + u[2] - 0.5*u[3] }
+	const total = 150
+	for _, name := range allMethods {
+		t.Run(name, func(t *testing.T) {
+			ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, name, nil, space, 5, 7), 0, total)
+			for _, cut := range []int{1, 37, 60, 103} {
+				f := newFeedback(space, gain, 0.2, 5)
+				a := build(t, name, nil, space, 5, 7)
+				got := f.run(t, a, 0, cut)
+				snap, err := a.Snapshot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := build(t, name, nil, space, 5, 7)
+				if err := b.Restore(snap); err != nil {
+					t.Fatalf("cut %d: restore: %v", cut, err)
+				}
+				got = append(got, f.run(t, b, cut, total)...)
+				if !sameConfigs(ref, got) {
+					t.Fatalf("cut %d: restored run diverges from the uninterrupted one", cut)
+				}
+			}
+			// A snapshot taken with a Suggest pending restores too.
+			f := newFeedback(space, gain, 0.2, 5)
+			a := build(t, name, nil, space, 5, 7)
+			got := f.run(t, a, 0, 50)
+			if _, err := a.Suggest(); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := a.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := build(t, name, nil, space, 5, 7)
+			if err := b.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, f.run(t, b, 50, total)...)
+			if !sameConfigs(ref, got) {
+				t.Fatal("restore with a pending Suggest diverges")
+			}
+			// Garbage is an error and leaves the method usable.
+			if err := b.Method().UnmarshalBinary([]byte("not a state")); err == nil {
+				t.Error("UnmarshalBinary accepted garbage")
+			}
+		})
+	}
+}
+
+// NaN and Inf objectives are errors and leave the method's state unchanged.
+func TestNonFiniteObservationRejected(t *testing.T) {
+	space := paperSpace(t)
+	for _, name := range allMethods {
+		t.Run(name, func(t *testing.T) {
+			c := build(t, name, nil, space, 5, 3)
+			newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).run(t, c, 0, 23)
+			m := c.Method()
+			before, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := controller.Config{3000, 0.2, 0.95, 1e-4}
+			for _, bad := range []controller.Observation{
+				{Iteration: 23, Config: cfg, Objective: math.NaN()},
+				{Iteration: 23, Config: cfg, Objective: math.Inf(1)},
+				{Iteration: 23, Config: cfg, Objective: math.Inf(-1)},
+				{Iteration: 23, Config: cfg, Objective: 1, Reward: math.NaN()},
+				{Iteration: 23, Config: controller.Config{math.NaN(), 0.2, 0.95, 1e-4}, Objective: 1},
+				{Iteration: 23, Config: controller.Config{3000}, Objective: 1},
+			} {
+				if err := m.Observe(bad); err == nil {
+					t.Errorf("Observe(%+v) accepted", bad)
+				}
+				after, err := m.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(before, after) {
+					t.Fatalf("state changed after a rejected observation %+v", bad)
+				}
+			}
+			if err := m.Suggest(make(controller.Config, 2)); err == nil {
+				t.Error("Suggest accepted a destination of the wrong length")
+			}
+		})
+	}
+}
+
+// A method used before Init returns an error instead of panicking.
+func TestUseBeforeInit(t *testing.T) {
+	for _, name := range allMethods {
+		e, _ := controller.Lookup(name)
+		m, err := e.Defaults().New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Suggest(make(controller.Config, 1)); err == nil {
+			t.Errorf("%s: Suggest before Init succeeded", name)
+		}
+		if err := m.Observe(controller.Observation{}); err == nil {
+			t.Errorf("%s: Observe before Init succeeded", name)
+		}
+		if err := m.Init(unitSpace(t, 1), nil); err == nil {
+			t.Errorf("%s: Init with a nil rng succeeded", name)
+		}
+	}
+}
