@@ -119,7 +119,11 @@ func TestRegistered(t *testing.T) {
 func TestSettingsValidateNamesField(t *testing.T) {
 	gpucb := func(f func(*GPUCBSettings)) controller.Settings { s := DefaultGPUCBSettings(); f(&s); return &s }
 	pb2 := func(f func(*PB2Settings)) controller.Settings { s := DefaultPB2Settings(); f(&s); return &s }
-	hb := func(f func(*HyperBandSettings)) controller.Settings { s := DefaultHyperBandSettings(); f(&s); return &s }
+	hb := func(f func(*HyperBandSettings)) controller.Settings {
+		s := DefaultHyperBandSettings()
+		f(&s)
+		return &s
+	}
 	cases := []struct {
 		field string
 		s     controller.Settings
