@@ -45,6 +45,10 @@ void hc_init(void) {
   mju_user_error = hc_error_handler;
 }
 
+int hc_handlers_installed(void) {
+  return mju_user_warning == hc_warning_handler && mju_user_error == hc_error_handler;
+}
+
 static void hc_clear(hcStatus* st) {
   st->code = HC_OK;
   st->warning = -1;
@@ -85,10 +89,12 @@ mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz) {
     return NULL;
   }
   memcpy(vfs->filedata[0], xml, n);
-  // The compiler installs its own handlers while it runs and restores ours.
   mjModel* m = mj_loadXML("model.xml", vfs, err, errsz);
   mj_deleteVFS(vfs);
   free(vfs);
+  // MuJoCo's compiler may swap the global handlers while it runs; make sure
+  // ours are in place afterwards.
+  hc_init();
   return m;
 }
 

@@ -29,6 +29,7 @@ typedef struct hcStatus_ {
 } hcStatus;
 
 void hc_init(void);
+int hc_handlers_installed(void);
 mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz);
 mjData* hc_make_data(const mjModel* m, hcStatus* st);
 int hc_step(const mjModel* m, mjData* d, int n, hcStatus* st);

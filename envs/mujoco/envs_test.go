@@ -702,3 +702,52 @@ func TestStepDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestVecCarriesOnAfterInstability runs two HalfCheetahs in an envs.Vec and
+// makes one go unstable: the Vec must see a terminated episode (not an
+// error), autoreset that copy and keep stepping both.
+func TestVecCarriesOnAfterInstability(t *testing.T) {
+	a, err := NewHalfCheetah()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewHalfCheetah()
+	if err != nil {
+		a.Close()
+		t.Fatal(err)
+	}
+	v, err := envs.NewVecFrom([]envs.Env{a, b}, 0, envs.WithWorkers(2))
+	if err != nil {
+		a.Close()
+		b.Close()
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, err := v.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	act := ones(12, 0.2)
+	if _, err := v.Step(act); err != nil {
+		t.Fatal(err)
+	}
+	qvel := make([]float64, 9)
+	qvel[0] = 1e11
+	if err := a.SetState(a.Data().Qpos(), qvel); err != nil {
+		t.Fatal(err)
+	}
+	st, err := v.Step(act)
+	if err != nil {
+		t.Fatalf("Vec.Step with an unstable copy: %v", err)
+	}
+	if !st.Terminated[0] || st.Terminated[1] || len(st.Episodes) != 1 || st.Episodes[0].Env != 0 {
+		t.Fatalf("terminated %v, episodes %+v; want copy 0 terminated", st.Terminated, st.Episodes)
+	}
+	for k := 0; k < 20; k++ {
+		if _, err := v.Step(act); err != nil {
+			t.Fatalf("step %d after the instability: %v", k, err)
+		}
+	}
+	if n, _ := a.Instabilities(); n != 1 {
+		t.Fatalf("copy 0 counted %d instabilities, want 1", n)
+	}
+}

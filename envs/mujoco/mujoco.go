@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -157,11 +158,23 @@ type Model struct {
 	m *C.mjModel
 }
 
-// LoadXML compiles an MJCF document.
+// compileMu serializes MJCF compilation: MuJoCo's compiler uses
+// process-wide state (its error and warning handlers), so two compilations
+// must not overlap. Stepping is not affected.
+var compileMu sync.Mutex
+
+// handlersInstalled reports whether the package's MuJoCo error and warning
+// handlers are the ones in place (for tests).
+func handlersInstalled() bool { return C.hc_handlers_installed() != 0 }
+
+// LoadXML compiles an MJCF document. It is safe to call from several
+// goroutines (compilations are serialized).
 func LoadXML(xml string) (*Model, error) {
 	if len(xml) == 0 {
 		return nil, errors.New("mujoco: empty MJCF document")
 	}
+	compileMu.Lock()
+	defer compileMu.Unlock()
 	cs := C.CString(xml)
 	defer C.free(unsafe.Pointer(cs))
 	var errbuf [1000]C.char

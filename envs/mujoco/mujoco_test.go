@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -290,5 +291,74 @@ func TestIntrospection(t *testing.T) {
 	}
 	if o, _ := m.Options(); o.Integrator != Euler || o.Timestep != 0.01 || o.Gravity != [3]float64{0, 0, -9.81} {
 		t.Fatalf("options %+v", o)
+	}
+}
+
+// TestConcurrentUse compiles models and steps environments from several
+// goroutines at once; afterwards MuJoCo's error and warning handlers must
+// still be this package's (so mju_error stays guarded) and every stepped
+// environment must match a sequential run.
+func TestConcurrentUse(t *testing.T) {
+	const workers = 4
+	want := make([]float64, workers)
+	got := make([]float64, workers)
+	run := func(seed int64) (float64, error) {
+		e, err := NewHalfCheetah()
+		if err != nil {
+			return 0, err
+		}
+		defer e.Close()
+		if _, err := e.Reset(seed); err != nil {
+			return 0, err
+		}
+		sum := 0.0
+		a := []float64{0.5, -0.5, 0.3, -0.3, 0.1, -0.1}
+		for k := 0; k < 50; k++ {
+			tr, err := e.Step(a)
+			if err != nil {
+				return 0, err
+			}
+			sum += tr.Reward
+		}
+		return sum, nil
+	}
+	for i := range want {
+		r, err := run(int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = r
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for rep := 0; rep < 3; rep++ {
+				for _, name := range []string{"halfcheetah", "pusher", "reacher", "inverteddoublependulum"} {
+					xml, _ := ModelXML(name)
+					m, err := LoadXML(xml)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					m.Close()
+				}
+			}
+			got[i], errs[i] = run(int64(i))
+		}(i)
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if got[i] != want[i] {
+			t.Fatalf("worker %d: return %.17g concurrently, %.17g sequentially", i, got[i], want[i])
+		}
+	}
+	if !handlersInstalled() {
+		t.Fatal("MuJoCo's error/warning handlers are no longer this package's")
 	}
 }

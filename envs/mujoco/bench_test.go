@@ -1,0 +1,182 @@
+package mujoco
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/envs/rng"
+)
+
+// benchActions is a fixed table of uniform random actions within the
+// action bounds: 1000 rows (one episode of HalfCheetah), seeded.
+func benchActions(spec envs.Spec) []float64 {
+	g := rng.New(12345)
+	n := spec.Action.Dim()
+	a := make([]float64, 1000*n)
+	for i := range a {
+		a[i] = g.Uniform(spec.Action.Low[i%n], spec.Action.High[i%n])
+	}
+	return a
+}
+
+// envLoop runs steps environment steps on e (a raw env, no TimeLimit),
+// resetting after episode steps or on termination, with actions cycling
+// through the table.
+func envLoop(b *testing.B, e envs.Env, actions []float64, steps, episode int, t *int) {
+	n := e.Spec().Action.Dim()
+	rows := len(actions) / n
+	for k := 0; k < steps; k++ {
+		if *t%episode == 0 {
+			if _, err := e.Reset(envs.NoSeed); err != nil {
+				b.Fatal(err)
+			}
+		}
+		row := *t % rows
+		tr, err := e.Step(actions[row*n : (row+1)*n])
+		if err != nil {
+			b.Fatal(err)
+		}
+		*t++
+		if tr.Terminated {
+			*t = 0
+		}
+	}
+}
+
+// BenchmarkEnvStep measures environment steps per second on one goroutine,
+// for each environment, with random actions and a reset at the time limit
+// (or termination). The reported env-steps/s include the resets.
+func BenchmarkEnvStep(b *testing.B) {
+	for _, c := range constructors {
+		b.Run(c.name, func(b *testing.B) {
+			e, err := c.make()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			spec := e.Spec()
+			actions := benchActions(spec)
+			if _, err := e.Reset(0); err != nil {
+				b.Fatal(err)
+			}
+			t := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			envLoop(b, e, actions, b.N, spec.MaxEpisodeSteps, &t)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "env-steps/s")
+		})
+	}
+}
+
+// BenchmarkHalfCheetahVsPhysics measures, in the same run and interleaved
+// episode by episode (the machine is shared, so load changes affect both
+// sides alike), three ways of spending the same number of HalfCheetah env
+// steps:
+//
+//   - env: the Go environment (Step through cgo, reward, observation, and a
+//     Reset with random draws every 1000 steps);
+//   - bare: the same work as a C loop with no Go in between (copy the same
+//     action into ctrl, 5 mj_step, mj_resetData + mj_forward every 1000
+//     steps);
+//   - raw: a C loop of plain mj_step calls with zero ctrl and no reset (the
+//     physics limit as usually quoted), divided by frame_skip 5.
+//
+// It reports each rate in env steps/s and the ratios env/bare and env/raw.
+func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	e, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	actions := benchActions(e.Spec())
+	if _, err := e.Reset(0); err != nil {
+		b.Fatal(err)
+	}
+	bare, err := NewData(e.Model())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bare.Close()
+	raw, err := NewData(e.Model())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.Forward(); err != nil {
+		b.Fatal(err)
+	}
+
+	const chunk = 1000 // one episode
+	var tEnv, tBare, tRaw time.Duration
+	t := 0
+	b.ResetTimer()
+	for done := 0; done < b.N; done += chunk {
+		n := min(chunk, b.N-done)
+		start := time.Now()
+		envLoop(b, e, actions, n, 1000, &t)
+		tEnv += time.Since(start)
+
+		start = time.Now()
+		if err := bare.BenchEnvLoop(n, 5, 1000, actions); err != nil {
+			b.Fatal(err)
+		}
+		tBare += time.Since(start)
+
+		start = time.Now()
+		if err := raw.StepRaw(5 * n); err != nil {
+			b.Fatal(err)
+		}
+		tRaw += time.Since(start)
+	}
+	b.StopTimer()
+	envRate := float64(b.N) / tEnv.Seconds()
+	bareRate := float64(b.N) / tBare.Seconds()
+	rawRate := float64(b.N) / tRaw.Seconds()
+	b.ReportMetric(envRate, "env-steps/s")
+	b.ReportMetric(bareRate, "bare-steps/s")
+	b.ReportMetric(rawRate, "raw-steps/s")
+	b.ReportMetric(5*rawRate, "raw-mj_step/s")
+	b.ReportMetric(envRate/bareRate, "env/bare")
+	b.ReportMetric(envRate/rawRate, "env/raw")
+}
+
+// BenchmarkVec measures env steps per second of a Vec of n copies stepped
+// in parallel by GOMAXPROCS workers (both cores), with autoreset.
+func BenchmarkVec(b *testing.B) {
+	for _, c := range constructors {
+		for _, n := range []int{2, 8} {
+			b.Run(c.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
+				v, err := envs.NewVec(c.name, n, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer v.Close()
+				spec := v.Spec()
+				table := benchActions(spec)
+				dim := spec.Action.Dim()
+				rows := len(table) / dim
+				actions := make([]float64, n*dim)
+				if _, err := v.Reset(); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for k := 0; k < b.N; k++ {
+					for i := 0; i < n; i++ {
+						row := (k + 37*i) % rows
+						copy(actions[i*dim:(i+1)*dim], table[row*dim:(row+1)*dim])
+					}
+					if _, err := v.Step(actions); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "env-steps/s")
+				b.ReportMetric(float64(v.Workers()), "workers")
+			})
+		}
+	}
+}
