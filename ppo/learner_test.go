@@ -1,0 +1,375 @@
+package ppo
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// newTestLearner builds a learner on a locked OS thread (unlocked at cleanup).
+func newTestLearner(t *testing.T, l *layout, theta []float32) *learner {
+	t.Helper()
+	runtime.LockOSThread()
+	ln, err := newLearner(l, theta)
+	if err != nil {
+		runtime.UnlockOSThread()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ln.close()
+		runtime.UnlockOSThread()
+	})
+	return ln
+}
+
+// TestLossHandComputed checks the clipped surrogate, the value loss
+// (clipped and not) and the entropy term on a 2-sample batch whose network
+// outputs are fixed by construction: all weights zero, so μ = 0.5 (policy
+// head bias), V = 0.2 (value head bias), log σ = 0.
+//
+// Samples: a = 1.5 and 0.5, so log π = −½·1 − ½log2π and −½log2π; the old
+// log-probabilities are set so that the ratios are r = 1.5 and 0.7.
+// Advantages 1 and −1 (no normalisation), ε = 0.2:
+//
+//	sample 1: max(−1·1.5, −1·1.2) = −1.2;  sample 2: max(0.7, 0.8) = 0.8
+//	L_pg = (−1.2 + 0.8)/2 = −0.2
+//
+// Old values 0 and 0.5, returns 1 and 0:
+//
+//	sample 1: (0.2−1)² = 0.64; clipped 0 + clip(0.2, ±0.2) = 0.2 → 0.64; max 0.64
+//	sample 2: (0.2−0)² = 0.04; clipped 0.5 + clip(−0.3, ±0.2) = 0.3 → 0.09; max 0.09
+//	L_v = ½·(0.64 + 0.09)/2 = 0.1825 (unclipped: ½·(0.64 + 0.04)/2 = 0.17)
+//
+// Entropy H = ½ + ½log2π = 1.418939; with c_v = 0.5 and c_ent = 0.01 the
+// total is −0.2 + 0.5·0.1825 − 0.01·H. Approximate KL: mean((r−1) − log r)
+// = 0.0756; both samples are clipped.
+func TestLossHandComputed(t *testing.T) {
+	l := newLayout(1, 1, []int{2}, "tanh")
+	theta := make([]float32, l.total)
+	l.segment(theta, l.actor[len(l.actor)-1].b)[0] = 0.5
+	l.segment(theta, l.critic[len(l.critic)-1].b)[0] = 0.2
+	ln := newTestLearner(t, l, theta)
+	s := ln.s
+
+	newLogp := []float64{-0.5 - halfLog2Pi, -halfLog2Pi}
+	ratio := []float64{1.5, 0.7}
+	olpc := make([]float32, 2)
+	for i := range olpc {
+		olpc[i] = float32(newLogp[i] - math.Log(ratio[i]) + halfLog2Pi)
+	}
+	x := s.fromFloat32([]float32{0.3, -0.7}, 2, 1)
+	act := s.fromFloat32([]float32{1.5, 0.5}, 2, 1)
+	op := s.fromFloat32(olpc, 2)
+	nadv := s.fromFloat32([]float32{-1, 1}, 2)
+	oldv := s.fromFloat32([]float32{0, 0.5}, 2, 1)
+	ret := s.fromFloat32([]float32{1, 0}, 2, 1)
+	defer s.free(x, act, op, nadv, oldv, ret)
+
+	H := 0.5 + halfLog2Pi
+	for _, tc := range []struct {
+		name  string
+		clipV bool
+		wantV float64
+	}{{"clipped value loss", true, 0.1825}, {"unclipped value loss", false, 0.17}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := updateParams{clip: 0.2, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: tc.clipV}
+			lo, hi, nlo, plo := newScalar(0.8), newScalar(1.2), newScalar(-0.2), newScalar(0.2)
+			vc, ec := newScalar(0.25), newScalar(0.01)
+			defer func() {
+				for _, c := range []scalar{lo, hi, nlo, plo, vc, ec} {
+					freeScalar(c)
+				}
+			}()
+			ps := l.params(s, ln.theta, nil)
+			loss, pg, vl, lr := ln.loss(x, act, op, nadv, oldv, ret, ps, p, clipScalars{lo, hi, nlo, plo, vc, ec})
+			got := map[string]float64{"pg": s.item(pg), "v": 0.5 * s.item(vl), "loss": s.item(loss)}
+			lrs := make([]float32, 2)
+			s.copyTo(lr, lrs)
+			s.free(loss, pg, vl, lr)
+			s.free(ps...)
+			if s.err != nil {
+				t.Fatal(s.err)
+			}
+			// The graph's total omits the entropy's constant (no gradient).
+			want := map[string]float64{"pg": -0.2, "v": tc.wantV, "loss": -0.2 + 0.5*tc.wantV - 0.01*H + 0.01*(0.5+halfLog2Pi)}
+			for k, w := range want {
+				if math.Abs(got[k]-w) > 2e-6 {
+					t.Errorf("%s = %.7f, want %.7f", k, got[k], w)
+				}
+			}
+			var kl float64
+			for i, v := range lrs {
+				if math.Abs(float64(v)-math.Log(ratio[i])) > 2e-6 {
+					t.Errorf("log ratio[%d] = %v, want %v", i, v, math.Log(ratio[i]))
+				}
+				r := math.Exp(float64(v))
+				kl += ((r - 1) - float64(v)) / 2
+			}
+			if math.Abs(kl-0.0756) > 1e-4 {
+				t.Errorf("approx KL = %.5f, want 0.0756", kl)
+			}
+		})
+	}
+	if h := gaussianEntropy([]float32{0}); math.Abs(h-1.4189385) > 1e-6 {
+		t.Errorf("entropy(log σ = 0) = %v, want 1.4189385", h)
+	}
+}
+
+// TestNormalizeAdvantages checks CleanRL's per-minibatch standardisation
+// (unbiased std) on a hand example: [1, 2, 3] has mean 2 and std 1.
+func TestNormalizeAdvantages(t *testing.T) {
+	a := []float64{1, 2, 3}
+	normalizeAdvantages(a)
+	for i, w := range []float64{-1, 0, 1} {
+		if math.Abs(a[i]-w/(1+1e-8)) > 1e-12 {
+			t.Errorf("a[%d] = %v, want %v", i, a[i], w)
+		}
+	}
+	one := []float64{5}
+	normalizeAdvantages(one)
+	if one[0] != 5 {
+		t.Errorf("single sample changed to %v", one[0])
+	}
+}
+
+// refAdam is torch.optim.Adam's update in float64.
+type refAdam struct {
+	m, v []float64
+	t    int
+}
+
+func (a *refAdam) step(theta, g []float64, lr, eps float64) {
+	if a.m == nil {
+		a.m, a.v = make([]float64, len(g)), make([]float64, len(g))
+	}
+	a.t++
+	bc1 := 1 - math.Pow(adamBeta1, float64(a.t))
+	bc2 := 1 - math.Pow(adamBeta2, float64(a.t))
+	for i := range g {
+		a.m[i] = adamBeta1*a.m[i] + (1-adamBeta1)*g[i]
+		a.v[i] = adamBeta2*a.v[i] + (1-adamBeta2)*g[i]*g[i]
+		denom := math.Sqrt(a.v[i])/math.Sqrt(bc2) + eps
+		theta[i] -= lr / bc1 * a.m[i] / denom
+	}
+}
+
+// TestAdamMatchesTorchFormula runs the tensor-op Adam against the float64
+// reference for several steps with changing gradients and learning rates.
+func TestAdamMatchesTorchFormula(t *testing.T) {
+	l := newLayout(1, 1, []int{1}, "tanh")
+	rng := rand.New(rand.NewPCG(3, 4))
+	theta := make([]float32, l.total)
+	ref := make([]float64, l.total)
+	for i := range theta {
+		theta[i] = float32(rng.NormFloat64())
+		ref[i] = float64(theta[i])
+	}
+	ln := newTestLearner(t, l, theta)
+	var ra refAdam
+	for k, lr := range []float64{1e-3, 1e-3, 5e-2, 1e-5, 3e-4} {
+		g32 := make([]float32, l.total)
+		g := make([]float64, l.total)
+		for i := range g {
+			g32[i] = float32(rng.NormFloat64() * math.Pow(10, float64(i%3-1)))
+			g[i] = float64(g32[i])
+		}
+		gt := ln.s.fromFloat32(g32, int64(l.total))
+		ln.adam(gt, lr, 1e-5)
+		ln.s.free(gt)
+		ra.step(ref, g, lr, 1e-5)
+		got, m, v, err := ln.state()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if d := math.Abs(float64(got[i]) - ref[i]); d > 1e-6*math.Max(1, math.Abs(ref[i])) {
+				t.Fatalf("step %d (lr %g): θ[%d] = %v, reference %v", k, lr, i, got[i], ref[i])
+			}
+			if math.Abs(float64(m[i])-ra.m[i]) > 1e-6 || math.Abs(float64(v[i])-ra.v[i]) > 1e-6 {
+				t.Fatalf("step %d: moments[%d] = %v/%v, reference %v/%v", k, i, m[i], v[i], ra.m[i], ra.v[i])
+			}
+		}
+	}
+	if ln.step != 5 {
+		t.Fatalf("Adam step count %d, want 5", ln.step)
+	}
+}
+
+// TestLearningRateReachesOptimizer: the same gradient from the same state
+// moves θ by lr·m̂/(√v̂ + ε) ≈ lr·sign(g) on Adam's first step, so a 10× lr
+// gives a 10× step.
+func TestLearningRateReachesOptimizer(t *testing.T) {
+	l := newLayout(2, 1, []int{3}, "tanh")
+	theta := l.initParams(rand.New(rand.NewPCG(1, 1)), 0)
+	ln := newTestLearner(t, l, theta)
+	g32 := make([]float32, l.total)
+	for i := range g32 {
+		g32[i] = float32(i%7) - 3 + 0.5
+	}
+	var moved []float64
+	for _, lr := range []float64{1e-4, 1e-3} {
+		if err := ln.setState(theta, make([]float32, l.total), make([]float32, l.total), 0); err != nil {
+			t.Fatal(err)
+		}
+		gt := ln.s.fromFloat32(g32, int64(l.total))
+		ln.adam(gt, lr, 1e-8)
+		ln.s.free(gt)
+		after, _, _, err := ln.state()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d float64
+		for i := range after {
+			d = math.Max(d, math.Abs(float64(after[i]-theta[i])))
+		}
+		moved = append(moved, d)
+	}
+	if math.Abs(moved[0]-1e-4) > 1e-6 || math.Abs(moved[1]-1e-3) > 1e-5 {
+		t.Fatalf("first Adam step moved θ by %v (lr 1e-4) and %v (lr 1e-3), want ≈ lr", moved[0], moved[1])
+	}
+}
+
+// TestOrthogonalInit checks the initialisation: W·Wᵀ (or Wᵀ·W) = gain²·I
+// for both wide and tall layers, zero biases, the log-std constant, and
+// determinism given the generator.
+func TestOrthogonalInit(t *testing.T) {
+	for _, dims := range [][2]int{{64, 17}, {6, 64}, {5, 5}} {
+		w := orthogonal(rand.New(rand.NewPCG(7, 7)), dims[0], dims[1], 2)
+		var p mat.Dense
+		if dims[0] <= dims[1] {
+			p.Mul(w, w.T())
+		} else {
+			p.Mul(w.T(), w)
+		}
+		r, c := p.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				want := 0.0
+				if i == j {
+					want = 4
+				}
+				if math.Abs(p.At(i, j)-want) > 1e-9 {
+					t.Fatalf("%v: product[%d,%d] = %v, want %v", dims, i, j, p.At(i, j), want)
+				}
+			}
+		}
+	}
+	l := newLayout(3, 2, []int{4, 4}, "tanh")
+	a := l.initParams(rand.New(rand.NewPCG(1, 2)), -0.5)
+	b := l.initParams(rand.New(rand.NewPCG(1, 2)), -0.5)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatal("initialisation is not deterministic")
+		}
+	}
+	for _, ly := range append(append([]layer(nil), l.actor...), l.critic...) {
+		for _, v := range l.segment(a, ly.b) {
+			if v != 0 {
+				t.Fatal("non-zero bias")
+			}
+		}
+	}
+	for _, v := range l.segment(a, l.logStd) {
+		if v != -0.5 {
+			t.Fatalf("log std %v, want -0.5", v)
+		}
+	}
+	// Policy head gain 0.01: its rows have norm 0.01 (6 ≤ 4 → columns).
+	head := l.actor[len(l.actor)-1]
+	w := l.segment(a, head.w) // [in=4, out=2]
+	for o := 0; o < head.out; o++ {
+		var ss float64
+		for i := 0; i < head.in; i++ {
+			ss += float64(w[i*head.out+o]) * float64(w[i*head.out+o])
+		}
+		if math.Abs(math.Sqrt(ss)-0.01) > 1e-6 {
+			t.Fatalf("policy head output %d has norm %v, want 0.01", o, math.Sqrt(ss))
+		}
+	}
+}
+
+// nanBatch returns a small batch; poison sets one advantage to NaN.
+func smallBatch(rng *rand.Rand, n, od, ad int) *updateBatch {
+	b := &updateBatch{n: n, obs: make([]float32, n*od), act: make([]float32, n*ad),
+		logp: make([]float64, n), values: make([]float64, n), adv: make([]float64, n), ret: make([]float64, n)}
+	for i := range b.obs {
+		b.obs[i] = float32(rng.NormFloat64())
+	}
+	for i := range b.act {
+		b.act[i] = float32(rng.NormFloat64())
+	}
+	for i := 0; i < n; i++ {
+		b.logp[i] = -float64(ad) * (0.5 + halfLog2Pi)
+		b.values[i] = rng.NormFloat64()
+		b.adv[i] = rng.NormFloat64()
+		b.ret[i] = b.values[i] + b.adv[i]
+	}
+	return b
+}
+
+// TestNonFiniteUpdateRejected forces the NaN guard three ways (a NaN
+// advantage, an Inf observation, and a learning rate so large that θ
+// overflows) and checks that θ and the Adam state come back bit for bit,
+// the event is counted, and a clean update afterwards is applied.
+func TestNonFiniteUpdateRejected(t *testing.T) {
+	l := newLayout(3, 2, []int{8}, "tanh")
+	rng := rand.New(rand.NewPCG(5, 5))
+	ln := newTestLearner(t, l, l.initParams(rng, 0))
+	p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, clipValueLoss: true, normAdvantage: true, epochs: 2, minibatch: 8}
+	// One clean update first so that the Adam state is not trivial.
+	if st, err := ln.update(smallBatch(rng, 32, 3, 2), p, rng); err != nil || st.Rejected {
+		t.Fatalf("clean update: %v %+v", err, st)
+	}
+	cases := []struct {
+		name   string
+		poison func(b *updateBatch, p *updateParams)
+		reason string
+	}{
+		{"NaN advantage", func(b *updateBatch, p *updateParams) { b.adv[5] = math.NaN() }, "loss NaN"},
+		{"Inf observation", func(b *updateBatch, p *updateParams) { b.obs[7] = float32(math.Inf(1)) }, "NaN"},
+		{"overflowing learning rate", func(b *updateBatch, p *updateParams) { p.lr = 1e38; p.maxGradNorm = 0 }, ""},
+	}
+	for k, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			th0, m0, v0, err := ln.state()
+			if err != nil {
+				t.Fatal(err)
+			}
+			step0 := ln.step
+			b := smallBatch(rng, 32, 3, 2)
+			pp := p
+			tc.poison(b, &pp)
+			st, err := ln.update(b, pp, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Rejected || !strings.Contains(st.RejectReason, tc.reason) {
+				t.Fatalf("update not rejected as expected: %+v", st)
+			}
+			th1, m1, v1, err := ln.state()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range th0 {
+				if math.Float32bits(th0[i]) != math.Float32bits(th1[i]) || math.Float32bits(m0[i]) != math.Float32bits(m1[i]) || math.Float32bits(v0[i]) != math.Float32bits(v1[i]) {
+					t.Fatalf("state changed at %d: θ %v→%v m %v→%v v %v→%v", i, th0[i], th1[i], m0[i], m1[i], v0[i], v1[i])
+				}
+			}
+			if ln.step != step0 || ln.rejected != k+1 {
+				t.Fatalf("step %d→%d, rejected %d (want %d)", step0, ln.step, ln.rejected, k+1)
+			}
+			t.Logf("rejected: %s", st.RejectReason)
+		})
+	}
+	live := ln.s.live
+	if st, err := ln.update(smallBatch(rng, 32, 3, 2), p, rng); err != nil || st.Rejected || st.Minibatches != 8 {
+		t.Fatalf("clean update after rejections: %v %+v", err, st)
+	}
+	if ln.s.live != live {
+		t.Fatalf("live tensors %d → %d: a leak", live, ln.s.live)
+	}
+}

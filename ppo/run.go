@@ -1,0 +1,139 @@
+package ppo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Iterations is the length of the whole run: Run continues from the
+	// trainer's Iteration() up to Iterations. It is also the horizon of the
+	// learning-rate annealing.
+	Iterations int
+	// EvalEvery evaluates after every EvalEvery-th iteration (iterations
+	// EvalEvery−1, 2·EvalEvery−1, … counted from 0) and after the last one;
+	// 0 never evaluates.
+	EvalEvery int
+}
+
+// Report is what Run hands the callback after each iteration.
+type Report struct {
+	Stats  IterStats  // the iteration's outcome
+	Config Config     // the configuration it ran with (tuned values and annealed lr applied)
+	Eval   *EvalStats // the evaluation after this iteration, or nil
+}
+
+// AnnealedLR is CleanRL's linear learning-rate schedule: lr·(1 − it/total)
+// for the 0-based iteration it of a run of total iterations (lr at the first
+// iteration, lr/total at the last).
+func AnnealedLR(lr float64, it, total int) float64 {
+	if total <= 0 || it < 0 {
+		return lr
+	}
+	frac := 1 - float64(it)/float64(total)
+	if frac < 1/float64(total) {
+		frac = 1 / float64(total)
+	}
+	return lr * frac
+}
+
+// ConfigFor returns the configuration of iteration it: base, with the
+// controller's suggestion (values for the names of its space, which must be
+// tunable; nil names means no controller) applied and, when base.AnnealLR is
+// set and lr is not tuned, the annealed learning rate.
+func ConfigFor(base Config, it, total int, names []string, values controller.Config) (Config, error) {
+	cfg := base
+	cfg.Hidden = slices.Clone(base.Hidden)
+	if len(names) != len(values) {
+		return cfg, fmt.Errorf("ppo: %d tuned names for %d values", len(names), len(values))
+	}
+	for i, name := range names {
+		if err := cfg.Set(name, values[i]); err != nil {
+			return cfg, err
+		}
+	}
+	if base.AnnealLR && !slices.Contains(names, "lr") {
+		cfg.LR = AnnealedLR(base.LR, it, total)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("ppo: iteration %d: %w", it, err)
+	}
+	return cfg, nil
+}
+
+// Run trains t from its current iteration up to opts.Iterations. Before
+// every iteration it asks ctl (nil: fixed hyperparameters, the reference
+// baseline) for the tuned hyperparameters, builds the iteration's
+// configuration with ConfigFor, runs Iterate, reports the result to ctl,
+// evaluates when due, and calls each (if non-nil) with the report; an error
+// from each stops the run and is returned. Cancelling ctx stops Run between
+// iterations with ctx.Err(). A controller restored together with the
+// trainer must be at the same iteration.
+func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Config, opts RunOptions, each func(Report) error) error {
+	if opts.Iterations < 0 {
+		return fmt.Errorf("ppo: run: iterations = %d, want >= 0", opts.Iterations)
+	}
+	if opts.EvalEvery < 0 {
+		return fmt.Errorf("ppo: run: eval_every = %d, want >= 0", opts.EvalEvery)
+	}
+	var names []string
+	if ctl != nil {
+		names = ctl.Space().Names()
+		for _, name := range names {
+			if !slices.Contains(Tunable, name) {
+				return fmt.Errorf("ppo: run: controller tunes %q; tunable: %v", name, Tunable)
+			}
+		}
+		if ctl.Iteration() != t.Iteration() {
+			return fmt.Errorf("ppo: run: controller is at iteration %d, trainer at %d", ctl.Iteration(), t.Iteration())
+		}
+	}
+	for it := t.Iteration(); it < opts.Iterations; it++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var values controller.Config
+		if ctl != nil {
+			v, err := ctl.Suggest()
+			if err != nil {
+				return fmt.Errorf("ppo: run: %w", err)
+			}
+			values = v
+		}
+		cfg, err := ConfigFor(base, it, opts.Iterations, names, values)
+		if err != nil {
+			return err
+		}
+		st, err := t.Iterate(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if ctl != nil {
+			if err := ctl.Observe(st.Result()); err != nil {
+				return fmt.Errorf("ppo: run: %w", err)
+			}
+		}
+		rep := Report{Stats: st, Config: cfg}
+		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || it == opts.Iterations-1) {
+			es, err := t.Evaluate(ctx, 0)
+			if err != nil {
+				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+					return err
+				}
+				return fmt.Errorf("ppo: run: %w", err)
+			}
+			rep.Eval = &es
+		}
+		if each != nil {
+			if err := each(rep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
