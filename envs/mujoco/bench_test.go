@@ -145,8 +145,12 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	b.ReportMetric(envRate/rawRate, "env/raw")
 }
 
-// BenchmarkVec measures env steps per second of a Vec of n copies stepped
-// in parallel by GOMAXPROCS workers (both cores), with autoreset.
+// BenchmarkVec measures env steps per second of an envs.Vec of n copies
+// stepped in parallel by GOMAXPROCS workers (both cores with -cpu 2), with
+// autoreset. Interleaved with it, in the same run, a single environment is
+// stepped on the calling goroutine for the same number of env steps, so the
+// reported speedup (vec/single) compares the two under the same machine
+// load.
 func BenchmarkVec(b *testing.B) {
 	for _, c := range constructors {
 		for _, n := range []int{2, 8} {
@@ -156,6 +160,11 @@ func BenchmarkVec(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer v.Close()
+				single, err := c.make()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer single.Close()
 				spec := v.Spec()
 				table := benchActions(spec)
 				dim := spec.Action.Dim()
@@ -164,17 +173,36 @@ func BenchmarkVec(b *testing.B) {
 				if _, err := v.Reset(); err != nil {
 					b.Fatal(err)
 				}
-				b.ResetTimer()
-				for k := 0; k < b.N; k++ {
-					for i := 0; i < n; i++ {
-						row := (k + 37*i) % rows
-						copy(actions[i*dim:(i+1)*dim], table[row*dim:(row+1)*dim])
-					}
-					if _, err := v.Step(actions); err != nil {
-						b.Fatal(err)
-					}
+				if _, err := single.Reset(0); err != nil {
+					b.Fatal(err)
 				}
-				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "env-steps/s")
+				const chunk = 100 // Vec steps per interleaved round
+				var tVec, tSingle time.Duration
+				t := 0
+				b.ResetTimer()
+				for done := 0; done < b.N; done += chunk {
+					m := min(chunk, b.N-done)
+					start := time.Now()
+					for k := done; k < done+m; k++ {
+						for i := 0; i < n; i++ {
+							row := (k + 37*i) % rows
+							copy(actions[i*dim:(i+1)*dim], table[row*dim:(row+1)*dim])
+						}
+						if _, err := v.Step(actions); err != nil {
+							b.Fatal(err)
+						}
+					}
+					tVec += time.Since(start)
+					start = time.Now()
+					envLoop(b, single, table, m*n, spec.MaxEpisodeSteps, &t)
+					tSingle += time.Since(start)
+				}
+				b.StopTimer()
+				vecRate := float64(b.N*n) / tVec.Seconds()
+				singleRate := float64(b.N*n) / tSingle.Seconds()
+				b.ReportMetric(vecRate, "vec-env-steps/s")
+				b.ReportMetric(singleRate, "single-env-steps/s")
+				b.ReportMetric(vecRate/singleRate, "speedup")
 				b.ReportMetric(float64(v.Workers()), "workers")
 			})
 		}

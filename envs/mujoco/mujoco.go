@@ -1,6 +1,9 @@
 // Package mujoco binds MuJoCo 2.2.2 (Debian's libmujoco-dev) through cgo and
 // implements Gymnasium's HalfCheetah-v4, InvertedDoublePendulum-v4, Pusher-v4
-// and Reacher-v4 on it.
+// and Reacher-v4 on it, registered with envs as halfcheetah,
+// inverteddoublependulum (alias idp), pusher and reacher.
+//
+// # Binding
 //
 // Model and Data wrap mjModel and mjData; both must be Closed to free their
 // native memory. Every call into MuJoCo that can raise mju_error is guarded:
@@ -12,6 +15,32 @@
 // NaN check in a single cgo call, and the views returned by Qpos, Qvel, Ctrl,
 // Xpos, SiteXpos and QfrcConstraint read mjData memory directly, so an
 // environment step costs one cgo call and no Go allocation.
+//
+// # Environments
+//
+// The MJCF models (models/*.xml, embedded) were written for hyperctl from the
+// figures of Gymnasium's v4 files; a test compares the compiled models with
+// Gymnasium's own files when ../shared/reference/mujoco exists. Observations,
+// rewards (including which are measured before the step and the stale
+// kinematics MuJoCo leaves after mj_step), control costs on the raw action,
+// termination, reset noise and the order of random draws (envs/rng, NumPy's
+// generator) follow Gymnasium; seed-0 values match the fact sheet.
+//
+// Deviations from Gymnasium, all deliberate:
+//   - Instability: a MuJoCo warning, a NaN/huge state or an mju_error ends
+//     the episode (Terminated, Reward 0, Info "unstable" = 1, observation of
+//     the reference state) instead of continuing silently; see InfoUnstable.
+//   - Info always carries the extra key "unstable" (0 on normal steps);
+//     InvertedDoublePendulum's info, empty in Gymnasium, holds only that.
+//   - mj_rnePostConstraint, which Gymnasium calls after stepping, is skipped:
+//     it only fills cacc/cfrc_int/cfrc_ext, which none of these environments
+//     reads and nothing later depends on.
+//   - Reset(NoSeed) on a never-seeded environment seeds with 0 (envs.NoSeed),
+//     where Gymnasium would use OS entropy.
+//   - Actions are float64; Gymnasium's float32 sample() would compute the
+//     control cost in float32 (differences around 1e-7 relative).
+//   - sin/cos come from Go's math package (may differ from NumPy's libm in
+//     the last bit).
 package mujoco
 
 /*
