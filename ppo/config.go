@@ -13,6 +13,11 @@ type Config struct {
 	Hidden     []int   `toml:"hidden"`       // hidden layer widths of actor and critic (separate MLPs)
 	Activation string  `toml:"activation"`   // "tanh" or "relu"
 	InitLogStd float64 `toml:"init_log_std"` // initial state-independent log std of the Gaussian policy
+	// Orthogonal initialisation gains (CleanRL's layer_init): hidden layers,
+	// the policy mean head and the value head. Biases start at 0.
+	InitGainHidden float64 `toml:"init_gain_hidden"` // √2 in CleanRL
+	InitGainPolicy float64 `toml:"init_gain_policy"` // 0.01 in CleanRL
+	InitGainValue  float64 `toml:"init_gain_value"`  // 1 in CleanRL
 
 	// Rollout.
 	NumEnvs   int `toml:"num_envs"`   // parallel environment copies; one forward pass serves them all
@@ -21,6 +26,10 @@ type Config struct {
 	// Advantage estimation.
 	Gamma     float64 `toml:"gamma"`      // discount γ
 	GAELambda float64 `toml:"gae_lambda"` // GAE λ (tunable)
+	// BootstrapTruncated bootstraps the return of a time-limit-truncated
+	// episode from the value of its final observation; false treats
+	// truncation as termination (CleanRL's ppo_continuous_action does).
+	BootstrapTruncated bool `toml:"bootstrap_truncated"`
 
 	// Losses.
 	Clip          float64 `toml:"clip"`            // PPO clip ε (tunable)
@@ -33,48 +42,60 @@ type Config struct {
 	LR            float64 `toml:"lr"`             // Adam learning rate (tunable)
 	AnnealLR      bool    `toml:"anneal_lr"`      // linear decay to 0 over the run (ignored when lr is tuned)
 	AdamEps       float64 `toml:"adam_eps"`       // Adam epsilon
+	AdamBeta1     float64 `toml:"adam_beta1"`     // Adam first-moment decay (PyTorch default 0.9)
+	AdamBeta2     float64 `toml:"adam_beta2"`     // Adam second-moment decay (PyTorch default 0.999)
 	MaxGradNorm   float64 `toml:"max_grad_norm"`  // global gradient-norm clip (0 disables)
 	Epochs        int     `toml:"epochs"`         // passes over the batch per iteration
 	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch
 	TargetKL      float64 `toml:"target_kl"`      // stop epochs early above this approx. KL (0 disables)
 
 	// Normalisation (saved with the model).
-	NormObs      bool    `toml:"norm_obs"`      // running observation normalisation
-	ObsClip      float64 `toml:"obs_clip"`      // clip normalised observations to ±obs_clip
-	ScaleReward  bool    `toml:"scale_reward"`  // divide rewards by the running std of the discounted return
-	RewardClip   float64 `toml:"reward_clip"`   // clip scaled rewards to ±reward_clip
-	Threads      int     `toml:"threads"`       // libtorch intra-op threads (0: one per core / job)
-	EvalEpisodes int     `toml:"eval_episodes"` // deterministic episodes per evaluation
+	NormObs     bool    `toml:"norm_obs"`     // running observation normalisation
+	ObsClip     float64 `toml:"obs_clip"`     // clip normalised observations to ±obs_clip
+	ScaleReward bool    `toml:"scale_reward"` // divide rewards by the running std of the discounted return
+	RewardClip  float64 `toml:"reward_clip"`  // clip scaled rewards to ±reward_clip
+	// Threads sets libtorch's intra-op threads and the number of goroutines
+	// stepping the environment copies. 0 is automatic: one libtorch thread
+	// (the networks are too small to gain from more) and GOMAXPROCS
+	// environment workers.
+	Threads      int `toml:"threads"`
+	EvalEpisodes int `toml:"eval_episodes"` // deterministic episodes per evaluation
 }
 
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
 	return Config{
-		Hidden:        []int{64, 64},
-		Activation:    "tanh",
-		InitLogStd:    0,
-		NumEnvs:       8,
-		BatchSize:     2048,
-		Gamma:         0.99,
-		GAELambda:     0.95,
-		Clip:          0.2,
-		ClipValueLoss: true,
-		ValueCoef:     0.5,
-		EntropyCoef:   0,
-		NormAdvantage: true,
-		LR:            3e-4,
-		AnnealLR:      true,
-		AdamEps:       1e-5,
-		MaxGradNorm:   0.5,
-		Epochs:        10,
-		MinibatchSize: 64,
-		TargetKL:      0,
-		NormObs:       true,
-		ObsClip:       10,
-		ScaleReward:   true,
-		RewardClip:    10,
-		Threads:       0,
-		EvalEpisodes:  1,
+		Hidden:             []int{64, 64},
+		Activation:         "tanh",
+		InitLogStd:         0,
+		InitGainHidden:     math.Sqrt2,
+		InitGainPolicy:     0.01,
+		InitGainValue:      1,
+		BootstrapTruncated: true,
+		AdamBeta1:          0.9,
+		AdamBeta2:          0.999,
+		NumEnvs:            8,
+		BatchSize:          2048,
+		Gamma:              0.99,
+		GAELambda:          0.95,
+		Clip:               0.2,
+		ClipValueLoss:      true,
+		ValueCoef:          0.5,
+		EntropyCoef:        0,
+		NormAdvantage:      true,
+		LR:                 3e-4,
+		AnnealLR:           true,
+		AdamEps:            1e-5,
+		MaxGradNorm:        0.5,
+		Epochs:             10,
+		MinibatchSize:      64,
+		TargetKL:           0,
+		NormObs:            true,
+		ObsClip:            10,
+		ScaleReward:        true,
+		RewardClip:         10,
+		Threads:            0,
+		EvalEpisodes:       1,
 	}
 }
 
@@ -97,6 +118,12 @@ func (c Config) Validate() error {
 		return bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
 	case !finite(c.InitLogStd) || c.InitLogStd < -5 || c.InitLogStd > 2:
 		return bad("init_log_std", "want a value in [-5, 2]", c.InitLogStd)
+	case !finite(c.InitGainHidden) || c.InitGainHidden <= 0 || c.InitGainHidden > 100:
+		return bad("init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden)
+	case !finite(c.InitGainPolicy) || c.InitGainPolicy <= 0 || c.InitGainPolicy > 100:
+		return bad("init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy)
+	case !finite(c.InitGainValue) || c.InitGainValue <= 0 || c.InitGainValue > 100:
+		return bad("init_gain_value", "want a value in (0, 100]", c.InitGainValue)
 	case c.NumEnvs < 1 || c.NumEnvs > 256:
 		return bad("num_envs", "want an integer in [1, 256]", c.NumEnvs)
 	case c.BatchSize < 1 || c.BatchSize > 1<<20:
@@ -115,6 +142,10 @@ func (c Config) Validate() error {
 		return bad("lr", "want a value in (0, 1]", c.LR)
 	case !finite(c.AdamEps) || c.AdamEps <= 0:
 		return bad("adam_eps", "want a value > 0", c.AdamEps)
+	case !finite(c.AdamBeta1) || c.AdamBeta1 < 0 || c.AdamBeta1 >= 1:
+		return bad("adam_beta1", "want a value in [0, 1)", c.AdamBeta1)
+	case !finite(c.AdamBeta2) || c.AdamBeta2 < 0 || c.AdamBeta2 >= 1:
+		return bad("adam_beta2", "want a value in [0, 1)", c.AdamBeta2)
 	case !finite(c.MaxGradNorm) || c.MaxGradNorm < 0:
 		return bad("max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm)
 	case c.Epochs < 1 || c.Epochs > 1000:

@@ -7,12 +7,6 @@ import (
 	"math/rand/v2"
 )
 
-// Adam's moment decay rates (PyTorch's defaults, used by CleanRL).
-const (
-	adamBeta1 = 0.9
-	adamBeta2 = 0.999
-)
-
 // log(2π)/2, the Gaussian log-density constant per action dimension.
 var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 
@@ -36,8 +30,7 @@ type learner struct {
 	inf    []tensor // parameter views of thetaD for inference
 	ps     []tensor // scratch for per-minibatch parameter views
 
-	w1, w2 scalar // 1−β1, 1−β2 (lerp weights)
-	half   scalar // −0.5
+	half scalar // −0.5
 
 	// Per-minibatch host buffers.
 	xb, ab           []float32
@@ -59,8 +52,6 @@ func newLearner(l *layout, theta0 []float32) (*learner, error) {
 	ln.m = s.fromFloat32(zeros, int64(l.total))
 	ln.v = s.fromFloat32(zeros, int64(l.total))
 	ln.inf = l.params(s, ln.thetaD, nil)
-	ln.w1 = newScalar(1 - adamBeta1)
-	ln.w2 = newScalar(1 - adamBeta2)
 	ln.half = newScalar(-0.5)
 	if s.err != nil {
 		err := s.err
@@ -78,8 +69,6 @@ func (ln *learner) close() {
 	ln.inf = nil
 	ln.s.free(ln.theta, ln.thetaD, ln.m, ln.v)
 	ln.theta, ln.thetaD, ln.m, ln.v = nil, nil, nil, nil
-	freeScalar(ln.w1)
-	freeScalar(ln.w2)
 	freeScalar(ln.half)
 	ln.s.close()
 	ln.s = nil
@@ -160,7 +149,8 @@ type updateBatch struct {
 // updateParams are the settings of one update (one iteration's).
 type updateParams struct {
 	clip, lr, valueCoef, entropyCoef float64
-	maxGradNorm, adamEps, targetKL   float64
+	maxGradNorm, targetKL            float64
+	adamEps, adamBeta1, adamBeta2    float64
 	clipValueLoss, normAdvantage     bool
 	epochs, minibatch                int
 }
@@ -376,7 +366,7 @@ func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams, c clipSc
 			freeScalar(cs)
 		}
 	}
-	ln.adam(g, p.lr, p.adamEps)
+	ln.adam(g, p.lr, p.adamEps, p.adamBeta1, p.adamBeta2)
 	s.free(g)
 	return r, s.err
 }
@@ -448,18 +438,22 @@ func (ln *learner) loss(x, act, olpc, nadv, oldv, ret tensor, ps []tensor, p upd
 	return loss, pg, vl, logratio
 }
 
-// adam takes one Adam step on θ with gradient g (g is not freed).
-func (ln *learner) adam(g tensor, lr, eps float64) {
+// adam takes one Adam step on θ with gradient g (g is not freed). The
+// moment updates m ← β1·m + (1−β1)·g are written as lerps toward g.
+func (ln *learner) adam(g tensor, lr, eps, beta1, beta2 float64) {
 	s := ln.s
 	ln.step++
 	t := float64(ln.step)
-	bc1 := 1 - math.Pow(adamBeta1, t)
-	bc2 := 1 - math.Pow(adamBeta2, t)
+	bc1 := 1 - math.Pow(beta1, t)
+	bc2 := 1 - math.Pow(beta2, t)
 	stepSize := lr / bc1
-	s.lerp_(ln.m, g, ln.w1)
+	w1, w2 := newScalar(1-beta1), newScalar(1-beta2)
+	s.lerp_(ln.m, g, w1)
 	g2 := s.square(g)
-	s.lerp_(ln.v, g2, ln.w2)
+	s.lerp_(ln.v, g2, w2)
 	s.free(g2)
+	freeScalar(w1)
+	freeScalar(w2)
 	// θ += m / d with d = −(√v/√bc2 + ε)/stepSize, i.e. θ −= stepSize·m/(√v/√bc2 + ε).
 	d := s.sqrt(ln.v)
 	c1, c2 := newScalar(-1/(math.Sqrt(bc2)*stepSize)), newScalar(-eps/stepSize)

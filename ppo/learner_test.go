@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+var testGains = initSettings{logStd: 0, hidden: math.Sqrt2, policy: 0.01, value: 1}
+
 // newTestLearner builds a learner on a locked OS thread (unlocked at cleanup).
 func newTestLearner(t *testing.T, l *layout, theta []float32) *learner {
 	t.Helper()
@@ -147,11 +149,12 @@ func (a *refAdam) step(theta, g []float64, lr, eps float64) {
 		a.m, a.v = make([]float64, len(g)), make([]float64, len(g))
 	}
 	a.t++
-	bc1 := 1 - math.Pow(adamBeta1, float64(a.t))
-	bc2 := 1 - math.Pow(adamBeta2, float64(a.t))
+	const b1, b2 = 0.9, 0.999
+	bc1 := 1 - math.Pow(b1, float64(a.t))
+	bc2 := 1 - math.Pow(b2, float64(a.t))
 	for i := range g {
-		a.m[i] = adamBeta1*a.m[i] + (1-adamBeta1)*g[i]
-		a.v[i] = adamBeta2*a.v[i] + (1-adamBeta2)*g[i]*g[i]
+		a.m[i] = b1*a.m[i] + (1-b1)*g[i]
+		a.v[i] = b2*a.v[i] + (1-b2)*g[i]*g[i]
 		denom := math.Sqrt(a.v[i])/math.Sqrt(bc2) + eps
 		theta[i] -= lr / bc1 * a.m[i] / denom
 	}
@@ -178,7 +181,7 @@ func TestAdamMatchesTorchFormula(t *testing.T) {
 			g[i] = float64(g32[i])
 		}
 		gt := ln.s.fromFloat32(g32, int64(l.total))
-		ln.adam(gt, lr, 1e-5)
+		ln.adam(gt, lr, 1e-5, 0.9, 0.999)
 		ln.s.free(gt)
 		ra.step(ref, g, lr, 1e-5)
 		got, m, v, err := ln.state()
@@ -204,7 +207,7 @@ func TestAdamMatchesTorchFormula(t *testing.T) {
 // gives a 10× step.
 func TestLearningRateReachesOptimizer(t *testing.T) {
 	l := newLayout(2, 1, []int{3}, "tanh")
-	theta := l.initParams(rand.New(rand.NewPCG(1, 1)), 0)
+	theta := l.initParams(rand.New(rand.NewPCG(1, 1)), testGains)
 	ln := newTestLearner(t, l, theta)
 	g32 := make([]float32, l.total)
 	for i := range g32 {
@@ -216,7 +219,7 @@ func TestLearningRateReachesOptimizer(t *testing.T) {
 			t.Fatal(err)
 		}
 		gt := ln.s.fromFloat32(g32, int64(l.total))
-		ln.adam(gt, lr, 1e-8)
+		ln.adam(gt, lr, 1e-8, 0.9, 0.999)
 		ln.s.free(gt)
 		after, _, _, err := ln.state()
 		if err != nil {
@@ -259,8 +262,8 @@ func TestOrthogonalInit(t *testing.T) {
 		}
 	}
 	l := newLayout(3, 2, []int{4, 4}, "tanh")
-	a := l.initParams(rand.New(rand.NewPCG(1, 2)), -0.5)
-	b := l.initParams(rand.New(rand.NewPCG(1, 2)), -0.5)
+	a := l.initParams(rand.New(rand.NewPCG(1, 2)), initSettings{logStd: -0.5, hidden: math.Sqrt2, policy: 0.01, value: 1})
+	b := l.initParams(rand.New(rand.NewPCG(1, 2)), initSettings{logStd: -0.5, hidden: math.Sqrt2, policy: 0.01, value: 1})
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatal("initialisation is not deterministic")
@@ -318,8 +321,8 @@ func smallBatch(rng *rand.Rand, n, od, ad int) *updateBatch {
 func TestNonFiniteUpdateRejected(t *testing.T) {
 	l := newLayout(3, 2, []int{8}, "tanh")
 	rng := rand.New(rand.NewPCG(5, 5))
-	ln := newTestLearner(t, l, l.initParams(rng, 0))
-	p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, clipValueLoss: true, normAdvantage: true, epochs: 2, minibatch: 8}
+	ln := newTestLearner(t, l, l.initParams(rng, testGains))
+	p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true, epochs: 2, minibatch: 8}
 	// One clean update first so that the Adam state is not trivial.
 	if st, err := ln.update(smallBatch(rng, 32, 3, 2), p, rng); err != nil || st.Rejected {
 		t.Fatalf("clean update: %v %+v", err, st)

@@ -2,7 +2,6 @@ package ppo
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -61,15 +60,24 @@ func (l *layout) segment(theta []float32, i int) []float32 {
 	return theta[l.offsets[i] : l.offsets[i]+int(l.sizes[i])]
 }
 
+// initSettings are the initialisation constants (see Config).
+type initSettings struct {
+	logStd, hidden, policy, value float64
+}
+
+func initSettingsOf(c Config) initSettings {
+	return initSettings{logStd: c.InitLogStd, hidden: c.InitGainHidden, policy: c.InitGainPolicy, value: c.InitGainValue}
+}
+
 // initParams returns θ initialised as CleanRL's layer_init: orthogonal
-// weights with gain √2 on hidden layers, 0.01 on the policy mean head and 1
-// on the value head; zero biases; log std = initLogStd. All randomness comes
-// from rng.
-func (l *layout) initParams(rng *rand.Rand, initLogStd float64) []float32 {
+// weights with gain √2 (in.hidden) on hidden layers, 0.01 (in.policy) on the
+// policy mean head and 1 (in.value) on the value head; zero biases; the log
+// std set to in.logStd. All randomness comes from rng.
+func (l *layout) initParams(rng *rand.Rand, in initSettings) []float32 {
 	theta := make([]float32, l.total)
 	initMLP := func(ls []layer, headGain float64) {
 		for k, ly := range ls {
-			gain := math.Sqrt2
+			gain := in.hidden
 			if k == len(ls)-1 {
 				gain = headGain
 			}
@@ -82,10 +90,11 @@ func (l *layout) initParams(rng *rand.Rand, initLogStd float64) []float32 {
 			}
 		}
 	}
-	initMLP(l.actor, 0.01)
-	initMLP(l.critic, 1)
-	for i := range l.segment(theta, l.logStd) {
-		l.segment(theta, l.logStd)[i] = float32(initLogStd)
+	initMLP(l.actor, in.policy)
+	initMLP(l.critic, in.value)
+	ls := l.segment(theta, l.logStd)
+	for i := range ls {
+		ls[i] = float32(in.logStd)
 	}
 	return theta
 }

@@ -125,7 +125,7 @@ func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
 	setTorchThreads(torchThreadsFor(cfg.Threads))
 
 	initRNG := rand.New(rand.NewPCG(uint64(seed), 0x0f1e2d3c4b5a6978))
-	ln, err := newLearner(t.l, t.l.initParams(initRNG, cfg.InitLogStd))
+	ln, err := newLearner(t.l, t.l.initParams(initRNG, initSettingsOf(cfg)))
 	if err != nil {
 		return nil, fmt.Errorf("ppo: build networks: %w", err)
 	}
@@ -278,6 +278,12 @@ func (t *Trainer) checkStructure(c Config) error {
 		return bad("activation", c.Activation, b.Activation)
 	case c.InitLogStd != b.InitLogStd:
 		return bad("init_log_std", c.InitLogStd, b.InitLogStd)
+	case c.InitGainHidden != b.InitGainHidden:
+		return bad("init_gain_hidden", c.InitGainHidden, b.InitGainHidden)
+	case c.InitGainPolicy != b.InitGainPolicy:
+		return bad("init_gain_policy", c.InitGainPolicy, b.InitGainPolicy)
+	case c.InitGainValue != b.InitGainValue:
+		return bad("init_gain_value", c.InitGainValue, b.InitGainValue)
 	case c.NumEnvs != b.NumEnvs:
 		return bad("num_envs", c.NumEnvs, b.NumEnvs)
 	case c.NormObs != b.NormObs:
@@ -292,8 +298,8 @@ func (t *Trainer) checkStructure(c Config) error {
 
 // Iterate runs one PPO iteration with the hyperparameters in cfg: every key
 // may differ from the previous call except the structural ones (hidden,
-// activation, init_log_std, num_envs, norm_obs, scale_reward, threads),
-// which must equal the trainer's. cfg.LR is used as given: annealing, if
+// activation, init_log_std, init_gain_*, num_envs, norm_obs, scale_reward,
+// threads), which must equal the trainer's. cfg.LR is used as given: annealing, if
 // any, is the caller's (see Run and AnnealedLR).
 //
 // An iteration runs to completion once started, so the trainer is always at
@@ -421,7 +427,10 @@ func (t *Trainer) iterate(cfg Config) (IterStats, error) {
 			b.term[base+e] = vs.Terminated[e]
 			b.trunc[base+e] = vs.Truncated[e]
 			b.done[e] = vs.Terminated[e] || vs.Truncated[e]
-			if vs.Truncated[e] && !vs.Terminated[e] {
+			if !cfg.BootstrapTruncated {
+				b.term[base+e] = b.done[e] // truncation treated as termination
+			}
+			if cfg.BootstrapTruncated && vs.Truncated[e] && !vs.Terminated[e] {
 				// Bootstrap target: the value of the final observation,
 				// normalised with the statistics in force (not updated).
 				row := len(b.finalObs)
@@ -471,7 +480,7 @@ func (t *Trainer) iterate(cfg Config) (IterStats, error) {
 	tu := time.Now()
 	us, err := t.ln.update(&updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret},
 		updateParams{clip: cfg.Clip, lr: cfg.LR, valueCoef: cfg.ValueCoef, entropyCoef: cfg.EntropyCoef,
-			maxGradNorm: cfg.MaxGradNorm, adamEps: cfg.AdamEps, targetKL: cfg.TargetKL,
+			maxGradNorm: cfg.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: cfg.TargetKL,
 			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
 			epochs: cfg.Epochs, minibatch: cfg.MinibatchSize}, t.mbRNG)
 	st.UpdateTime = time.Since(tu)

@@ -460,3 +460,40 @@ func TestConfigForAnneals(t *testing.T) {
 		t.Fatalf("out-of-range suggestion: %v", err)
 	}
 }
+
+// TestBootstrapTruncatedSwitch: with bootstrap_truncated the time-limit ends
+// of the toy environment stay truncations (bootstrapped from the final
+// observation's value); without it they are treated as terminations, as in
+// CleanRL, and the advantages differ.
+func TestBootstrapTruncatedSwitch(t *testing.T) {
+	var advs [][]float64
+	for _, boot := range []bool{true, false} {
+		cfg := toyConfig()
+		cfg.BatchSize = 40 // 10 steps per copy: every copy truncates at its last step
+		cfg.BootstrapTruncated = boot
+		tr := newToyTrainer(t, "ppotest-target", cfg, 8)
+		if _, err := tr.Iterate(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		b := &tr.buf
+		var nTrunc, nTerm int
+		for i := range b.term {
+			if b.trunc[i] {
+				nTrunc++
+			}
+			if b.term[i] {
+				nTerm++
+			}
+		}
+		if nTrunc != 4 {
+			t.Fatalf("bootstrap %v: %d truncations, want 4", boot, nTrunc)
+		}
+		if wantTerm := map[bool]int{true: 0, false: 4}[boot]; nTerm != wantTerm {
+			t.Fatalf("bootstrap %v: %d terminations in the GAE input, want %d", boot, nTerm, wantTerm)
+		}
+		advs = append(advs, slices.Clone(b.adv[:40]))
+	}
+	if slices.Equal(advs[0][36:], advs[1][36:]) {
+		t.Fatal("the last step's advantages do not depend on bootstrapping")
+	}
+}
