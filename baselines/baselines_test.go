@@ -61,6 +61,8 @@ type feedback struct {
 	rng   *rand.Rand
 	r     float64
 	u     []float64
+	// elapsed is each iteration's wall time (default 10 ms; < 0 means 0).
+	elapsed time.Duration
 }
 
 func newFeedback(space controller.Space, gain func(int, []float64) float64, noise float64, seed uint64) *feedback {
@@ -79,7 +81,14 @@ func (f *feedback) step(t testing.TB, c *controller.Controller, it int) controll
 	}
 	f.u = toUnit(f.space, cfg, f.u)
 	f.r += f.gain(it, f.u) + f.noise*f.rng.NormFloat64()
-	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: 10 * time.Millisecond}); err != nil {
+	el := f.elapsed
+	switch {
+	case el == 0:
+		el = 10 * time.Millisecond
+	case el < 0:
+		el = 0
+	}
+	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: el}); err != nil {
 		t.Fatalf("iteration %d: observe: %v", it, err)
 	}
 	return append(controller.Config(nil), cfg...)
@@ -311,3 +320,5 @@ func TestUseBeforeInit(t *testing.T) {
 		}
 	}
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }

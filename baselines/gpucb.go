@@ -61,7 +61,7 @@ func DefaultGPUCBSettings() GPUCBSettings {
 		Window:     200,
 		Delta:      0.1,
 		Grid:       10,
-		BetaScale:  0.2,
+		BetaScale:  1,
 		Restarts:   1,
 		Candidates: 256,
 		Refine:     3,

@@ -251,6 +251,7 @@ func (m *HyperBand) Suggest(dst controller.Config) error {
 				st.Done = true
 				if !st.HaveBest {
 					// No objective was ever observed: keep the last one run.
+					st.Pos = len(st.Active) - 1
 					copy(st.Best, m.config())
 					st.HaveBest = true
 				}

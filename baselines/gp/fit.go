@@ -30,12 +30,12 @@ type Bounds struct {
 }
 
 // DefaultBounds suit inputs in [0, 1] and standardised targets:
-// σ² ∈ [0.01, 100], ℓ ∈ [0.01, 10], σ_n² ∈ [1e-6, 10], ε ∈ [0, 0.5]
+// σ² ∈ [0.1, 100], ℓ ∈ [0.05, 10], σ_n² ∈ [1e-6, 10], ε ∈ [0, 0.5]
 // (PB2's TV kernel caps ε at 0.5).
 func DefaultBounds() Bounds {
 	return Bounds{
-		SignalVar:   Range{1e-2, 1e2},
-		Lengthscale: Range{1e-2, 1e1},
+		SignalVar:   Range{1e-1, 1e2},
+		Lengthscale: Range{5e-2, 1},
 		NoiseVar:    Range{1e-6, 1e1},
 		Epsilon:     Range{0, 0.5},
 	}
