@@ -11,6 +11,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -97,7 +98,7 @@ func run() error {
 		itW, evW = csv.NewWriter(fi), csv.NewWriter(fe)
 		_ = itW.Write([]string{"iteration", "frames", "total_frames", "reward", "episodes", "mean_return", "lr", "clip", "gae_lambda", "batch_size",
 			"policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_var", "grad_norm", "rejected",
-			"elapsed_s", "env_s", "inference_s", "update_s", "wall_s"})
+			"elapsed_s", "env_s", "inference_s", "update_s", "wall_s", "rss_mb"})
 		_ = evW.Write([]string{"iteration", "total_frames", "return", "length", "wall_s"})
 		defer itW.Flush()
 		defer evW.Flush()
@@ -105,7 +106,7 @@ func run() error {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	start := time.Now()
 	var envT, infT, updT time.Duration
-	var lastEval float64
+	var lastEval, rss10 float64
 	lastLen := 0
 	every := *evalEvery
 	if every == 0 {
@@ -117,6 +118,9 @@ func run() error {
 		infT += s.InferenceTime
 		updT += s.UpdateTime
 		wall := time.Since(start).Seconds()
+		if s.Iteration == 9 {
+			rss10 = rssMB()
+		}
 		mr := ""
 		if len(s.Returns) > 0 {
 			var m float64
@@ -130,7 +134,7 @@ func run() error {
 				strconv.Itoa(len(s.Returns)), mr, f(s.LR), f(s.Clip), f(s.GAELambda), strconv.Itoa(s.BatchSize),
 				f(s.Update.PolicyLoss), f(s.Update.ValueLoss), f(s.Update.Entropy), f(s.Update.ApproxKL), f(s.Update.ClipFrac),
 				f(s.Update.ExplainedVar), f(s.Update.GradNorm), strconv.FormatBool(s.Update.Rejected),
-				f(s.Elapsed.Seconds()), f(s.EnvTime.Seconds()), f(s.InferenceTime.Seconds()), f(s.UpdateTime.Seconds()), f(wall)})
+				f(s.Elapsed.Seconds()), f(s.EnvTime.Seconds()), f(s.InferenceTime.Seconds()), f(s.UpdateTime.Seconds()), f(wall), f(rssMB())})
 		}
 		if r.Eval != nil {
 			lastEval, lastLen = r.Eval.Returns[0], r.Eval.Lengths[0]
@@ -165,12 +169,13 @@ time: env %.1f s (%.0f%%), inference %.1f s (%.0f%%), update %.1f s (%.0f%%), ot
 final evaluation (protocol: 1 deterministic episode): return %.2f, %d steps
 extra %d deterministic episodes: mean return %.2f, returns %v
 rejected updates %d
+resident memory: %.1f MB after iteration 10, %.1f MB at the end
 `, *env, *seed, tr.Networks(), cfg.NumEnvs, cfg.BatchSize, iters, tr.Frames(),
 		runtime.GOMAXPROCS(0), cfg.Threads,
 		wall.Seconds(), float64(tr.Frames())/wall.Seconds(), every,
 		envT.Seconds(), 100*envT.Seconds()/wall.Seconds(), infT.Seconds(), 100*infT.Seconds()/wall.Seconds(),
 		updT.Seconds(), 100*updT.Seconds()/wall.Seconds(), (wall - envT - infT - updT).Seconds(),
-		lastEval, lastLen, len(fe.Returns), m, fe.Returns, tr.Rejected())
+		lastEval, lastLen, len(fe.Returns), m, fe.Returns, tr.Rejected(), rss10, rssMB())
 	fmt.Print(summary)
 	if *out != "" {
 		cmd := "go run ./ppo/internal/pporun " + strings.Join(os.Args[1:], " ")
@@ -179,4 +184,21 @@ rejected updates %d
 		}
 	}
 	return nil
+}
+
+// rssMB is the process's resident set size in MB (Linux), or NaN.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return math.NaN()
+	}
+	fs := strings.Fields(string(b))
+	if len(fs) < 2 {
+		return math.NaN()
+	}
+	pages, err := strconv.ParseFloat(fs[1], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return pages * float64(os.Getpagesize()) / (1 << 20)
 }
