@@ -3,8 +3,14 @@ package ppo
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/ts"
 )
 
 // BenchmarkMinibatchUpdate measures one PPO minibatch step (forward of
@@ -79,4 +85,51 @@ func BenchmarkIterateHalfCheetah(b *testing.B) {
 	b.ReportMetric(100*env/el, "%env")
 	b.ReportMetric(100*inf/el, "%inference")
 	b.ReportMetric(100*upd/el, "%update")
+}
+
+// BenchmarkOpMemory compares resident-memory growth per op between gotch's
+// ts package (tanh + MustDrop, whose generated wrappers C.malloc(0) an
+// output slot per op and never free it) and this package's session layer
+// (tanh + free with one reused slot). It reports RSS growth in bytes/op.
+//
+//	go test -run '^$' -bench OpMemory -benchtime 1000000x ./ppo
+func BenchmarkOpMemory(b *testing.B) {
+	x := ts.MustOnes([]int64{4}, gotch.Float, gotch.CPU)
+	defer x.MustDrop()
+	b.Run("gotch-ts", func(b *testing.B) {
+		r0 := rssBytes()
+		for i := 0; i < b.N; i++ {
+			y := x.MustTanh(false)
+			y.MustDrop()
+		}
+		b.ReportMetric(float64(rssBytes()-r0)/float64(b.N), "rss-bytes/op")
+	})
+	b.Run("session", func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s := newSession()
+		defer s.close()
+		r0 := rssBytes()
+		for i := 0; i < b.N; i++ {
+			s.free(s.tanh(tensor(x.Ctensor())))
+		}
+		if s.err != nil {
+			b.Fatal(s.err)
+		}
+		b.ReportMetric(float64(rssBytes()-r0)/float64(b.N), "rss-bytes/op")
+	})
+}
+
+// rssBytes is the resident set size from /proc/self/statm (0 if unknown).
+func rssBytes() int64 {
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
