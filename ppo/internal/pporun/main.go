@@ -44,6 +44,7 @@ func run() error {
 		batch     = flag.Int("batch", 0, "batch size in frames (0: config)")
 		threads   = flag.Int("threads", 0, "ppo.threads (0: automatic)")
 		quiet     = flag.Bool("quiet", false, "no per-iteration progress")
+		bootTrunc = flag.Bool("bootstrap-truncated", true, "ppo.bootstrap_truncated (false: CleanRL's treatment of time limits)")
 	)
 	flag.Parse()
 	cfg := ppo.DefaultConfig()
@@ -64,6 +65,7 @@ func run() error {
 		cfg.BatchSize = *batch
 	}
 	cfg.Threads = *threads
+	cfg.BootstrapTruncated = *bootTrunc
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -162,7 +164,7 @@ func run() error {
 		m += x
 	}
 	m /= float64(len(fe.Returns))
-	summary := fmt.Sprintf(`env %s seed %d networks %s num_envs %d batch %d iterations %d frames %d
+	summary := fmt.Sprintf(`env %s seed %d networks %s num_envs %d batch %d bootstrap_truncated %v iterations %d frames %d
 GOMAXPROCS %d threads %d
 wall %.1f s, %.0f frames/s end to end (training loop incl. evaluations every %d iterations)
 time: env %.1f s (%.0f%%), inference %.1f s (%.0f%%), update %.1f s (%.0f%%), other %.1f s
@@ -170,7 +172,7 @@ final evaluation (protocol: 1 deterministic episode): return %.2f, %d steps
 extra %d deterministic episodes: mean return %.2f, returns %v
 rejected updates %d
 resident memory: %.1f MB after iteration 10, %.1f MB at the end
-`, *env, *seed, tr.Networks(), cfg.NumEnvs, cfg.BatchSize, iters, tr.Frames(),
+`, *env, *seed, tr.Networks(), cfg.NumEnvs, cfg.BatchSize, cfg.BootstrapTruncated, iters, tr.Frames(),
 		runtime.GOMAXPROCS(0), cfg.Threads,
 		wall.Seconds(), float64(tr.Frames())/wall.Seconds(), every,
 		envT.Seconds(), 100*envT.Seconds()/wall.Seconds(), infT.Seconds(), 100*infT.Seconds()/wall.Seconds(),
