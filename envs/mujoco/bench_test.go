@@ -3,6 +3,7 @@ package mujoco
 import (
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +21,19 @@ func benchActions(spec envs.Spec) []float64 {
 		a[i] = g.Uniform(spec.Action.Low[i%n], spec.Action.High[i%n])
 	}
 	return a
+}
+
+// threadCPU is the CPU time used so far by the calling OS thread
+// (getrusage RUSAGE_THREAD). Call it with the goroutine locked to its
+// thread. Unlike wall time it does not count time spent descheduled, so it
+// is steadier on a shared machine.
+func threadCPU(b *testing.B) time.Duration {
+	const rusageThread = 1 // RUSAGE_THREAD on Linux
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // envLoop runs steps environment steps on e (a raw env, no TimeLimit),
@@ -48,7 +62,8 @@ func envLoop(b *testing.B, e envs.Env, actions []float64, steps, episode int, t 
 
 // BenchmarkEnvStep measures environment steps per second on one goroutine,
 // for each environment, with random actions and a reset at the time limit
-// (or termination). The reported env-steps/s include the resets.
+// (or termination). The reported env-steps/s include the resets;
+// env-steps/cpu-s divides by the thread's CPU time instead of wall time.
 func BenchmarkEnvStep(b *testing.B) {
 	for _, c := range constructors {
 		b.Run(c.name, func(b *testing.B) {
@@ -63,10 +78,15 @@ func BenchmarkEnvStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			t := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := threadCPU(b)
 			envLoop(b, e, actions, b.N, spec.MaxEpisodeSteps, &t)
+			cpu := threadCPU(b) - cpu0
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "env-steps/s")
+			b.ReportMetric(float64(b.N)/cpu.Seconds(), "env-steps/cpu-s")
 		})
 	}
 }
@@ -84,7 +104,9 @@ func BenchmarkEnvStep(b *testing.B) {
 //   - raw: a C loop of plain mj_step calls with zero ctrl and no reset (the
 //     physics limit as usually quoted), divided by frame_skip 5.
 //
-// It reports each rate in env steps/s and the ratios env/bare and env/raw.
+// It reports each rate in env steps/s of wall time and the ratios env/bare
+// and env/raw, and the same ratios on thread CPU time (-cpu suffix), which
+// are steadier when other processes compete for the cores.
 func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -111,38 +133,43 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	const chunk = 1000 // one episode
-	var tEnv, tBare, tRaw time.Duration
+	const chunk = 1000                  // one episode
+	var tEnv, tBare, tRaw time.Duration // wall time
+	var cEnv, cBare, cRaw time.Duration // thread CPU time
 	t := 0
 	b.ResetTimer()
 	for done := 0; done < b.N; done += chunk {
 		n := min(chunk, b.N-done)
-		start := time.Now()
+		start, cpu := time.Now(), threadCPU(b)
 		envLoop(b, e, actions, n, 1000, &t)
 		tEnv += time.Since(start)
+		cEnv += threadCPU(b) - cpu
 
-		start = time.Now()
+		start, cpu = time.Now(), threadCPU(b)
 		if err := bare.BenchEnvLoop(n, 5, 1000, actions); err != nil {
 			b.Fatal(err)
 		}
 		tBare += time.Since(start)
+		cBare += threadCPU(b) - cpu
 
-		start = time.Now()
+		start, cpu = time.Now(), threadCPU(b)
 		if err := raw.StepRaw(5 * n); err != nil {
 			b.Fatal(err)
 		}
 		tRaw += time.Since(start)
+		cRaw += threadCPU(b) - cpu
 	}
 	b.StopTimer()
-	envRate := float64(b.N) / tEnv.Seconds()
-	bareRate := float64(b.N) / tBare.Seconds()
-	rawRate := float64(b.N) / tRaw.Seconds()
-	b.ReportMetric(envRate, "env-steps/s")
-	b.ReportMetric(bareRate, "bare-steps/s")
-	b.ReportMetric(rawRate, "raw-steps/s")
-	b.ReportMetric(5*rawRate, "raw-mj_step/s")
-	b.ReportMetric(envRate/bareRate, "env/bare")
-	b.ReportMetric(envRate/rawRate, "env/raw")
+	rate := func(d time.Duration) float64 { return float64(b.N) / d.Seconds() }
+	b.ReportMetric(rate(tEnv), "env-steps/s")
+	b.ReportMetric(rate(tBare), "bare-steps/s")
+	b.ReportMetric(rate(tRaw), "raw-steps/s")
+	b.ReportMetric(5*rate(tRaw), "raw-mj_step/s")
+	b.ReportMetric(rate(tEnv)/rate(tBare), "env/bare")
+	b.ReportMetric(rate(tEnv)/rate(tRaw), "env/raw")
+	b.ReportMetric(rate(cEnv)/rate(cBare), "env/bare-cpu")
+	b.ReportMetric(rate(cEnv)/rate(cRaw), "env/raw-cpu")
+	b.ReportMetric(rate(cBare), "bare-steps/cpu-s")
 }
 
 // BenchmarkVec measures env steps per second of an envs.Vec of n copies
