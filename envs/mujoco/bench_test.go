@@ -36,6 +36,15 @@ func threadCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// processCPU is the CPU time used so far by the whole process (all threads).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // envLoop runs steps environment steps on e (a raw env, no TimeLimit),
 // resetting after episode steps or on termination, with actions cycling
 // through the table.
@@ -177,7 +186,8 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 // autoreset. Interleaved with it, in the same run, a single environment is
 // stepped on the calling goroutine for the same number of env steps, so the
 // reported speedup (vec/single) compares the two under the same machine
-// load.
+// load. vec-cores-used is the process CPU time over wall time while the Vec
+// stepped: below the worker count when other processes took the cores.
 func BenchmarkVec(b *testing.B) {
 	for _, c := range constructors {
 		for _, n := range []int{2, 8} {
@@ -204,12 +214,12 @@ func BenchmarkVec(b *testing.B) {
 					b.Fatal(err)
 				}
 				const chunk = 100 // Vec steps per interleaved round
-				var tVec, tSingle time.Duration
+				var tVec, tSingle, cVec time.Duration
 				t := 0
 				b.ResetTimer()
 				for done := 0; done < b.N; done += chunk {
 					m := min(chunk, b.N-done)
-					start := time.Now()
+					start, cpu := time.Now(), processCPU(b)
 					for k := done; k < done+m; k++ {
 						for i := 0; i < n; i++ {
 							row := (k + 37*i) % rows
@@ -220,6 +230,7 @@ func BenchmarkVec(b *testing.B) {
 						}
 					}
 					tVec += time.Since(start)
+					cVec += processCPU(b) - cpu
 					start = time.Now()
 					envLoop(b, single, table, m*n, spec.MaxEpisodeSteps, &t)
 					tSingle += time.Since(start)
@@ -231,6 +242,7 @@ func BenchmarkVec(b *testing.B) {
 				b.ReportMetric(singleRate, "single-env-steps/s")
 				b.ReportMetric(vecRate/singleRate, "speedup")
 				b.ReportMetric(float64(v.Workers()), "workers")
+				b.ReportMetric(cVec.Seconds()/tVec.Seconds(), "vec-cores-used")
 			})
 		}
 	}
