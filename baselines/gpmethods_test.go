@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,9 +26,9 @@ func sq(x float64) float64 { return x * x }
 
 // GP-UCB (default settings, decision interval 1, noise sd 0.05) finds the
 // maximum of a stationary bimodal function: within the budget (30 rounds in
-// 1-D, 60 in 2-D) it samples a point with f ≥ 0.95, and its last 10 rounds
-// average a regret ≤ 0.1 (the second mode has regret 0.5 in 1-D, 0.4 in
-// 2-D), for each of 5 seeds.
+// 1-D, 60 in 2-D) it samples a point with f ≥ 0.95, and the median regret
+// of its last 10 rounds is ≤ 0.05 (the second mode has regret 0.5 in 1-D,
+// 0.4 in 2-D; single exploratory rounds are expected), for each of 5 seeds.
 func TestGPUCBFindsMaximum(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -40,17 +41,20 @@ func TestGPUCBFindsMaximum(t *testing.T) {
 				space := unitSpace(t, c.d)
 				ctl := build(t, "gpucb", nil, space, 1, seed)
 				cfgs := newFeedback(space, c.f, 0.05, seed).run(t, ctl, 0, c.budget)
-				best, regret := 0.0, 0.0
+				best := 0.0
+				var last []float64
 				for i, cfg := range cfgs {
 					v := c.f(0, cfg)
 					best = math.Max(best, v)
 					if i >= c.budget-10 {
-						regret += (1 - v) / 10
+						last = append(last, 1-v)
 					}
 				}
-				t.Logf("seed %d: best f %.3f, last-10 mean regret %.3f, last %v", seed, best, regret, cfgs[len(cfgs)-1])
-				if best < 0.95 || regret > 0.1 {
-					t.Errorf("seed %d: best f %.3f (want >= 0.95), last-10 regret %.3f (want <= 0.1)", seed, best, regret)
+				slices.Sort(last)
+				median := (last[4] + last[5]) / 2
+				t.Logf("seed %d: best f %.3f, last-10 median regret %.3f, last %v", seed, best, median, cfgs[len(cfgs)-1])
+				if best < 0.95 || median > 0.05 {
+					t.Errorf("seed %d: best f %.3f (want >= 0.95), last-10 median regret %.3f (want <= 0.05)", seed, best, median)
 				}
 			}
 		})

@@ -23,11 +23,20 @@ import (
 //	β_t = BetaScale · 2 log(|D| t² π² / (6δ)),  |D| = Grid^d,
 //
 // with D taken as the grid of Grid values per hyperparameter that the
-// HyperController paper's discretisation uses (d = 10 values each), the
-// continuous box being searched in its place. BetaScale = 0.2 follows
-// Srinivas et al.'s experiments, which scale Theorem 1's β_t down by a
-// factor of 5 (the theoretical value is conservative); set it to 1 for the
-// theorem's value.
+// HyperController paper's discretisation uses (10 values each), the
+// continuous box being searched in its place, and t the decision round
+// (1-based). The default is the theorem's value (BetaScale = 1); Srinivas
+// et al. note that it is conservative and scale it down in their
+// experiments, which BetaScale < 1 reproduces. (With the theorem's value
+// and d = 4, √β_t grows from about 4.9 at t = 1 to 6.7 at t = 200, in units
+// of the standardised objective.)
+//
+// The GP has a constant mean (targets are standardised) and ARD
+// lengthscales bounded to [0.05, 1] on the unit box and a signal variance
+// of at least 0.1 of the targets' variance (gp.DefaultBounds): without
+// these bounds ML-II, given a few clustered noisy points, explains them as
+// pure noise or as a trend along a long lengthscale, the posterior variance
+// collapses, and UCB stops exploring (observed in this package's tests).
 //
 // Note: the HyperController authors' "GP-UCB" code is PB2's pipeline
 // (time-varying kernel, inputs time and reward, UCB μ + variance with

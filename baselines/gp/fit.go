@@ -30,8 +30,12 @@ type Bounds struct {
 }
 
 // DefaultBounds suit inputs in [0, 1] and standardised targets:
-// σ² ∈ [0.1, 100], ℓ ∈ [0.05, 10], σ_n² ∈ [1e-6, 10], ε ∈ [0, 0.5]
-// (PB2's TV kernel caps ε at 0.5).
+// σ² ∈ [0.1, 100], ℓ ∈ [0.05, 1], σ_n² ∈ [1e-6, 10], ε ∈ [0, 0.5] (PB2's TV
+// kernel caps ε at 0.5). The lower bound on σ² and the upper bound on ℓ keep
+// ML-II from explaining a few clustered noisy points as pure noise or as a
+// trend along one very long lengthscale — fits under which the posterior
+// variance collapses and UCB acquisition stops exploring; the lower bound
+// on ℓ is below what a few hundred points in the unit box resolve.
 func DefaultBounds() Bounds {
 	return Bounds{
 		SignalVar:   Range{1e-1, 1e2},
@@ -164,52 +168,68 @@ func Fit(x, y []float64, opt FitOptions, rng *rand.Rand) (*Model, error) {
 
 	bestL := math.Inf(-1)
 	var best Hyper
-	grad := make([]float64, k.NumParams())
-	gz := make([]float64, k.NumParams())
+	gv := make([]float64, k.NumParams())
+	// The line search asks for values and gradients separately; a value
+	// costs one Cholesky, a gradient one more O(n³) inverse, so gradients
+	// are computed only when asked for, at the point last valued.
 	var memo struct {
-		z    []float64
-		f    float64
-		g    []float64
-		err  error
-		have bool
+		z     []float64
+		f     float64
+		g     []float64
+		err   error
+		have  bool
+		haveG bool
 	}
 	memo.g = make([]float64, k.NumParams())
-	evalZ := func(z []float64) {
+	value := func(z []float64) {
 		if memo.have && equal(memo.z, z) {
 			return
 		}
 		memo.z = append(memo.z[:0], z...)
-		memo.have = true
+		memo.have, memo.haveG = true, false
 		h := p.hyper(z)
-		l, err := w.lml(h, grad)
+		l, err := w.value(h)
 		if err != nil {
 			memo.f, memo.err = math.Inf(1), err
+			return
+		}
+		memo.f, memo.err = -l, nil
+		if l > bestL {
+			bestL, best = l, h
+		}
+	}
+	gradient := func(z []float64) {
+		value(z)
+		if memo.haveG {
+			return
+		}
+		memo.haveG = true
+		if memo.err == nil {
+			memo.err = w.gradient(gv)
+		}
+		if memo.err != nil {
 			for i := range memo.g {
 				memo.g[i] = 0
 			}
 			return
 		}
-		p.chain(z, grad, gz)
-		memo.f, memo.err = -l, nil
-		for i := range gz {
-			memo.g[i] = -gz[i]
-		}
-		if l > bestL {
-			bestL, best = l, h
+		p.chain(z, gv, memo.g)
+		for i := range memo.g {
+			memo.g[i] = -memo.g[i]
 		}
 	}
 	problem := optimize.Problem{
-		Func: func(z []float64) float64 { evalZ(z); return memo.f },
-		Grad: func(g, z []float64) { evalZ(z); copy(g, memo.g) },
+		Func: func(z []float64) float64 { value(z); return memo.f },
+		Grad: func(g, z []float64) { gradient(z); copy(g, memo.g) },
 	}
 	settings := &optimize.Settings{
 		MajorIterations:   maxIter,
-		GradientThreshold: 1e-4,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-6, Iterations: 4},
+		GradientThreshold: 1e-3,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-2, Iterations: 2},
 	}
 	var lastErr error
 	for _, z0 := range starts {
-		evalZ(z0)
+		gradient(z0)
 		if memo.err != nil {
 			lastErr = memo.err
 			continue
@@ -244,13 +264,15 @@ func equal(a, b []float64) bool {
 	return true
 }
 
-// reparam maps unconstrained optimiser coordinates z to bounded parameters:
+// reparam maps unconstrained optimiser coordinates w to bounded parameters:
 // each parameter v (log σ², log ℓ, log σ_n², or ε) is
 //
-//	v = lo + (hi − lo)·(1 − cos πz)/2,
+//	v = lo + (hi − lo)·(1 − cos(w/s))/2,  s = (hi − lo)/2,
 //
 // a smooth, periodic map of ℝ onto [lo, hi], so L-BFGS runs unconstrained
-// while every evaluated point lies inside the bounds.
+// while every evaluated point lies inside the bounds. The scale s makes
+// |dv/dw| = |sin(w/s)| ≤ 1, so a unit step of the optimiser moves each log
+// parameter by at most 1 (L-BFGS's first step has unit length).
 type reparam struct {
 	k      Kernel
 	lo, hi []float64
@@ -276,14 +298,16 @@ func newReparam(k Kernel, b Bounds) reparam {
 	return p
 }
 
-func (p reparam) v(i int, z float64) float64 {
-	return p.lo[i] + (p.hi[i]-p.lo[i])*0.5*(1-math.Cos(math.Pi*z))
+func (p reparam) scale(i int) float64 { return 0.5 * (p.hi[i] - p.lo[i]) }
+
+func (p reparam) v(i int, w float64) float64 {
+	return p.lo[i] + (p.hi[i]-p.lo[i])*0.5*(1-math.Cos(w/p.scale(i)))
 }
 
-func (p reparam) hyper(z []float64) Hyper {
-	v := make([]float64, len(z))
-	for i := range z {
-		v[i] = p.v(i, z[i])
+func (p reparam) hyper(w []float64) Hyper {
+	v := make([]float64, len(w))
+	for i := range w {
+		v[i] = p.v(i, w[i])
 	}
 	// Within bounds by construction; the error is impossible.
 	h, _ := p.k.HyperFromParams(v)
@@ -291,30 +315,33 @@ func (p reparam) hyper(z []float64) Hyper {
 }
 
 // chain converts a gradient with respect to the parameters into one with
-// respect to z.
-func (p reparam) chain(z, gv, gz []float64) {
-	for i := range z {
-		gz[i] = gv[i] * (p.hi[i] - p.lo[i]) * 0.5 * math.Pi * math.Sin(math.Pi*z[i])
+// respect to w.
+func (p reparam) chain(w, gv, gw []float64) {
+	for i := range w {
+		gw[i] = gv[i] * math.Sin(w[i]/p.scale(i))
 	}
+}
+
+// fromUnit returns w for the fraction u ∈ (0, 1) of parameter i's range.
+func (p reparam) fromUnit(i int, u float64) float64 {
+	// Keep starts off the bounds, where the map's derivative vanishes.
+	u = math.Max(1e-3, math.Min(1-1e-3, u))
+	return math.Acos(1-2*u) * p.scale(i)
 }
 
 func (p reparam) toZ(h Hyper) []float64 {
 	v := p.k.Params(h, nil)
-	z := make([]float64, len(v))
+	w := make([]float64, len(v))
 	for i := range v {
-		u := (v[i] - p.lo[i]) / (p.hi[i] - p.lo[i])
-		// Keep starts off the bounds, where the map's derivative vanishes.
-		u = math.Max(1e-3, math.Min(1-1e-3, u))
-		z[i] = math.Acos(1-2*u) / math.Pi
+		w[i] = p.fromUnit(i, (v[i]-p.lo[i])/(p.hi[i]-p.lo[i]))
 	}
-	return z
+	return w
 }
 
 func (p reparam) randomZ(rng *rand.Rand) []float64 {
-	z := make([]float64, len(p.lo))
-	for i := range z {
-		u := 1e-3 + (1-2e-3)*rng.Float64()
-		z[i] = math.Acos(1-2*u) / math.Pi
+	w := make([]float64, len(p.lo))
+	for i := range w {
+		w[i] = p.fromUnit(i, rng.Float64())
 	}
-	return z
+	return w
 }

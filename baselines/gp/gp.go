@@ -36,6 +36,12 @@ type workspace struct {
 	inv    []float64 // n×n, K⁻¹ (upper triangle) for the gradient
 	alpha  []float64 // K⁻¹ y
 	jitter float64   // jitter added by the last successful factorisation
+
+	// The last successful value call, for gradient.
+	valid bool
+	e     *eval
+	t     blas64.Triangular
+	h     Hyper
 }
 
 func newWorkspace(k Kernel, x, y []float64) *workspace {
@@ -146,13 +152,19 @@ func (w *workspace) solve(t blas64.Triangular) float64 {
 }
 
 // lml returns the log marginal likelihood log p(y | X, θ) and, if grad is
-// non-nil, its gradient with respect to the parameter vector
-// [log σ², log ℓ…, log σ_n², (ε)]:
-//
-//	∂L/∂θ_j = ½ tr((ααᵀ − K⁻¹) ∂K/∂θ_j),  α = K⁻¹y.
-//
-// The jitter, when one is needed, is treated as a constant.
+// non-nil, its gradient (see gradient).
 func (w *workspace) lml(h Hyper, grad []float64) (float64, error) {
+	l, err := w.value(h)
+	if err != nil || grad == nil {
+		return l, err
+	}
+	return l, w.gradient(grad)
+}
+
+// value factorises K for h and returns the log marginal likelihood; the
+// factor, α and h stay in w for gradient.
+func (w *workspace) value(h Hyper) (float64, error) {
+	w.valid = false
 	e, err := newEval(w.k, h)
 	if err != nil {
 		return 0, err
@@ -165,13 +177,26 @@ func (w *workspace) lml(h Hyper, grad []float64) (float64, error) {
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return 0, fmt.Errorf("gp: log marginal likelihood is %v", l)
 	}
-	if grad == nil {
-		return l, nil
+	w.e, w.t, w.h, w.valid = e, t, h, true
+	return l, nil
+}
+
+// gradient writes the gradient of the log marginal likelihood at the
+// hyperparameters of the last successful value call with respect to the
+// parameter vector [log σ², log ℓ…, log σ_n², (ε)]:
+//
+//	∂L/∂θ_j = ½ tr((ααᵀ − K⁻¹) ∂K/∂θ_j),  α = K⁻¹y.
+//
+// The jitter, when one is needed, is treated as a constant.
+func (w *workspace) gradient(grad []float64) error {
+	if !w.valid {
+		return errors.New("gp: gradient without a factorisation")
 	}
+	e, t, h := w.e, w.t, w.h
 	n := w.n
 	copy(w.inv, t.Data[:n*n])
 	if _, ok := lapack64.Potri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: w.inv}); !ok {
-		return 0, ErrNotPD
+		return ErrNotPD
 	}
 	for j := range grad {
 		grad[j] = 0
@@ -219,10 +244,10 @@ func (w *workspace) lml(h Hyper, grad []float64) (float64, error) {
 	}
 	for _, g := range grad {
 		if math.IsNaN(g) || math.IsInf(g, 0) {
-			return 0, errors.New("gp: likelihood gradient is not finite")
+			return errors.New("gp: likelihood gradient is not finite")
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // LogLikelihood returns the log marginal likelihood of targets y (used as
