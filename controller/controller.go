@@ -271,12 +271,15 @@ func (c *Controller) Observe(r Result) error {
 
 // snapshot is the serialised form of a Controller.
 type snapshot struct {
-	Version int
-	Name    string
-	Dim     int
-	Driver  driverState
-	RNG     []byte
-	Method  []byte
+	Version   int
+	Name      string
+	Dim       int
+	Params    []string // parameter names, in order
+	Interval  int
+	Objective Objective
+	Driver    driverState
+	RNG       []byte
+	Method    []byte
 }
 
 // Snapshot returns the controller's full state: driver, method and RNG.
@@ -290,7 +293,8 @@ func (c *Controller) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("controller %s: snapshot method: %w", c.name, err)
 	}
 	var buf bytes.Buffer
-	s := snapshot{Version: 1, Name: c.name, Dim: c.space.Dim(), Driver: c.st, RNG: rngState, Method: ms}
+	s := snapshot{Version: 1, Name: c.name, Dim: c.space.Dim(), Params: c.space.Names(),
+		Interval: c.opts.Interval, Objective: c.opts.Objective, Driver: c.st, RNG: rngState, Method: ms}
 	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
 		return nil, fmt.Errorf("controller %s: snapshot: %w", c.name, err)
 	}
@@ -311,8 +315,22 @@ func (c *Controller) Restore(b []byte) error {
 	if s.Name != c.name || s.Dim != c.space.Dim() {
 		return fmt.Errorf("controller %s: restore: snapshot is of %q over %d parameters, this is %q over %d", c.name, s.Name, s.Dim, c.name, c.space.Dim())
 	}
+	if s.Params != nil && strings.Join(s.Params, ",") != strings.Join(c.space.Names(), ",") {
+		return fmt.Errorf("controller %s: restore: snapshot tunes %s, this controller tunes %s", c.name, strings.Join(s.Params, ", "), strings.Join(c.space.Names(), ", "))
+	}
+	if s.Interval != 0 && (s.Interval != c.opts.Interval || s.Objective != c.opts.Objective) {
+		return fmt.Errorf("controller %s: restore: snapshot has interval %d and objective %s, this controller has interval %d and objective %s", c.name, s.Interval, s.Objective, c.opts.Interval, c.opts.Objective)
+	}
 	if len(s.Driver.Current) != c.space.Dim() {
 		return fmt.Errorf("controller %s: restore: snapshot config has %d values", c.name, len(s.Driver.Current))
+	}
+	if s.Driver.Iteration < 0 {
+		return fmt.Errorf("controller %s: restore: snapshot iteration %d is negative", c.name, s.Driver.Iteration)
+	}
+	if s.Driver.HaveConfig {
+		if err := c.space.Validate(s.Driver.Current); err != nil {
+			return fmt.Errorf("controller %s: restore: snapshot configuration: %w", c.name, err)
+		}
 	}
 	old, err := c.method.MarshalBinary()
 	if err != nil {
