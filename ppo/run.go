@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
 )
@@ -26,6 +27,10 @@ type Report struct {
 	Stats  IterStats  // the iteration's outcome
 	Config Config     // the configuration it ran with (tuned values and annealed lr applied)
 	Eval   *EvalStats // the evaluation after this iteration, or nil
+	// ControllerTime is the wall time spent in the controller's Suggest and
+	// Observe for this iteration (zero without a controller): the paper's
+	// "time elapsed during the hyperparameter search".
+	ControllerTime time.Duration
 }
 
 // AnnealedLR is CleanRL's linear learning-rate schedule: lr·(1 − it/total)
@@ -98,8 +103,11 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Confi
 			return err
 		}
 		var values controller.Config
+		var ctlTime time.Duration
 		if ctl != nil {
+			start := time.Now()
 			v, err := ctl.Suggest()
+			ctlTime = time.Since(start)
 			if err != nil {
 				return fmt.Errorf("ppo: run: %w", err)
 			}
@@ -114,11 +122,14 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Confi
 			return err
 		}
 		if ctl != nil {
-			if err := ctl.Observe(st.Result()); err != nil {
+			start := time.Now()
+			err := ctl.Observe(st.Result())
+			ctlTime += time.Since(start)
+			if err != nil {
 				return fmt.Errorf("ppo: run: %w", err)
 			}
 		}
-		rep := Report{Stats: st, Config: cfg}
+		rep := Report{Stats: st, Config: cfg, ControllerTime: ctlTime}
 		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || it == opts.Iterations-1) {
 			es, err := t.Evaluate(ctx, 0)
 			if err != nil {

@@ -57,12 +57,12 @@ func Inspect(dir string) (State, error) {
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
 		return Finished, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Empty, fmt.Errorf("inspect %s: %w", dir, err)
+		return Empty, fmt.Errorf("output folder %s: %w", dir, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err == nil {
 		return Unfinished, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return Empty, fmt.Errorf("inspect %s: %w", dir, err)
+		return Empty, fmt.Errorf("output folder %s: %w", dir, err)
 	}
 	return Empty, nil
 }

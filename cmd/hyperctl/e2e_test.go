@@ -1,0 +1,260 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tinyConfig is a small, fast Reacher run for end-to-end tests.
+const tinyConfig = `env = "reacher"
+seed = 0
+iterations = 6
+eval_every = 2
+checkpoint_every = 5
+
+[ppo]
+num_envs = 2
+batch_size = 200
+minibatch_size = 100
+epochs = 2
+
+[controller]
+name = "hypercontroller"
+interval = 2
+
+[[controller.tune]]
+name = "batch_size"
+low = 100.0
+high = 300.0
+integer = true
+
+[[controller.tune]]
+name = "lr"
+low = 1e-4
+high = 1e-3
+`
+
+func writeTiny(t *testing.T, dir string, replace ...string) string {
+	t.Helper()
+	text := tinyConfig
+	for i := 0; i+1 < len(replace); i += 2 {
+		text = strings.Replace(text, replace[i], replace[i+1], 1)
+	}
+	p := filepath.Join(dir, "tiny.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// csvIterations returns the first column of a CSV's data rows.
+func csvIterations(t *testing.T, path string) []int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		n, err := strconv.Atoi(strings.SplitN(l, ",", 2)[0])
+		if err != nil {
+			t.Fatalf("%s: bad row %q", path, l)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func wantSeq(t *testing.T, what string, got []int, want []int) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s rows %v, want %v", what, got, want)
+	}
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func TestTrainEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeTiny(t, dir)
+	out := filepath.Join(dir, "run")
+	o, e, code := runCLI(t, "train", "--config", cfg, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	if !strings.Contains(o, "train: done: reacher with hypercontroller, seed 0: 6 iterations") {
+		t.Fatalf("stdout: %s", o)
+	}
+	wantSeq(t, "train.csv", csvIterations(t, filepath.Join(out, "train.csv")), seq(6))
+	wantSeq(t, "eval.csv", csvIterations(t, filepath.Join(out, "eval.csv")), []int{1, 3, 5})
+	for _, f := range []string{"config.toml", "summary.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatalf("missing %s: %v", f, err)
+		}
+	}
+	// A finished run is not overwritten without --force; --resume does nothing.
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out); code != 1 || !strings.Contains(e, "finished run") {
+		t.Fatalf("re-run without --force: exit %d, %s", code, e)
+	}
+	if o, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume"); code != 0 || !strings.Contains(o, "already finished") {
+		t.Fatalf("--resume on a finished run: exit %d, %s", code, o)
+	}
+	if _, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--force", "--iterations", "2"); code != 0 {
+		t.Fatalf("--force: exit %d", code)
+	}
+	wantSeq(t, "train.csv after --force", csvIterations(t, filepath.Join(out, "train.csv")), seq(2))
+}
+
+func TestTrainKillAndResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeTiny(t, dir, "iterations = 6", "iterations = 40", "checkpoint_every = 5", "checkpoint_every = 4")
+	out := filepath.Join(dir, "run")
+	cmd := exec.Command(binPath, "--log-format", "json", "train", "--config", cfg, "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait (bounded in polls) until a checkpoint exists and a few rows follow it.
+	ck := filepath.Join(out, "checkpoint", "checkpoint.bin")
+	ready := false
+	for i := 0; i < 3000 && !ready; i++ {
+		time.Sleep(10 * time.Millisecond)
+		if _, err := os.Stat(ck); err == nil {
+			if b, err := os.ReadFile(filepath.Join(out, "train.csv")); err == nil && strings.Count(string(b), "\n") >= 7 {
+				ready = true
+			}
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if !ready {
+		t.Fatal("no checkpoint appeared before the kill")
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
+		t.Skip("the run finished before it could be killed")
+	}
+	// Resuming with another config is refused and shows the difference.
+	other := writeTiny(t, t.TempDir(), "iterations = 6", "iterations = 40", "checkpoint_every = 5", "checkpoint_every = 4", "seed = 0", "seed = 1")
+	if _, e, code := runCLI(t, "train", "--config", other, "--out", out, "--resume"); code != 1 || !strings.Contains(e, "different config") || !strings.Contains(e, "+ seed = 1") {
+		t.Fatalf("resume with another config: exit %d\n%s", code, e)
+	}
+	o, e, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
+	}
+	if !strings.Contains(e, "resuming from checkpoint") {
+		t.Fatalf("resume did not use the checkpoint:\n%s", e)
+	}
+	wantSeq(t, "train.csv", csvIterations(t, filepath.Join(out, "train.csv")), seq(40))
+	var evals []int
+	for i := 1; i < 40; i += 2 {
+		evals = append(evals, i)
+	}
+	wantSeq(t, "eval.csv", csvIterations(t, filepath.Join(out, "eval.csv")), evals)
+}
+
+func TestTrainErrorsLeaveNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		cfg  string
+		args []string
+		code int
+		want string
+	}{
+		{"invalid config", "env = \"reacher\"\n[ppo]\nclip = 3.0\n", nil, 1, "ppo.clip"},
+		{"unknown controller", "", []string{"--env", "reacher", "--controller", "nope"}, 2, "valid controllers"},
+		{"bad iterations", "", []string{"--env", "reacher", "--iterations", "0"}, 2, "--iterations"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
+			args := append([]string{"train", "--out", out}, c.args...)
+			if c.cfg != "" {
+				p := filepath.Join(dir, "bad.toml")
+				os.WriteFile(p, []byte(c.cfg), 0o644)
+				args = append(args, "--config", p)
+			}
+			_, e, code := runCLI(t, args...)
+			if code != c.code || !strings.Contains(e, c.want) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, c.code, e, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatalf("%s was created", out)
+			}
+		})
+	}
+	// An unwritable output folder fails before training starts.
+	file := filepath.Join(dir, "a-file")
+	os.WriteFile(file, nil, 0o644)
+	cfg := writeTiny(t, dir)
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(file, "run")); code != 1 || !strings.Contains(e, "output folder") {
+		t.Fatalf("unwritable --out: exit %d, %s", code, e)
+	}
+}
+
+func TestCompareTwiceThenReport(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeTiny(t, dir, "iterations = 6", "iterations = 4")
+	out := filepath.Join(dir, "cmp")
+	args := []string{"compare", "--env", "reacher", "--controllers", "hypercontroller,random", "--seeds", "0-1", "--config", cfg, "--jobs", "2", "--out", out}
+	o, e, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, o, e)
+	}
+	var mtimes []time.Time
+	for _, c := range []string{"hypercontroller", "random"} {
+		for _, s := range []string{"seed0", "seed1"} {
+			run := filepath.Join(out, "reacher", c, s)
+			wantSeq(t, run, csvIterations(t, filepath.Join(run, "train.csv")), seq(4))
+			st, err := os.Stat(filepath.Join(run, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mtimes = append(mtimes, st.ModTime())
+		}
+	}
+	// The second run does no work.
+	o, _, code = runCLI(t, args...)
+	if code != 0 || !strings.Contains(o, "nothing to do") {
+		t.Fatalf("second compare: exit %d, %s", code, o)
+	}
+	k := 0
+	for _, c := range []string{"hypercontroller", "random"} {
+		for _, s := range []string{"seed0", "seed1"} {
+			st, _ := os.Stat(filepath.Join(out, "reacher", c, s, "summary.json"))
+			if !st.ModTime().Equal(mtimes[k]) {
+				t.Fatalf("%s/%s was re-run", c, s)
+			}
+			k++
+		}
+	}
+	// A different matrix in the same folder is refused.
+	if _, e, code := runCLI(t, "compare", "--env", "reacher", "--controllers", "random", "--seeds", "0", "--config", cfg, "--out", out); code != 1 || !strings.Contains(e, "different matrix") {
+		t.Fatalf("different matrix: exit %d, %s", code, e)
+	}
+	o, e, code = runCLI(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, e)
+	}
+	if !strings.Contains(o, "| hypercontroller | 2/2 |") || !strings.Contains(o, "| random | 2/2 |") {
+		t.Fatalf("report table:\n%s", o)
+	}
+	for _, f := range []string{"report.md", "reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig2_final.png"} {
+		if st, err := os.Stat(filepath.Join(out, "report", f)); err != nil || st.Size() == 0 {
+			t.Fatalf("report file %s: %v", f, err)
+		}
+	}
+}
