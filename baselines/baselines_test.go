@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/hyperctl/hyperctl/controller"
 )
@@ -322,3 +325,49 @@ func TestUseBeforeInit(t *testing.T) {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }
+
+// Settings decode from TOML by their tags (strictly: every key is known).
+func TestSettingsTOML(t *testing.T) {
+	cases := []struct {
+		name string
+		text string
+		set  controller.Settings
+		want controller.Settings
+	}{
+		{"gpucb", `kernel = "se"
+window = 50
+delta = 0.05
+grid = 20
+beta_scale = 0.2
+restarts = 0
+candidates = 64
+refine = 2`, &GPUCBSettings{}, &GPUCBSettings{Kernel: "se", Window: 50, Delta: 0.05, Grid: 20, BetaScale: 0.2, Restarts: 0, Candidates: 64, Refine: 2}},
+		{"pb2", `time = "seconds"
+window_min = 100
+window_step = 5
+window_max = 400
+epsilon = 0.2
+c1 = 0.3
+c2 = 0.5
+clip = 3.0
+restarts = 2
+candidates = 128
+refine = 4`, &PB2Settings{}, &PB2Settings{Time: "seconds", WindowMin: 100, WindowStep: 5, WindowMax: 400, Epsilon: 0.2, C1: 0.3, C2: 0.5, Clip: 3, Restarts: 2, Candidates: 128, Refine: 4}},
+		{"hyperband", "r = 81\neta = 3", &HyperBandSettings{}, &HyperBandSettings{R: 81, Eta: 3}},
+	}
+	for _, c := range cases {
+		md, err := toml.Decode(c.text, c.set)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if u := md.Undecoded(); len(u) != 0 {
+			t.Errorf("%s: undecoded keys %v", c.name, u)
+		}
+		if !reflect.DeepEqual(c.set, c.want) {
+			t.Errorf("%s: decoded %+v, want %+v", c.name, c.set, c.want)
+		}
+		if err := c.set.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}

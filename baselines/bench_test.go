@@ -80,26 +80,41 @@ func BenchmarkDecision(b *testing.B) {
 	}
 }
 
-// BenchmarkCheapDecision times one decision (Suggest) and one observation
+// BenchmarkCheapDecision times one decision (Suggest) plus one observation
 // of Random, Random Start and HyperBand called directly, over the paper's
-// space.
+// space. HyperBand restarts (Init) whenever its brackets are spent, so the
+// figure averages over whole schedules, sampling and ranking included.
 func BenchmarkCheapDecision(b *testing.B) {
 	space := paperSpace(b)
-	for _, name := range []string{"random", "randomstart", "hyperband"} {
-		b.Run(name, func(b *testing.B) {
-			e, _ := controller.Lookup(name)
-			m, err := e.Defaults().New()
+	for _, c := range []struct {
+		name string
+		set  controller.Settings
+	}{
+		{"random", &RandomSettings{}},
+		{"randomstart", &RandomStartSettings{}},
+		{"hyperband/r=18", &HyperBandSettings{R: 18, Eta: 3}},
+		{"hyperband/r=81", &HyperBandSettings{R: 81, Eta: 3}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := c.set.New()
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := m.Init(space, newRand(1)); err != nil {
+			rng := newRand(1)
+			if err := m.Init(space, rng); err != nil {
 				b.Fatal(err)
 			}
+			hb, _ := m.(*HyperBand)
 			dst := make(controller.Config, space.Dim())
 			o := controller.Observation{Objective: 0.5, Reward: 1, PrevReward: 0.5}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
+				if hb != nil && hb.Done() {
+					if err := m.Init(space, rng); err != nil {
+						b.Fatal(err)
+					}
+				}
 				if err := m.Suggest(dst); err != nil {
 					b.Fatal(err)
 				}
