@@ -42,10 +42,11 @@ import (
 // values (GP-UCB, PB2, Random) are scored on the same function, and the
 // per-round optimum ψ*_t = sup_ζ ψ_t(ζ) of eq. 7 is taken over a fine grid
 // of Fine points per hyperparameter (exactly, by dynamic programming along
-// the interaction chain). Discretising to d values therefore costs regret,
-// the O(n√(log n / d)) term of Theorem 1; a non-zero Interaction makes the
-// per-hyperparameter greedy search of eq. 15 locally suboptimal, the O(n)
-// term.
+// the interaction chain), then refined by a local coordinate-wise
+// golden-section search around the grid maximiser. Discretising to d values
+// therefore costs regret, the O(n√(log n / d)) term of Theorem 1; a non-zero
+// Interaction makes the per-hyperparameter greedy search of eq. 15 locally
+// suboptimal, the O(n) term.
 type BanditConfig struct {
 	H           int     // number of hyperparameters, 1–8
 	Basis       int     // K, cosine basis functions per hyperparameter, 1–32
@@ -168,10 +169,56 @@ func NewBandit(cfg BanditConfig, n int, seed uint64) (*Bandit, error) {
 	if b.fine, err = NewGridArgmax(cfg, cfg.Fine); err != nil {
 		return nil, err
 	}
+	idx := make([]int, cfg.H)
+	zeta := make([]float64, cfg.H)
 	for t := range n {
-		_, b.best[t] = b.fine.Argmax(b.W(t), nil)
+		var v float64
+		idx, v = b.fine.Argmax(b.W(t), idx)
+		for i, j := range idx {
+			zeta[i] = b.fine.points[j]
+		}
+		b.best[t] = math.Max(v, b.refine(t, zeta, 1/float64(cfg.Fine-1)))
 	}
 	return b, nil
+}
+
+// refine improves the fine-grid maximiser zeta of ψ_t by coordinate-wise
+// golden-section search within ±step of each coordinate (three sweeps), so
+// that ψ*_t is the continuous maximum rather than a grid value, and returns
+// the value reached. zeta is modified.
+func (b *Bandit) refine(t int, zeta []float64, step float64) float64 {
+	const invPhi = 0.6180339887498949
+	best := b.Value(t, zeta)
+	for range 3 {
+		for i := range zeta {
+			orig := zeta[i]
+			lo, hi := math.Max(0, orig-step), math.Min(1, orig+step)
+			f := func(x float64) float64 { zeta[i] = x; return b.Value(t, zeta) }
+			x1, x2 := hi-invPhi*(hi-lo), lo+invPhi*(hi-lo)
+			f1, f2 := f(x1), f(x2)
+			for range 30 {
+				if f1 < f2 {
+					lo, x1, f1 = x1, x2, f2
+					x2 = lo + invPhi*(hi-lo)
+					f2 = f(x2)
+				} else {
+					hi, x2, f2 = x2, x1, f1
+					x1 = hi - invPhi*(hi-lo)
+					f1 = f(x1)
+				}
+			}
+			x, v := x1, f1
+			if f2 > f1 {
+				x, v = x2, f2
+			}
+			if v > best {
+				best, zeta[i] = v, x
+			} else {
+				zeta[i] = orig
+			}
+		}
+	}
+	return best
 }
 
 // Config returns the bandit's configuration.
@@ -239,7 +286,8 @@ func (b *Bandit) Value(t int, zeta []float64) float64 {
 // Observe returns X_t = ψ_t(ζ) + η_t, what a controller sees.
 func (b *Bandit) Observe(t int, zeta []float64) float64 { return b.Value(t, zeta) + b.eta[t] }
 
-// Optimum returns ψ*_t, the maximum of ψ_t over the fine grid.
+// Optimum returns ψ*_t, the maximum of ψ_t over [0, 1]^h (the fine-grid
+// maximum, refined locally).
 func (b *Bandit) Optimum(t int) float64 { return b.best[t] }
 
 // GridArgmax maximises ⟨c(ζ), w⟩ over the grid of g points k/(g−1) per

@@ -244,6 +244,17 @@ func NewModifiedFilter(m *Model, actions [][]float64) (*ModifiedFilter, error) {
 	return f, nil
 }
 
+// Reset returns the filter to ẑ'_0 = 0, P'_0 = Σ, keeping its gains.
+func (f *ModifiedFilter) Reset() error {
+	sigma, err := f.m.StationaryCov()
+	if err != nil {
+		return err
+	}
+	clear(f.z)
+	f.p.Copy(sigma)
+	return nil
+}
+
 // Fixed returns P_A for action a (not a copy).
 func (f *ModifiedFilter) Fixed(a int) *mat.SymDense { return f.fixed[a] }
 
