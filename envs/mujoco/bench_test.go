@@ -108,8 +108,9 @@ func BenchmarkEnvStep(b *testing.B) {
 //   - env: the Go environment (Step through cgo, reward, observation, and a
 //     Reset with random draws every 1000 steps);
 //   - bare: the same work as a C loop with no Go in between (copy the same
-//     action into ctrl, 5 mj_step, mj_resetData + mj_forward every 1000
-//     steps);
+//     action into ctrl, 5 mj_step; every 1000 steps mj_resetData, the same
+//     initial state as the env's reset drew, mj_forward), so it follows the
+//     env's trajectory exactly (TestBenchEnvLoopMatchesEnv);
 //   - raw: a C loop of plain mj_step calls with zero ctrl and no reset (the
 //     physics limit as usually quoted), divided by frame_skip 5.
 //
@@ -128,6 +129,17 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	if _, err := e.Reset(0); err != nil {
 		b.Fatal(err)
 	}
+	// twin replays the env's reset draws, to give the bare loop the same
+	// initial states: env and bare then follow identical trajectories.
+	twin, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer twin.Close()
+	if _, err := twin.Reset(0); err != nil {
+		b.Fatal(err)
+	}
+	init := make([]float64, 18)
 	bare, err := NewData(e.Model())
 	if err != nil {
 		b.Fatal(err)
@@ -149,13 +161,18 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	b.ResetTimer()
 	for done := 0; done < b.N; done += chunk {
 		n := min(chunk, b.N-done)
+		if _, err := twin.Reset(envs.NoSeed); err != nil {
+			b.Fatal(err)
+		}
+		copy(init, twin.Data().Qpos())
+		copy(init[9:], twin.Data().Qvel())
 		start, cpu := time.Now(), threadCPU(b)
 		envLoop(b, e, actions, n, 1000, &t)
 		tEnv += time.Since(start)
 		cEnv += threadCPU(b) - cpu
 
 		start, cpu = time.Now(), threadCPU(b)
-		if err := bare.BenchEnvLoop(n, 5, 1000, actions); err != nil {
+		if err := bare.BenchEnvLoop(n, 5, 1000, actions, init); err != nil {
 			b.Fatal(err)
 		}
 		tBare += time.Since(start)

@@ -196,14 +196,25 @@ int hc_step_raw(const mjModel* m, mjData* d, long n, hcStatus* st) {
 
 // hc_bench_env is the bare C version of an environment's stepping work: for
 // each of nenv environment steps, copy one action (cycling through nact rows
-// of m->nu values) into ctrl and call mj_step frame_skip times; every
-// `episode` steps, mj_resetData and mj_forward. No Go code runs in between.
+// of m->nu values) into ctrl and call mj_step frame_skip times. Every
+// `episode` steps (if > 0) it runs mj_resetData, then, if ninit > 0, copies
+// the next row of init (nq qpos values then nv qvel values, cycling) into
+// the state, and runs mj_forward. No Go code runs in between.
 static int hc_bench_env_loop(const mjModel* m, mjData* d, long nenv, int frame_skip,
-                             int episode, const mjtNum* actions, int nact) {
-  int row = 0;
+                             int episode, const mjtNum* actions, int nact,
+                             const mjtNum* init, int ninit) {
+  int row = 0, irow = 0;
   for (long t = 0; t < nenv; t++) {
     if (episode > 0 && t % episode == 0) {
       mj_resetData(m, d);
+      if (ninit > 0) {
+        const mjtNum* s = init + (long)irow * (m->nq + m->nv);
+        memcpy(d->qpos, s, sizeof(mjtNum) * m->nq);
+        memcpy(d->qvel, s + m->nq, sizeof(mjtNum) * m->nv);
+        if (++irow == ninit) {
+          irow = 0;
+        }
+      }
       mj_forward(m, d);
     }
     memcpy(d->ctrl, actions + (long)row * m->nu, sizeof(mjtNum) * m->nu);
@@ -218,9 +229,11 @@ static int hc_bench_env_loop(const mjModel* m, mjData* d, long nenv, int frame_s
 }
 
 int hc_bench_env(const mjModel* m, mjData* d, long nenv, int frame_skip,
-                 int episode, const mjtNum* actions, int nact, hcStatus* st) {
+                 int episode, const mjtNum* actions, int nact,
+                 const mjtNum* init, int ninit, hcStatus* st) {
   int code = HC_OK;
-  HC_GUARDED(st, code = hc_bench_env_loop(m, d, nenv, frame_skip, episode, actions, nact));
+  HC_GUARDED(st, code = hc_bench_env_loop(m, d, nenv, frame_skip, episode, actions, nact,
+                                          init, ninit));
   return code;
 }
 

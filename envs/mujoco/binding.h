@@ -37,7 +37,8 @@ int hc_forward(const mjModel* m, mjData* d, hcStatus* st);
 int hc_reset(const mjModel* m, mjData* d, hcStatus* st);
 int hc_step_raw(const mjModel* m, mjData* d, long n, hcStatus* st);
 int hc_bench_env(const mjModel* m, mjData* d, long nenv, int frame_skip,
-                 int episode, const mjtNum* actions, int nact, hcStatus* st);
+                 int episode, const mjtNum* actions, int nact,
+                 const mjtNum* init, int ninit, hcStatus* st);
 int hc_model_field(const mjModel* m, const char* name, void** ptr, int* type,
                    int* nr, int* nc);
 const char* hc_model_field_name(int i);

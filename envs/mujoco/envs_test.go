@@ -751,3 +751,56 @@ func TestVecCarriesOnAfterInstability(t *testing.T) {
 		t.Fatalf("copy 0 counted %d instabilities, want 1", n)
 	}
 }
+
+// TestBenchEnvLoopMatchesEnv checks that the bare C loop used as the
+// benchmark's physics reference does exactly the environment's physics:
+// given the env's initial states and actions, it ends in the same state,
+// bit for bit.
+func TestBenchEnvLoopMatchesEnv(t *testing.T) {
+	e, twin := newEnv(t, "halfcheetah"), newEnv(t, "halfcheetah")
+	actions := make([]float64, 30*6)
+	for i := range actions {
+		actions[i] = math.Sin(float64(i))
+	}
+	const episodes, length = 3, 40
+	var init []float64
+	if _, err := twin.Reset(9); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < episodes; k++ {
+		if _, err := twin.Reset(envs.NoSeed); err != nil {
+			t.Fatal(err)
+		}
+		init = append(init, twin.Data().Qpos()...)
+		init = append(init, twin.Data().Qvel()...)
+	}
+	e.Reset(9)
+	for k := 0; k < episodes; k++ {
+		if _, err := e.Reset(envs.NoSeed); err != nil {
+			t.Fatal(err)
+		}
+		for s := 0; s < length; s++ {
+			row := s % 30
+			if _, err := e.Step(actions[row*6 : row*6+6]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bare, err := NewData(e.Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	// One BenchEnvLoop call per episode restarts the action table, as the
+	// env loop above does.
+	for k := 0; k < episodes; k++ {
+		if err := bare.BenchEnvLoop(length, 5, length, actions, init[k*18:(k+1)*18]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nearAll(t, "qpos", bare.Qpos(), e.Data().Qpos(), 0)
+	nearAll(t, "qvel", bare.Qvel(), e.Data().Qvel(), 0)
+	if err := bare.BenchEnvLoop(1, 5, 0, actions[:5], nil); err == nil {
+		t.Fatal("BenchEnvLoop with a partial action row: want an error")
+	}
+}

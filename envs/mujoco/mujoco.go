@@ -770,25 +770,34 @@ func (d *Data) StepRaw(n int) error {
 // BenchEnvLoop is the bare C version of an environment's stepping work, for
 // measuring the physics limit: for each of nenv environment steps it copies
 // the next row of actions (nu values per row, cycling) into ctrl and calls
-// mj_step frameSkip times; every episode steps (if > 0) it runs
-// mj_resetData and mj_forward. No Go code runs in between.
-func (d *Data) BenchEnvLoop(nenv, frameSkip, episode int, actions []float64) error {
+// mj_step frameSkip times. Every episode steps (if > 0) it runs
+// mj_resetData, then, if init is not empty, copies the next row of init (nq
+// qpos values then nv qvel values per row, cycling) into the state, and
+// runs mj_forward, as an environment's reset does. No Go code runs in
+// between.
+func (d *Data) BenchEnvLoop(nenv, frameSkip, episode int, actions, init []float64) error {
 	if !d.open() {
 		return ErrClosed
 	}
-	nu := d.model.Nu()
+	nu, nx := d.model.Nu(), d.model.Nq()+d.model.Nv()
 	if nu == 0 || len(actions) == 0 || len(actions)%nu != 0 {
 		return fmt.Errorf("mujoco: BenchEnvLoop: actions has %d values, want a positive multiple of nu = %d", len(actions), nu)
 	}
-	// The actions are copied to C memory: C must not keep Go pointers.
-	buf := (*C.mjtNum)(C.malloc(C.size_t(8 * len(actions))))
+	if len(init)%nx != 0 {
+		return fmt.Errorf("mujoco: BenchEnvLoop: init has %d values, want a multiple of nq+nv = %d", len(init), nx)
+	}
+	// Both tables are copied to C memory: C must not keep Go pointers.
+	buf := (*C.mjtNum)(C.malloc(C.size_t(8 * (len(actions) + len(init) + 1))))
 	if buf == nil {
 		return errors.New("mujoco: BenchEnvLoop: out of memory")
 	}
 	defer C.free(unsafe.Pointer(buf))
-	copy(nums(buf, len(actions)), actions)
+	all := nums(buf, len(actions)+len(init))
+	copy(all, actions)
+	copy(all[len(actions):], init)
+	initPtr := (*C.mjtNum)(unsafe.Add(unsafe.Pointer(buf), 8*len(actions)))
 	if code := C.hc_bench_env(d.model.m, d.d, C.long(nenv), C.int(frameSkip), C.int(episode),
-		buf, C.int(len(actions)/nu), d.st); code != C.HC_OK {
+		buf, C.int(len(actions)/nu), initPtr, C.int(len(init)/nx), d.st); code != C.HC_OK {
 		return d.statusError(code)
 	}
 	return nil
