@@ -139,3 +139,8 @@ func equalFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// alwaysRestartBelow: with fewer data points than this, fits are cheap and
+// the ML-II surface is most multimodal, so GP-UCB and PB2 run their random
+// restarts at every decision; above it, every RestartEvery-th decision.
+const alwaysRestartBelow = 64

@@ -148,6 +148,7 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{"beta_scale", gpucb(func(s *GPUCBSettings) { s.BetaScale = 0 })},
 		{"beta_scale", gpucb(func(s *GPUCBSettings) { s.BetaScale = math.Inf(1) })},
 		{"restarts", gpucb(func(s *GPUCBSettings) { s.Restarts = -1 })},
+		{"restart_every", gpucb(func(s *GPUCBSettings) { s.RestartEvery = 0 })},
 		{"candidates", gpucb(func(s *GPUCBSettings) { s.Candidates = 0 })},
 		{"refine", gpucb(func(s *GPUCBSettings) { s.Refine = s.Candidates + 1 })},
 		{"time", pb2(func(s *PB2Settings) { s.Time = "epochs" })},
@@ -159,6 +160,7 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{"c2", pb2(func(s *PB2Settings) { s.C2 = 0 })},
 		{"clip", pb2(func(s *PB2Settings) { s.Clip = math.NaN() })},
 		{"restarts", pb2(func(s *PB2Settings) { s.Restarts = 101 })},
+		{"restart_every", pb2(func(s *PB2Settings) { s.RestartEvery = -2 })},
 		{"candidates", pb2(func(s *PB2Settings) { s.Candidates = -3 })},
 		{"refine", pb2(func(s *PB2Settings) { s.Refine = -1 })},
 		{"r", hb(func(s *HyperBandSettings) { s.R = 0 })},
@@ -340,8 +342,9 @@ delta = 0.05
 grid = 20
 beta_scale = 0.2
 restarts = 0
+restart_every = 3
 candidates = 64
-refine = 2`, &GPUCBSettings{}, &GPUCBSettings{Kernel: "se", Window: 50, Delta: 0.05, Grid: 20, BetaScale: 0.2, Restarts: 0, Candidates: 64, Refine: 2}},
+refine = 2`, &GPUCBSettings{}, &GPUCBSettings{Kernel: "se", Window: 50, Delta: 0.05, Grid: 20, BetaScale: 0.2, Restarts: 0, RestartEvery: 3, Candidates: 64, Refine: 2}},
 		{"pb2", `time = "seconds"
 window_min = 100
 window_step = 5
@@ -351,8 +354,9 @@ c1 = 0.3
 c2 = 0.5
 clip = 3.0
 restarts = 2
+restart_every = 1
 candidates = 128
-refine = 4`, &PB2Settings{}, &PB2Settings{Time: "seconds", WindowMin: 100, WindowStep: 5, WindowMax: 400, Epsilon: 0.2, C1: 0.3, C2: 0.5, Clip: 3, Restarts: 2, Candidates: 128, Refine: 4}},
+refine = 4`, &PB2Settings{}, &PB2Settings{Time: "seconds", WindowMin: 100, WindowStep: 5, WindowMax: 400, Epsilon: 0.2, C1: 0.3, C2: 0.5, Clip: 3, Restarts: 2, RestartEvery: 1, Candidates: 128, Refine: 4}},
 		{"hyperband", "r = 81\neta = 3", &HyperBandSettings{}, &HyperBandSettings{R: 81, Eta: 3}},
 	}
 	for _, c := range cases {

@@ -53,9 +53,13 @@ type GPUCBSettings struct {
 	Grid int `toml:"grid"`
 	// BetaScale multiplies Theorem 1's β_t (> 0).
 	BetaScale float64 `toml:"beta_scale"`
-	// Restarts is the number of random ML-II restarts per decision besides
-	// the warm start.
+	// Restarts is the number of random ML-II restarts, besides the warm
+	// start from the previous decision's hyperparameters, at every
+	// RestartEvery-th decision (the first included).
 	Restarts int `toml:"restarts"`
+	// RestartEvery spaces the decisions with random restarts (1: every
+	// decision).
+	RestartEvery int `toml:"restart_every"`
 	// Candidates is the number of uniform random points the acquisition is
 	// evaluated at per decision.
 	Candidates int `toml:"candidates"`
@@ -66,14 +70,15 @@ type GPUCBSettings struct {
 // DefaultGPUCBSettings returns the defaults.
 func DefaultGPUCBSettings() GPUCBSettings {
 	return GPUCBSettings{
-		Kernel:     "matern52",
-		Window:     200,
-		Delta:      0.1,
-		Grid:       10,
-		BetaScale:  1,
-		Restarts:   1,
-		Candidates: 256,
-		Refine:     3,
+		Kernel:       "matern52",
+		Window:       200,
+		Delta:        0.1,
+		Grid:         10,
+		BetaScale:    1,
+		Restarts:     1,
+		RestartEvery: 10,
+		Candidates:   256,
+		Refine:       3,
 	}
 }
 
@@ -93,6 +98,8 @@ func (s *GPUCBSettings) Validate() error {
 		return fmt.Errorf("beta_scale: must be finite and > 0, got %v", s.BetaScale)
 	case s.Restarts < 0 || s.Restarts > 100:
 		return fmt.Errorf("restarts: must be in [0, 100], got %d", s.Restarts)
+	case s.RestartEvery < 1:
+		return fmt.Errorf("restart_every: must be >= 1 decision, got %d", s.RestartEvery)
 	case s.Candidates < 1 || s.Candidates > 100000:
 		return fmt.Errorf("candidates: must be in [1, 100000], got %d", s.Candidates)
 	case s.Refine < 0 || s.Refine > s.Candidates:
@@ -191,7 +198,11 @@ func (m *GPUCB) Suggest(dst controller.Config) error {
 		return nil
 	}
 	k := gp.Kernel{Kind: m.kind, Dim: d, ARD: true}
-	model, err := gp.Fit(m.st.X, m.st.Y, gp.FitOptions{Kernel: k, Init: m.st.Hyper, Restarts: m.set.Restarts}, m.rng)
+	restarts := 0
+	if m.st.Hyper == nil || len(m.st.Y) < alwaysRestartBelow || (m.st.Rounds-1)%m.set.RestartEvery == 0 {
+		restarts = m.set.Restarts
+	}
+	model, err := gp.Fit(m.st.X, m.st.Y, gp.FitOptions{Kernel: k, Init: m.st.Hyper, Restarts: restarts}, m.rng)
 	if err != nil {
 		// Data are finite by construction, so this means a numerically
 		// hopeless covariance; keep going with a random configuration.

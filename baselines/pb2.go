@@ -68,9 +68,13 @@ type PB2Settings struct {
 	C2 float64 `toml:"c2"`
 	// Clip clips the standardised targets to ±Clip (0: no clipping).
 	Clip float64 `toml:"clip"`
-	// Restarts is the number of random ML-II restarts besides the warm
-	// start, for the final window's fit.
+	// Restarts is the number of random ML-II restarts, besides the warm
+	// start from the previous decision's hyperparameters, for the final
+	// window's fit at every RestartEvery-th decision (the first included).
 	Restarts int `toml:"restarts"`
+	// RestartEvery spaces the decisions with random restarts (1: every
+	// decision).
+	RestartEvery int `toml:"restart_every"`
 	// Candidates is the number of uniform random configurations the
 	// acquisition is evaluated at per decision.
 	Candidates int `toml:"candidates"`
@@ -82,17 +86,18 @@ type PB2Settings struct {
 // optimiser budget.
 func DefaultPB2Settings() PB2Settings {
 	return PB2Settings{
-		Time:       "iterations",
-		WindowMin:  200,
-		WindowStep: 10,
-		WindowMax:  1000,
-		Epsilon:    0.1,
-		C1:         0.2,
-		C2:         0.4,
-		Clip:       2,
-		Restarts:   1,
-		Candidates: 256,
-		Refine:     3,
+		Time:         "iterations",
+		WindowMin:    200,
+		WindowStep:   10,
+		WindowMax:    1000,
+		Epsilon:      0.1,
+		C1:           0.2,
+		C2:           0.4,
+		Clip:         2,
+		Restarts:     1,
+		RestartEvery: 10,
+		Candidates:   256,
+		Refine:       3,
 	}
 }
 
@@ -120,6 +125,8 @@ func (s *PB2Settings) Validate() error {
 		return fmt.Errorf("clip: must be finite and >= 0, got %v", s.Clip)
 	case s.Restarts < 0 || s.Restarts > 100:
 		return fmt.Errorf("restarts: must be in [0, 100], got %d", s.Restarts)
+	case s.RestartEvery < 1:
+		return fmt.Errorf("restart_every: must be >= 1 decision, got %d", s.RestartEvery)
 	case s.Candidates < 1 || s.Candidates > 100000:
 		return fmt.Errorf("candidates: must be in [1, 100000], got %d", s.Candidates)
 	case s.Refine < 0 || s.Refine > s.Candidates:
@@ -163,6 +170,7 @@ type pb2State struct {
 	HaveNow  bool
 	Hyper    *gp.Hyper
 	Window   int // rows used by the last decision
+	Fits     int // decisions that fitted a GP
 	Failures int
 }
 
@@ -279,7 +287,12 @@ func (m *PB2) Suggest(dst controller.Config) error {
 	}
 	m.st.Window = L
 	x, y, lo, span := m.window(L)
-	model, err := gp.Fit(x, y, m.fitOptions(m.set.Restarts), m.rng)
+	restarts := 0
+	if m.st.Hyper == nil || L < alwaysRestartBelow || m.st.Fits%m.set.RestartEvery == 0 {
+		restarts = m.set.Restarts
+	}
+	m.st.Fits++
+	model, err := gp.Fit(x, y, m.fitOptions(restarts), m.rng)
 	if err != nil {
 		m.st.Failures++
 		uniform(m.space, m.rng, dst)

@@ -95,11 +95,11 @@ func (w *workspace) pairs(e *eval) {
 		for c, v := range sq {
 			r2 += v * il2[c]
 		}
-		s := e.sf2
-		if w.dt != nil && w.dt[p] > 0 && e.logDecay != 0 {
-			s *= math.Exp(e.logDecay * w.dt[p])
+		var logT float64
+		if w.dt != nil {
+			logT = e.logDecay * w.dt[p]
 		}
-		w.kv[p], w.qv[p] = e.profile(s, r2)
+		w.kv[p], w.qv[p] = e.profile(e.sf2, r2, logT)
 	}
 }
 

@@ -215,15 +215,16 @@ func newEval(k Kernel, h Hyper) (*eval, error) {
 
 const sqrt5 = 2.23606797749978969640917366873127623544061835961152572427089
 
-// profile returns k and q = −2 ∂k/∂(r²) for amplitude s (σ² times the time
-// factor) and scaled squared distance r².
-func (e *eval) profile(s, r2 float64) (k, q float64) {
+// profile returns k and q = −2 ∂k/∂(r²) for signal variance s, scaled
+// squared distance r² and log time factor logT = log((1-ε)^{|t-t'|/2}),
+// with one exp.
+func (e *eval) profile(s, r2, logT float64) (k, q float64) {
 	if e.k.Kind == Matern52 {
 		r := math.Sqrt(r2)
-		ex := math.Exp(-sqrt5 * r)
-		return s * (1 + sqrt5*r + 5*r2/3) * ex, s * (5.0 / 3.0) * (1 + sqrt5*r) * ex
+		ex := s * math.Exp(logT-sqrt5*r)
+		return (1 + sqrt5*r + 5*r2/3) * ex, (5.0 / 3.0) * (1 + sqrt5*r) * ex
 	}
-	k = s * math.Exp(-0.5*r2)
+	k = s * math.Exp(logT-0.5*r2)
 	return k, k
 }
 
@@ -235,14 +236,10 @@ func (e *eval) pair(a, b []float64) (k, q, dt float64) {
 		d := a[c] - b[c]
 		r2 += d * d * e.invL2[c]
 	}
-	s := e.sf2
 	if e.k.TimeVarying {
 		dt = math.Abs(a[0] - b[0])
-		if dt > 0 && e.logDecay != 0 {
-			s *= math.Exp(e.logDecay * dt)
-		}
 	}
-	k, q = e.profile(s, r2)
+	k, q = e.profile(e.sf2, r2, e.logDecay*dt)
 	return k, q, dt
 }
 
