@@ -40,7 +40,7 @@ func BenchmarkFullRun(b *testing.B) {
 func BenchmarkDecision(b *testing.B) {
 	space := paperSpace(b)
 	for _, name := range []string{"gpucb", "pb2"} {
-		for _, n := range []int{10, 50, 100, 200, 300} {
+		for _, n := range []int{10, 50, 100, 200, 300, 400} {
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
 				ctl := build(b, name, nil, space, 1, 1)
 				f := newFeedback(space, paperGain, 0.3, 1)

@@ -473,3 +473,34 @@ func TestFitDeterministic(t *testing.T) {
 		t.Errorf("ML-II optimum %g below its starting point %g", a.LogLikelihood(), l0)
 	}
 }
+
+// A singular covariance (duplicate inputs, negligible noise) is factorised
+// with jitter instead of failing, and predictions stay finite.
+func TestCholeskyJitter(t *testing.T) {
+	k := Kernel{Kind: SquaredExp, Dim: 1, ARD: true}
+	h := Hyper{SignalVar: 1, Lengthscales: []float64{0.3}, NoiseVar: 1e-300}
+	x := []float64{0.5, 0.5, 0.5, 0.2}
+	y := []float64{1, 1, 1, 0}
+	m, err := New(k, h, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(m.Jitter() > 0) {
+		t.Errorf("jitter %g, want > 0 for a singular covariance", m.Jitter())
+	}
+	mean, vr := make([]float64, 2), make([]float64, 2)
+	if err := m.Predict([]float64{0.5, 0.9}, mean, vr); err != nil {
+		t.Fatal(err)
+	}
+	if !allFinite(mean, vr) || math.Abs(mean[0]-1) > 1e-3 {
+		t.Errorf("prediction at a triplicated point: mean %v var %v, want mean ≈ 1", mean, vr)
+	}
+	// Without duplicates no jitter is needed.
+	m, err = New(k, h, []float64{0.1, 0.9}, []float64{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Jitter() != 0 {
+		t.Errorf("jitter %g for a well-conditioned covariance", m.Jitter())
+	}
+}
