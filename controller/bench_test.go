@@ -24,7 +24,7 @@ func benchSpace(tb testing.TB, h int) controller.Space {
 
 // BenchmarkHyperController measures one decision plus one observation
 // through the driver (Interval = 1, so every iteration is a decision), after
-// a warm-up of 20000 iterations, on a reward stream that depends on the
+// a warm-up of 100000 iterations, on a reward stream that depends on the
 // chosen configuration. Targets: h = 4, d = 10, s = 1 at most 1 µs and 0
 // allocations; s = 3 at most 5 µs.
 func BenchmarkHyperController(b *testing.B) {
@@ -49,7 +49,7 @@ func BenchmarkHyperController(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			for range 20000 {
+			for range 100000 {
 				step()
 			}
 			b.ReportAllocs()

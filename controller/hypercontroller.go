@@ -488,13 +488,18 @@ func (m *HyperController) update(buf, g, xi []float64, x float64) error {
 		b[r] += x * xi[r]
 	}
 	buf[2*s*s+s]++
+	for _, f := range buf[:s*s] {
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return errors.New("ridge update overflowed: V = λI + ΣΞΞᵀ is not finite (objective values too large)")
+		}
+	}
 	if s == 1 {
 		u[0] = math.Sqrt(v[0])
 		g[0] = b[0] / v[0]
 	} else {
 		copy(u, v)
 		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: s, Stride: s, Data: u}); !ok {
-			return errors.New("ridge update: V is not positive definite (objective values too large?)")
+			return errors.New("ridge update: V is not numerically positive definite")
 		}
 		copy(g, b)
 		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: s, Stride: s, Data: u},

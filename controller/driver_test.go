@@ -1,0 +1,315 @@
+package controller_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// fakeMethod records the driver's calls. Its suggestions are drawn from the
+// driver's rng, its state is the number of calls.
+type fakeMethod struct {
+	rng         *rand.Rand
+	space       controller.Space
+	suggests    []int // driver iteration at each Suggest (from observations seen)
+	obs         []controller.Observation
+	observed    int
+	failNext    bool
+	badConfig   bool
+	rejectState bool
+}
+
+func (f *fakeMethod) Init(s controller.Space, r *rand.Rand) error { f.space, f.rng = s, r; return nil }
+
+func (f *fakeMethod) Suggest(dst controller.Config) error {
+	f.suggests = append(f.suggests, f.observed)
+	for i := range dst {
+		dst[i] = f.space.FromUnit(i, f.rng.Float64())
+	}
+	if f.badConfig {
+		dst[0] = f.space.Param(0).High + 1
+	}
+	return nil
+}
+
+func (f *fakeMethod) Observe(o controller.Observation) error {
+	if f.failNext {
+		f.failNext = false
+		return errors.New("refused")
+	}
+	o.Config = append(controller.Config(nil), o.Config...)
+	f.obs = append(f.obs, o)
+	f.observed++
+	return nil
+}
+
+func (f *fakeMethod) MarshalBinary() ([]byte, error) {
+	return binary.AppendUvarint(nil, uint64(f.observed)), nil
+}
+
+func (f *fakeMethod) UnmarshalBinary(b []byte) error {
+	if f.rejectState && len(b) > 0 && b[0] != 0 {
+		return errors.New("fake: state rejected")
+	}
+	v, n := binary.Uvarint(b)
+	if n <= 0 || n != len(b) {
+		return errors.New("fake: bad state")
+	}
+	f.observed = int(v)
+	return nil
+}
+
+func twoParams(t testing.TB) controller.Space {
+	t.Helper()
+	sp, err := controller.NewSpace(
+		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
+		controller.Param{Name: "batch", Low: 1000, High: 6000, Integer: true},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func TestDriverInterval(t *testing.T) {
+	for _, k := range []int{1, 3, 5} {
+		f := &fakeMethod{}
+		ctl, err := controller.New("fake", f, twoParams(t), controller.Options{Interval: k, Objective: controller.Reward, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prev controller.Config
+		for it := range 23 {
+			cfg, err := ctl.Suggest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := ctl.Suggest() // a repeated Suggest returns the same configuration
+			if !equal(cfg, again) {
+				t.Fatal("second Suggest before Observe changed the configuration")
+			}
+			if it%k != 0 && !equal(cfg, prev) {
+				t.Fatalf("interval %d: configuration changed at iteration %d", k, it)
+			}
+			prev = append(controller.Config(nil), cfg...)
+			if err := ctl.Observe(controller.Result{Reward: float64(it)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Decisions at iterations 0, k, 2k, …; with the Reward objective
+		// every iteration is observed, so the method had seen exactly
+		// that many observations at each decision.
+		want := 0
+		for i, s := range f.suggests {
+			if s != want {
+				t.Fatalf("interval %d: decision %d after %d observations, want %d", k, i, s, want)
+			}
+			want += k
+		}
+		if len(f.suggests) != (23+k-1)/k || len(f.obs) != 23 {
+			t.Fatalf("interval %d: %d decisions, %d observations", k, len(f.suggests), len(f.obs))
+		}
+	}
+}
+
+func equal(a, b controller.Config) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDriverObjectives(t *testing.T) {
+	rewards := []float64{1, 3, 2, 7}
+	elapsed := []time.Duration{time.Second, 2 * time.Second, 500 * time.Millisecond, time.Second}
+	cases := []struct {
+		obj   controller.Objective
+		name  string
+		first int // first iteration shown to the method
+		want  []float64
+	}{
+		{controller.Delta, "delta", 1, []float64{2, -1, 5}},
+		{controller.Reward, "reward", 0, []float64{1, 3, 2, 7}},
+		{controller.DeltaPerSecond, "delta_per_second", 1, []float64{1, -2, 5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got, err := controller.ParseObjective(c.name); err != nil || got != c.obj || got.String() != c.name {
+				t.Fatalf("ParseObjective(%q) = %v, %v", c.name, got, err)
+			}
+			f := &fakeMethod{}
+			ctl, err := controller.New("fake", f, twoParams(t), controller.Options{Interval: 2, Objective: c.obj})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range rewards {
+				if _, err := ctl.Suggest(); err != nil {
+					t.Fatal(err)
+				}
+				if err := ctl.Observe(controller.Result{Reward: r, Elapsed: elapsed[i]}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(f.obs) != len(c.want) {
+				t.Fatalf("%d observations, want %d", len(f.obs), len(c.want))
+			}
+			tm := 0.0
+			for i := range c.first {
+				tm += elapsed[i].Seconds()
+			}
+			for i, o := range f.obs {
+				it := c.first + i
+				tm += elapsed[it].Seconds()
+				prev := rewards[it]
+				if it > 0 {
+					prev = rewards[it-1]
+				}
+				if o.Iteration != it || o.Objective != c.want[i] || o.Reward != rewards[it] || o.PrevReward != prev || math.Abs(o.Time-tm) > 1e-12 {
+					t.Fatalf("observation %d: %+v, want iteration %d objective %g time %g", i, o, it, c.want[i], tm)
+				}
+			}
+		})
+	}
+	if _, err := controller.ParseObjective("loss"); err == nil {
+		t.Fatal("unknown objective parsed")
+	}
+}
+
+func TestDriverErrors(t *testing.T) {
+	f := &fakeMethod{}
+	ctl, err := controller.New("fake", f, twoParams(t), controller.Options{Interval: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.Observe(controller.Result{Reward: 1}); err == nil || !strings.Contains(err.Error(), "without a preceding Suggest") {
+		t.Fatalf("Observe without Suggest: %v", err)
+	}
+	if _, err := ctl.Suggest(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.Observe(controller.Result{Reward: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.Suggest(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := ctl.Snapshot()
+	for _, r := range []controller.Result{
+		{Reward: math.NaN()}, {Reward: math.Inf(1)}, {Reward: 1, Elapsed: -time.Second},
+	} {
+		if err := ctl.Observe(r); err == nil {
+			t.Fatalf("result %+v accepted", r)
+		}
+	}
+	f.failNext = true
+	if err := ctl.Observe(controller.Result{Reward: 2}); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("method error not returned: %v", err)
+	}
+	after, _ := ctl.Snapshot()
+	if !bytes.Equal(before, after) || ctl.Iteration() != 1 {
+		t.Fatal("rejected observations changed the driver state")
+	}
+	if err := ctl.Observe(controller.Result{Reward: 2}); err != nil {
+		t.Fatalf("valid observation after rejected ones: %v", err)
+	}
+
+	// Invalid options.
+	for _, o := range []controller.Options{{Interval: -1}, {Objective: 7}} {
+		if _, err := controller.New("fake", &fakeMethod{}, twoParams(t), o); err == nil {
+			t.Fatalf("options %+v accepted", o)
+		}
+	}
+	if _, err := controller.New("fake", nil, twoParams(t), controller.Options{}); err == nil {
+		t.Fatal("nil method accepted")
+	}
+	if _, err := controller.New("fake", &fakeMethod{}, controller.Space{}, controller.Options{}); err == nil {
+		t.Fatal("empty space accepted")
+	}
+	// A method suggesting out of bounds is caught.
+	bad, _ := controller.New("fake", &fakeMethod{badConfig: true}, twoParams(t), controller.Options{})
+	if _, err := bad.Suggest(); err == nil || !strings.Contains(err.Error(), "lr") {
+		t.Fatalf("out-of-bounds suggestion: %v", err)
+	}
+}
+
+func TestDriverRestoreWrongSnapshot(t *testing.T) {
+	build := func(name string, sp controller.Space, o controller.Options) *controller.Controller {
+		c, err := controller.New(name, &fakeMethod{}, sp, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it := range 7 {
+			if _, err := c.Suggest(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Observe(controller.Result{Reward: float64(it * it)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	opts := controller.Options{Interval: 2, Seed: 3}
+	ctl := build("fake", twoParams(t), opts)
+	other, _ := controller.NewSpace(controller.Param{Name: "clip", Low: 0.1, High: 0.5}, controller.Param{Name: "lambda", Low: 0.9, High: 1})
+	one, _ := controller.NewSpace(controller.Param{Name: "lr", Low: 1e-5, High: 1e-3})
+	snap := func(c *controller.Controller) []byte {
+		b, err := c.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	good := snap(ctl)
+	cases := map[string][]byte{
+		"garbage":        []byte("not a snapshot"),
+		"empty":          nil,
+		"truncated":      good[:len(good)/2],
+		"other method":   snap(build("other", twoParams(t), opts)),
+		"other space":    snap(build("fake", other, opts)),
+		"other dim":      snap(build("fake", one, opts)),
+		"other interval": snap(build("fake", twoParams(t), controller.Options{Interval: 3, Seed: 3})),
+		"other obj":      snap(build("fake", twoParams(t), controller.Options{Interval: 2, Objective: controller.Reward, Seed: 3})),
+	}
+	fresh := build("fake", twoParams(t), opts)
+	if _, err := fresh.Suggest(); err != nil {
+		t.Fatal(err)
+	}
+	before := snap(fresh)
+	for name, b := range cases {
+		if err := fresh.Restore(b); err == nil {
+			t.Errorf("%s: restore accepted", name)
+		}
+		if !bytes.Equal(snap(fresh), before) {
+			t.Fatalf("%s: failed restore changed the state", name)
+		}
+	}
+	// A method that rejects the state leaves everything unchanged too.
+	rej, _ := controller.New("fake", &fakeMethod{rejectState: true}, twoParams(t), opts)
+	rb := snap(rej)
+	if err := rej.Restore(good); err == nil || !strings.Contains(err.Error(), "restore method") {
+		t.Fatalf("method rejection: %v", err)
+	}
+	if !bytes.Equal(snap(rej), rb) {
+		t.Fatal("failed method restore changed the state")
+	}
+	// Restoring a valid snapshot reproduces it exactly.
+	c2, _ := controller.New("fake", &fakeMethod{}, twoParams(t), opts)
+	if err := c2.Restore(good); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(snap(c2), good) || c2.Iteration() != 7 {
+		t.Fatal("restored snapshot differs")
+	}
+}
