@@ -73,7 +73,8 @@ type PB2Settings struct {
 	// window's fit at every RestartEvery-th decision (the first included).
 	Restarts int `toml:"restarts"`
 	// RestartEvery spaces the decisions with random restarts (1: every
-	// decision).
+	// decision). While the GP holds fewer than 64 points, fits are cheap and
+	// restarts run at every decision regardless.
 	RestartEvery int `toml:"restart_every"`
 	// Candidates is the number of uniform random configurations the
 	// acquisition is evaluated at per decision.
