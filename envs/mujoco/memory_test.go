@@ -44,6 +44,11 @@ func TestMemoryFlat(t *testing.T) {
 	if rssBytes() == 0 {
 		t.Skip("/proc/self/statm not available")
 	}
+	// Stay on one OS thread: glibc malloc keeps per-thread arenas, and a
+	// goroutine hopping threads would spread freed chunks over several of
+	// them, which looks like growth without being a leak.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cycle := func(rounds, resets int) {
 		for r := 0; r < rounds; r++ {
 			for _, c := range constructors {
