@@ -76,11 +76,12 @@ type Integrator int
 
 // MuJoCo 2.2.2 integrators.
 const (
-	Euler    Integrator = C.mjINT_EULER
-	RK4      Integrator = C.mjINT_RK4
-	Implicit Integrator = C.mjINT_IMPLICIT
+	Euler    Integrator = C.mjINT_EULER    // semi-implicit Euler
+	RK4      Integrator = C.mjINT_RK4      // 4th-order Runge-Kutta
+	Implicit Integrator = C.mjINT_IMPLICIT // implicit in velocity
 )
 
+// String is the integrator's MJCF name.
 func (i Integrator) String() string {
 	switch i {
 	case Euler:
@@ -104,6 +105,7 @@ const (
 	JointHinge JointType = C.mjJNT_HINGE
 )
 
+// String is the joint type's MJCF name.
 func (t JointType) String() string {
 	switch t {
 	case JointFree:
@@ -130,6 +132,7 @@ const (
 	ObjActuator ObjType = C.mjOBJ_ACTUATOR
 )
 
+// String is the object type's MJCF element name.
 func (o ObjType) String() string {
 	switch o {
 	case ObjBody:
@@ -166,6 +169,7 @@ const (
 var warningNames = [...]string{"mjWARN_INERTIA", "mjWARN_CONTACTFULL", "mjWARN_CNSTRFULL",
 	"mjWARN_VGEOMFULL", "mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC", "mjWARN_BADCTRL"}
 
+// String is the warning's mjtWarning constant name.
 func (w Warning) String() string {
 	if w >= 0 && int(w) < len(warningNames) {
 		return warningNames[w]
@@ -699,6 +703,7 @@ type InstabilityError struct {
 	Message string  // MuJoCo's message, if any
 }
 
+// Error describes the instability.
 func (e *InstabilityError) Error() string {
 	var what string
 	switch e.Kind {
