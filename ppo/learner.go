@@ -30,13 +30,11 @@ type learner struct {
 	inf    []tensor // parameter views of thetaD for inference
 	ps     []tensor // scratch for per-minibatch parameter views
 
-	half scalar // −0.5
 
 	// Per-minibatch host buffers.
-	xb, ab           []float32
-	olpc, nadv, ovb  []float32
-	retb, logratio   []float32
-	advScratch       []float64
+	xb, ab, mub, vb  []float32
+	lsb, gb          []float32
+	f64              []float64
 	rejected         int // updates rejected for non-finite values (lifetime)
 	lastRejectReason string
 }
@@ -52,7 +50,6 @@ func newLearner(l *layout, theta0 []float32) (*learner, error) {
 	ln.m = s.fromFloat32(zeros, int64(l.total))
 	ln.v = s.fromFloat32(zeros, int64(l.total))
 	ln.inf = l.params(s, ln.thetaD, nil)
-	ln.half = newScalar(-0.5)
 	if s.err != nil {
 		err := s.err
 		ln.close()
@@ -69,7 +66,6 @@ func (ln *learner) close() {
 	ln.inf = nil
 	ln.s.free(ln.theta, ln.thetaD, ln.m, ln.v)
 	ln.theta, ln.thetaD, ln.m, ln.v = nil, nil, nil, nil
-	freeScalar(ln.half)
 	ln.s.close()
 	ln.s = nil
 }
@@ -207,15 +203,6 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		st = UpdateStats{Rejected: true, RejectReason: reason, ExplainedVar: st.ExplainedVar, AdvantageMean: st.AdvantageMean}
 	}
 
-	lo, hi, nlo, plo := newScalar(1-p.clip), newScalar(1+p.clip), newScalar(-p.clip), newScalar(p.clip)
-	vcoef := newScalar(0.5 * p.valueCoef)
-	ecoef := newScalar(p.entropyCoef)
-	defer func() {
-		for _, c := range []scalar{lo, hi, nlo, plo, vcoef, ecoef} {
-			freeScalar(c)
-		}
-	}()
-	clipS := clipScalars{lo: lo, hi: hi, nlo: nlo, plo: plo, vcoef: vcoef, ecoef: ecoef}
 
 	mb := min(p.minibatch, b.n)
 	perm := make([]int, b.n)
@@ -230,7 +217,7 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		var klN int
 		for start := 0; start < b.n; start += mb {
 			idx := perm[start:min(start+mb, b.n)]
-			r, err := ln.minibatch(b, idx, p, clipS)
+			r, err := ln.minibatch(b, idx, p)
 			if err != nil {
 				if errors.Is(err, errRejected) {
 					restore(err.Error())
@@ -273,71 +260,27 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 	return st, s.err
 }
 
-type clipScalars struct{ lo, hi, nlo, plo, vcoef, ecoef scalar }
-
 type mbResult struct {
 	pg, v, gradNorm float64
 	klSum           float64
 	clipped         int
 }
 
-// minibatch computes the PPO loss on the frames idx, its gradient, clips the
-// global gradient norm and takes one Adam step. It returns errRejected
-// (wrapped) without touching θ when the loss or gradient is not finite.
-func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams, c clipScalars) (mbResult, error) {
+// minibatch computes the PPO loss on the frames idx and its gradient,
+// clips the global gradient norm and takes one Adam step. It returns
+// errRejected (wrapped) without touching θ when the loss or the gradient is
+// not finite.
+func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams) (mbResult, error) {
 	var r mbResult
-	s, l := ln.s, ln.l
-	B := len(idx)
-	od, ad := l.obsDim, l.actDim
-	ln.xb = grow(ln.xb, B*od)
-	ln.ab = grow(ln.ab, B*ad)
-	ln.olpc = grow(ln.olpc, B)
-	ln.nadv = grow(ln.nadv, B)
-	ln.ovb = grow(ln.ovb, B)
-	ln.retb = grow(ln.retb, B)
-	ln.logratio = grow(ln.logratio, B)
-	if cap(ln.advScratch) < B {
-		ln.advScratch = make([]float64, B)
+	s := ln.s
+	g, terms, err := ln.gradient(b, idx, p)
+	if err != nil {
+		return r, err
 	}
-	adv := ln.advScratch[:B]
-	for k, i := range idx {
-		copy(ln.xb[k*od:(k+1)*od], b.obs[i*od:(i+1)*od])
-		copy(ln.ab[k*ad:(k+1)*ad], b.act[i*ad:(i+1)*ad])
-		// log π_old + (A/2)·log 2π, so that the new log-probability's
-		// constant cancels inside the graph.
-		ln.olpc[k] = float32(b.logp[i] + float64(ad)*halfLog2Pi)
-		ln.ovb[k] = float32(b.values[i])
-		ln.retb[k] = float32(b.ret[i])
-		adv[k] = b.adv[i]
-	}
-	if p.normAdvantage {
-		normalizeAdvantages(adv)
-	}
-	for k, a := range adv {
-		ln.nadv[k] = float32(-a)
-	}
-
-	x := s.fromFloat32(ln.xb, int64(B), int64(od))
-	act := s.fromFloat32(ln.ab, int64(B), int64(ad))
-	olpc := s.fromFloat32(ln.olpc, int64(B))
-	nadv := s.fromFloat32(ln.nadv, int64(B))
-	oldv := s.fromFloat32(ln.ovb, int64(B), 1)
-	ret := s.fromFloat32(ln.retb, int64(B), 1)
-	ps := l.params(s, ln.theta, ln.ps[:0])
-	ln.ps = ps
-
-	loss, pg, vl, logratio := ln.loss(x, act, olpc, nadv, oldv, ret, ps, p, c)
-	g := s.grad(loss, ln.theta)
-	lossV := s.item(loss)
-	r.pg = s.item(pg)
-	r.v = 0.5 * s.item(vl) // L_v = ½·mean(…)
-	s.copyTo(logratio, ln.logratio[:B])
-	s.free(loss, pg, vl, logratio)
-	s.free(ps...)
-	s.free(x, act, olpc, nadv, oldv, ret)
-	if s.err != nil {
+	r.pg, r.v, r.klSum, r.clipped = terms.pg, terms.v, terms.klSum, terms.clipped
+	if !finite(terms.loss) {
 		s.free(g)
-		return r, s.err
+		return r, fmt.Errorf("%w: loss %v", errRejected, terms.loss)
 	}
 	gn := s.norm(g)
 	r.gradNorm = s.item(gn)
@@ -346,17 +289,9 @@ func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams, c clipSc
 		s.free(g)
 		return r, s.err
 	}
-	if !finite(lossV) || !finite(r.gradNorm) {
+	if !finite(r.gradNorm) {
 		s.free(g)
-		return r, fmt.Errorf("%w: loss %v, gradient norm %v", errRejected, lossV, r.gradNorm)
-	}
-	for _, lr := range ln.logratio[:B] {
-		lr := float64(lr)
-		ratio := math.Exp(lr)
-		r.klSum += (ratio - 1) - lr
-		if math.Abs(ratio-1) > p.clip {
-			r.clipped++
-		}
+		return r, fmt.Errorf("%w: loss %v, gradient norm %v", errRejected, terms.loss, r.gradNorm)
 	}
 	// Global gradient-norm clipping (torch.nn.utils.clip_grad_norm_).
 	if p.maxGradNorm > 0 {
@@ -371,71 +306,69 @@ func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams, c clipSc
 	return r, s.err
 }
 
-// loss builds the PPO loss graph (CleanRL's ppo_continuous_action):
-//
-//	log r = log π(a|s) − log π_old(a|s)
-//	L_pg = mean(max(−Â·r, −Â·clip(r, 1−ε, 1+ε)))
-//	L_v  = ½·mean(max((V−R)², (V_old + clip(V−V_old, −ε, ε) − R)²))  (or ½·mean((V−R)²))
-//	L    = L_pg − c_ent·H + c_v·L_v,  H = Σ log σ + A·(½ + ½·log 2π)
-//
-// nadv holds −Â, olpc holds log π_old + (A/2)·log 2π. It returns the total
-// loss, L_pg, 2·L_v (the mean squared error, before the ½ and c_v) and
-// log r; the caller frees them. The total omits H's constant term (it has no
-// gradient), so it is CleanRL's loss + c_ent·A·(½ + ½·log 2π).
-func (ln *learner) loss(x, act, olpc, nadv, oldv, ret tensor, ps []tensor, p updateParams, c clipScalars) (loss, pg, vl, logratio tensor) {
+// gradient returns ∇θ of the PPO loss on the frames idx (a new tensor the
+// caller frees; nil when the loss is not finite) and the loss terms. The networks run forward in libtorch;
+// the loss and its gradient with respect to the networks' outputs (μ, V,
+// log σ) are computed in Go (ppoLoss); libtorch then backpropagates those
+// output gradients through the networks by differentiating the scalar
+// ⟨[μ, V, log σ], G⟩ with G the output gradient held constant, which has
+// exactly the gradient ∇θ L.
+func (ln *learner) gradient(b *updateBatch, idx []int, p updateParams) (tensor, lossTerms, error) {
 	s, l := ln.s, ln.l
+	B := len(idx)
+	od, ad := l.obsDim, l.actDim
+	ln.xb = grow(ln.xb, B*od)
+	ln.ab = grow(ln.ab, B*ad)
+	ln.mub = grow(ln.mub, B*ad)
+	ln.vb = grow(ln.vb, B)
+	ln.lsb = grow(ln.lsb, ad)
+	ln.gb = grow(ln.gb, B*ad+B+ad)
+	if cap(ln.f64) < 4*B {
+		ln.f64 = make([]float64, 4*B)
+	}
+	olp, adv, ov, ret := ln.f64[:B], ln.f64[B:2*B], ln.f64[2*B:3*B], ln.f64[3*B:4*B]
+	for k, i := range idx {
+		copy(ln.xb[k*od:(k+1)*od], b.obs[i*od:(i+1)*od])
+		copy(ln.ab[k*ad:(k+1)*ad], b.act[i*ad:(i+1)*ad])
+		olp[k], adv[k], ov[k], ret[k] = b.logp[i], b.adv[i], b.values[i], b.ret[i]
+	}
+	if p.normAdvantage {
+		normalizeAdvantages(adv)
+	}
+
+	x := s.fromFloat32(ln.xb, int64(B), int64(od))
+	ps := l.params(s, ln.theta, ln.ps[:0])
+	ln.ps = ps
 	mu := l.mlp(s, x, l.actor, ps)
 	v := l.mlp(s, x, l.critic, ps)
-	logStd := ps[l.logStd]
-
-	// log π(a|s) = −½·Σ((a−μ)/σ)² − Σ log σ − (A/2)·log 2π
-	d := s.sub(act, mu)
-	nls := s.neg(logStd)
-	istd := s.exp(nls)
-	z := s.mul(d, istd)
-	z2 := s.square(z)
-	sq := s.sumDim(z2, 1)
-	sls := s.sum(logStd)
-	t1 := s.add(olpc, sls)
-	h := s.mulScalar(sq, ln.half)
-	logratio = s.sub(h, t1)
-	s.free(mu, d, nls, istd, z, z2, sq, t1, h)
-
-	ratio := s.exp(logratio)
-	p1 := s.mul(nadv, ratio)
-	rc := s.clamp(ratio, c.lo, c.hi)
-	p2 := s.mul(nadv, rc)
-	pm := s.maximum(p1, p2)
-	pg = s.mean(pm)
-	s.free(ratio, p1, rc, p2, pm)
-
-	e1 := s.sub(v, ret)
-	se1 := s.square(e1)
-	s.free(e1)
-	if p.clipValueLoss {
-		dv := s.sub(v, oldv)
-		dvc := s.clamp(dv, c.nlo, c.plo)
-		vc := s.add(oldv, dvc)
-		e2 := s.sub(vc, ret)
-		se2 := s.square(e2)
-		vm := s.maximum(se1, se2)
-		vl = s.mean(vm)
-		s.free(dv, dvc, vc, e2, se2, vm)
-	} else {
-		vl = s.mean(se1)
+	s.copyTo(mu, ln.mub)
+	s.copyTo(v, ln.vb)
+	s.copyTo(ps[l.logStd], ln.lsb)
+	if s.err != nil {
+		s.free(mu, v, x)
+		s.free(ps...)
+		return nil, lossTerms{}, s.err
 	}
-	s.free(se1, v)
-	vw := s.mulScalar(vl, c.vcoef)
-	loss = s.add(pg, vw)
-	s.free(vw)
-	if p.entropyCoef > 0 {
-		es := s.mulScalar(sls, c.ecoef)
-		l2 := s.sub(loss, es)
-		s.free(es, loss)
-		loss = l2
+	gmu, gv, gls := ln.gb[:B*ad], ln.gb[B*ad:B*ad+B], ln.gb[B*ad+B:]
+	terms := ppoLoss(lossInput{B: B, A: ad, mu: ln.mub, v: ln.vb, logStd: ln.lsb, act: ln.ab,
+		oldLogp: olp, adv: adv, oldV: ov, ret: ret}, p, gmu, gv, gls)
+	var g tensor
+	if finite(terms.loss) {
+		muf := s.view(mu, int64(B*ad))
+		vf := s.view(v, int64(B))
+		out := s.cat([]tensor{muf, vf, ps[l.logStd]})
+		gt := s.fromFloat32(ln.gb, int64(len(ln.gb)))
+		sur := s.dot(out, gt)
+		g = s.grad(sur, ln.theta)
+		s.free(muf, vf, out, gt, sur)
 	}
-	s.free(sls)
-	return loss, pg, vl, logratio
+	s.free(mu, v, x)
+	s.free(ps...)
+	if s.err != nil {
+		s.free(g)
+		return nil, terms, s.err
+	}
+	return g, terms, nil // g is nil when the loss is not finite
 }
 
 // adam takes one Adam step on θ with gradient g (g is not freed). The

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,8 +31,8 @@ func newTestLearner(t *testing.T, l *layout, theta []float32) *learner {
 
 // TestLossHandComputed checks the clipped surrogate, the value loss
 // (clipped and not) and the entropy term on a 2-sample batch whose network
-// outputs are fixed by construction: all weights zero, so μ = 0.5 (policy
-// head bias), V = 0.2 (value head bias), log σ = 0.
+// outputs are fixed: μ = 0.5, V = 0.2, log σ = 0 (in the autograd reference
+// they come from a network with zero weights and these head biases).
 //
 // Samples: a = 1.5 and 0.5, so log π = −½·1 − ½log2π and −½log2π; the old
 // log-probabilities are set so that the ratios are r = 1.5 and 0.7.
@@ -40,84 +41,192 @@ func newTestLearner(t *testing.T, l *layout, theta []float32) *learner {
 //	sample 1: max(−1·1.5, −1·1.2) = −1.2;  sample 2: max(0.7, 0.8) = 0.8
 //	L_pg = (−1.2 + 0.8)/2 = −0.2
 //
-// Old values 0 and 0.5, returns 1 and 0:
+// Old values 0.1 and 0.5, returns 1 and 0:
 //
-//	sample 1: (0.2−1)² = 0.64; clipped 0 + clip(0.2, ±0.2) = 0.2 → 0.64; max 0.64
+//	sample 1: (0.2−1)² = 0.64; clipped 0.1 + clip(0.1, ±0.2) = 0.2 → 0.64; max 0.64
 //	sample 2: (0.2−0)² = 0.04; clipped 0.5 + clip(−0.3, ±0.2) = 0.3 → 0.09; max 0.09
 //	L_v = ½·(0.64 + 0.09)/2 = 0.1825 (unclipped: ½·(0.64 + 0.04)/2 = 0.17)
 //
 // Entropy H = ½ + ½log2π = 1.418939; with c_v = 0.5 and c_ent = 0.01 the
-// total is −0.2 + 0.5·0.1825 − 0.01·H. Approximate KL: mean((r−1) − log r)
-// = 0.0756; both samples are clipped.
+// total is −0.2 + 0.5·L_v − 0.01·H. Approximate KL: mean((r−1) − log r)
+// = 0.0756; both samples are clipped (|r − 1| > 0.2).
+//
+// Gradients by hand (B = 2, z = a − μ = 1 and 0, σ = 1):
+//
+//	∂L/∂μ: sample 1 is clipped on the active side (r = 1.5 > 1.2, the clamp
+//	passes nothing): 0; sample 2: the clipped term 0.8 is active and
+//	r = 0.7 < 0.8 is clamped: 0. So ∂L/∂μ = 0 for both.
+//	∂L/∂V (clipped): sample 1 is a tie (0.64 = 0.64): half the gradient goes
+//	to the unclipped side (V−R = −0.8), half to the clipped side, whose clamp
+//	passes (d = 0.1 inside ±ε): c_v·½·(½·2·(−0.8) + ½·2·(−0.8))/2 = −0.2;
+//	sample 2: the clipped term is active but clamped (d = −0.3): 0.
+//	∂L/∂V (unclipped): c_v·(V−R)/B = 0.5·(−0.8)/2 = −0.2 and 0.5·0.2/2 = 0.05.
+//	∂L/∂log σ = −c_ent = −0.01 (the policy term has no gradient here).
 func TestLossHandComputed(t *testing.T) {
-	l := newLayout(1, 1, []int{2}, "tanh")
-	theta := make([]float32, l.total)
-	l.segment(theta, l.actor[len(l.actor)-1].b)[0] = 0.5
-	l.segment(theta, l.critic[len(l.critic)-1].b)[0] = 0.2
-	ln := newTestLearner(t, l, theta)
-	s := ln.s
-
+	H := 0.5 + halfLog2Pi
 	newLogp := []float64{-0.5 - halfLog2Pi, -halfLog2Pi}
 	ratio := []float64{1.5, 0.7}
-	olpc := make([]float32, 2)
-	for i := range olpc {
-		olpc[i] = float32(newLogp[i] - math.Log(ratio[i]) + halfLog2Pi)
-	}
-	x := s.fromFloat32([]float32{0.3, -0.7}, 2, 1)
-	act := s.fromFloat32([]float32{1.5, 0.5}, 2, 1)
-	op := s.fromFloat32(olpc, 2)
-	nadv := s.fromFloat32([]float32{-1, 1}, 2)
-	oldv := s.fromFloat32([]float32{0, 0.5}, 2, 1)
-	ret := s.fromFloat32([]float32{1, 0}, 2, 1)
-	defer s.free(x, act, op, nadv, oldv, ret)
-
-	H := 0.5 + halfLog2Pi
+	oldLogp := []float64{newLogp[0] - math.Log(ratio[0]), newLogp[1] - math.Log(ratio[1])}
+	in := lossInput{B: 2, A: 1, mu: []float32{0.5, 0.5}, v: []float32{0.2, 0.2}, logStd: []float32{0},
+		act: []float32{1.5, 0.5}, oldLogp: oldLogp, adv: []float64{1, -1}, oldV: []float64{0.1, 0.5}, ret: []float64{1, 0}}
 	for _, tc := range []struct {
-		name  string
-		clipV bool
-		wantV float64
-	}{{"clipped value loss", true, 0.1825}, {"unclipped value loss", false, 0.17}} {
+		name   string
+		clipV  bool
+		wantV  float64
+		wantGV []float64
+	}{
+		{"clipped value loss", true, 0.1825, []float64{-0.2, 0}},
+		{"unclipped value loss", false, 0.17, []float64{-0.2, 0.05}},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := updateParams{clip: 0.2, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: tc.clipV}
-			lo, hi, nlo, plo := newScalar(0.8), newScalar(1.2), newScalar(-0.2), newScalar(0.2)
-			vc, ec := newScalar(0.25), newScalar(0.01)
-			defer func() {
-				for _, c := range []scalar{lo, hi, nlo, plo, vc, ec} {
-					freeScalar(c)
+			gmu, gv, gls := make([]float32, 2), make([]float32, 2), make([]float32, 1)
+			got := ppoLoss(in, p, gmu, gv, gls)
+			want := lossTerms{loss: -0.2 + 0.5*tc.wantV - 0.01*H, pg: -0.2, v: tc.wantV, entropy: H, clipped: 2}
+			for _, c := range []struct {
+				name      string
+				got, want float64
+			}{{"loss", got.loss, want.loss}, {"pg", got.pg, want.pg}, {"v", got.v, want.v}, {"entropy", got.entropy, want.entropy},
+				{"kl", got.klSum / 2, 0.0756}, {"clipped", float64(got.clipped), 2},
+				{"dL/dμ1", float64(gmu[0]), 0}, {"dL/dμ2", float64(gmu[1]), 0},
+				{"dL/dV1", float64(gv[0]), tc.wantGV[0]}, {"dL/dV2", float64(gv[1]), tc.wantGV[1]},
+				{"dL/dlogσ", float64(gls[0]), -0.01}} {
+				if math.Abs(c.got-c.want) > 1e-4 {
+					t.Errorf("%s = %.7f, want %.7f", c.name, c.got, c.want)
 				}
-			}()
+			}
+
+			// The autograd reference on a network producing the same outputs.
+			l := newLayout(1, 1, []int{2}, "tanh")
+			theta := make([]float32, l.total)
+			l.segment(theta, l.actor[len(l.actor)-1].b)[0] = 0.5
+			l.segment(theta, l.critic[len(l.critic)-1].b)[0] = 0.2
+			ln := newTestLearner(t, l, theta)
+			s := ln.s
+			olpc := []float32{float32(oldLogp[0] + halfLog2Pi), float32(oldLogp[1] + halfLog2Pi)}
+			x := s.fromFloat32([]float32{0.3, -0.7}, 2, 1)
+			act := s.fromFloat32(in.act, 2, 1)
+			op := s.fromFloat32(olpc, 2)
+			nadv := s.fromFloat32([]float32{-1, 1}, 2)
+			oldv := s.fromFloat32([]float32{0.1, 0.5}, 2, 1)
+			ret := s.fromFloat32([]float32{1, 0}, 2, 1)
 			ps := l.params(s, ln.theta, nil)
-			loss, pg, vl, lr := ln.loss(x, act, op, nadv, oldv, ret, ps, p, clipScalars{lo, hi, nlo, plo, vc, ec})
-			got := map[string]float64{"pg": s.item(pg), "v": 0.5 * s.item(vl), "loss": s.item(loss)}
-			lrs := make([]float32, 2)
-			s.copyTo(lr, lrs)
-			s.free(loss, pg, vl, lr)
+			loss, pg, vl, lr := ln.refLoss(x, act, op, nadv, oldv, ret, ps, p)
+			ref := map[string]float64{"pg": s.item(pg), "v": 0.5 * s.item(vl), "loss": s.item(loss) - 0.01*H}
+			s.free(loss, pg, vl, lr, x, act, op, nadv, oldv, ret)
 			s.free(ps...)
 			if s.err != nil {
 				t.Fatal(s.err)
 			}
-			// The graph's total omits the entropy's constant (no gradient).
-			want := map[string]float64{"pg": -0.2, "v": tc.wantV, "loss": -0.2 + 0.5*tc.wantV - 0.01*H + 0.01*(0.5+halfLog2Pi)}
-			for k, w := range want {
-				if math.Abs(got[k]-w) > 2e-6 {
-					t.Errorf("%s = %.7f, want %.7f", k, got[k], w)
+			for k, w := range map[string]float64{"pg": got.pg, "v": got.v, "loss": got.loss} {
+				if math.Abs(ref[k]-w) > 2e-6 {
+					t.Errorf("autograd reference %s = %.7f, Go loss %.7f", k, ref[k], w)
 				}
-			}
-			var kl float64
-			for i, v := range lrs {
-				if math.Abs(float64(v)-math.Log(ratio[i])) > 2e-6 {
-					t.Errorf("log ratio[%d] = %v, want %v", i, v, math.Log(ratio[i]))
-				}
-				r := math.Exp(float64(v))
-				kl += ((r - 1) - float64(v)) / 2
-			}
-			if math.Abs(kl-0.0756) > 1e-4 {
-				t.Errorf("approx KL = %.5f, want 0.0756", kl)
 			}
 		})
 	}
 	if h := gaussianEntropy([]float32{0}); math.Abs(h-1.4189385) > 1e-6 {
 		t.Errorf("entropy(log σ = 0) = %v, want 1.4189385", h)
+	}
+}
+
+// TestGradientMatchesAutograd compares the trainer's gradient (loss and
+// output gradients in Go, backpropagated through the networks by libtorch)
+// with autograd through the whole loss graph in libtorch, on random
+// minibatches that mix clipped and unclipped samples, with and without value
+// clipping, advantage normalisation and an entropy bonus.
+func TestGradientMatchesAutograd(t *testing.T) {
+	l := newLayout(5, 3, []int{16, 16}, "tanh")
+	rng := rand.New(rand.NewPCG(11, 12))
+	theta := l.initParams(rng, initSettings{logStd: -0.3, hidden: math.Sqrt2, policy: 0.5, value: 1})
+	ln := newTestLearner(t, l, theta)
+	s := ln.s
+	const n = 48
+	b := smallBatch(rng, n, 5, 3)
+	// Old log-probabilities near the current ones so that ratios fall on
+	// both sides of the clip range.
+	mean := make([]float32, n*3)
+	if err := ln.infer(b.obs, n, mean, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		var lp float64
+		for j := 0; j < 3; j++ {
+			sd := math.Exp(-0.3)
+			z := (float64(b.act[i*3+j]) - float64(mean[i*3+j])) / sd
+			lp += -0.5*z*z + 0.3 - halfLog2Pi
+		}
+		b.logp[i] = lp + 0.4*rng.NormFloat64()
+		b.values[i] = b.ret[i] + 0.5*rng.NormFloat64()
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	for _, p := range []updateParams{
+		{clip: 0.2, valueCoef: 0.5, entropyCoef: 0, clipValueLoss: true, normAdvantage: true},
+		{clip: 0.1, valueCoef: 1.3, entropyCoef: 0.05, clipValueLoss: false, normAdvantage: false},
+		{clip: 0.4, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: true, normAdvantage: false},
+	} {
+		g, terms, err := ln.gradient(b, idx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, l.total)
+		s.copyTo(g, got)
+		s.free(g)
+
+		adv := slices.Clone(b.adv)
+		if p.normAdvantage {
+			normalizeAdvantages(adv)
+		}
+		nadv, olpc := make([]float32, n), make([]float32, n)
+		ov, rt := make([]float32, n), make([]float32, n)
+		for i := 0; i < n; i++ {
+			nadv[i] = float32(-adv[i])
+			olpc[i] = float32(b.logp[i] + 3*halfLog2Pi)
+			ov[i], rt[i] = float32(b.values[i]), float32(b.ret[i])
+		}
+		x := s.fromFloat32(b.obs, n, 5)
+		act := s.fromFloat32(b.act, n, 3)
+		op := s.fromFloat32(olpc, n)
+		na := s.fromFloat32(nadv, n)
+		oldv := s.fromFloat32(ov, n, 1)
+		ret := s.fromFloat32(rt, n, 1)
+		ps := l.params(s, ln.theta, nil)
+		loss, pg, vl, lr := ln.refLoss(x, act, op, na, oldv, ret, ps, p)
+		refPG := s.item(pg)
+		gr := s.grad(loss, ln.theta)
+		want := make([]float32, l.total)
+		s.copyTo(gr, want)
+		lrs := make([]float32, n)
+		s.copyTo(lr, lrs)
+		s.free(gr, loss, pg, vl, lr, x, act, op, na, oldv, ret)
+		s.free(ps...)
+		if s.err != nil {
+			t.Fatal(s.err)
+		}
+		var clipped int
+		for _, v := range lrs {
+			if math.Abs(math.Exp(float64(v))-1) > p.clip {
+				clipped++
+			}
+		}
+		if clipped == 0 || clipped == n {
+			t.Fatalf("clip %v: %d of %d samples clipped; the test needs both kinds", p.clip, clipped, n)
+		}
+		if math.Abs(refPG-terms.pg) > 1e-4*math.Max(1, math.Abs(refPG)) {
+			t.Fatalf("clip %v: policy loss %v, autograd reference %v", p.clip, terms.pg, refPG)
+		}
+		var maxAbs, maxDiff float64
+		for i := range want {
+			maxAbs = math.Max(maxAbs, math.Abs(float64(want[i])))
+			maxDiff = math.Max(maxDiff, math.Abs(float64(got[i]-want[i])))
+		}
+		if maxDiff > 1e-4*maxAbs {
+			t.Fatalf("clip %v: gradient differs from autograd by up to %.3g (max |∇| %.3g)", p.clip, maxDiff, maxAbs)
+		}
+		t.Logf("clip %v: %d/%d clipped; max |∇| %.4g, max deviation from autograd %.3g", p.clip, clipped, n, maxAbs, maxDiff)
 	}
 }
 

@@ -327,6 +327,24 @@ func (s *session) sumDim(a tensor, dim int64) tensor {
 	return s.take("sum_dim")
 }
 
+// cat concatenates 1-D tensors.
+func (s *session) cat(ts []tensor) tensor {
+	if !s.begin(ts...) {
+		return nil
+	}
+	lib.AtgCat(s.out, ts, len(ts), 0)
+	return s.take("cat")
+}
+
+// dot is the inner product of two 1-D tensors.
+func (s *session) dot(a, b tensor) tensor {
+	if !s.begin(a, b) {
+		return nil
+	}
+	lib.AtgDot(s.out, a, b)
+	return s.take("dot")
+}
+
 // norm is the 2-norm of all elements.
 func (s *session) norm(a tensor) tensor {
 	if !s.begin(a) {
