@@ -30,7 +30,6 @@ type learner struct {
 	inf    []tensor // parameter views of thetaD for inference
 	ps     []tensor // scratch for per-minibatch parameter views
 
-
 	// Per-minibatch host buffers.
 	xb, ab, mub, vb  []float32
 	lsb, gb          []float32
@@ -202,7 +201,6 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		ln.lastRejectReason = reason
 		st = UpdateStats{Rejected: true, RejectReason: reason, ExplainedVar: st.ExplainedVar, AdvantageMean: st.AdvantageMean}
 	}
-
 
 	mb := min(p.minibatch, b.n)
 	perm := make([]int, b.n)
