@@ -31,11 +31,10 @@ type learner struct {
 	ps     []tensor // scratch for per-minibatch parameter views
 
 	// Per-minibatch host buffers.
-	xb, ab, mub, vb  []float32
-	lsb, gb          []float32
-	f64              []float64
-	rejected         int // updates rejected for non-finite values (lifetime)
-	lastRejectReason string
+	xb, ab, mub, vb []float32
+	lsb, gb         []float32
+	f64             []float64
+	rejected        int // updates rejected for non-finite values (lifetime)
 }
 
 func newLearner(l *layout, theta0 []float32) (*learner, error) {
@@ -67,12 +66,6 @@ func (ln *learner) close() {
 	ln.theta, ln.thetaD, ln.m, ln.v = nil, nil, nil, nil
 	ln.s.close()
 	ln.s = nil
-}
-
-// readTheta copies θ into dst (len = layout total).
-func (ln *learner) readTheta(dst []float32) error {
-	ln.s.copyTo(ln.thetaD, dst)
-	return ln.s.err
 }
 
 // state copies θ, m and v out (for checkpoints and tests).
@@ -198,7 +191,6 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		s.copyInto(ln.v, saveV)
 		ln.step = saveStep
 		ln.rejected++
-		ln.lastRejectReason = reason
 		st = UpdateStats{Rejected: true, RejectReason: reason, ExplainedVar: st.ExplainedVar, AdvantageMean: st.AdvantageMean}
 	}
 

@@ -5,7 +5,6 @@ package ppo
 // Defined in gotch's compiled C wrapper (third_party/gotch/libtch/torch_api.cpp),
 // which every binary that imports gotch links; gotch v0.7.0 has no Go wrapper.
 void at_set_num_threads(int n_threads);
-int at_get_num_threads();
 */
 import "C"
 
@@ -44,9 +43,6 @@ func setTorchThreads(n int) {
 		C.at_set_num_threads(C.int(n))
 	}
 }
-
-// torchThreads returns libtorch's intra-op thread count.
-func torchThreads() int { return int(C.at_get_num_threads()) }
 
 // session issues libtorch ops with sticky error handling and counts live
 // handles so tests can assert that nothing leaks.
@@ -193,14 +189,6 @@ func (s *session) addmm(b, x, w tensor) tensor {
 	}
 	lib.AtgAddmm(s.out, b, x, w)
 	return s.take("addmm")
-}
-
-func (s *session) mm(x, w tensor) tensor {
-	if !s.begin(x, w) {
-		return nil
-	}
-	lib.AtgMm(s.out, x, w)
-	return s.take("mm")
 }
 
 func (s *session) tanh(x tensor) tensor {
@@ -445,13 +433,6 @@ func (s *session) inplace(op string) {
 	}
 }
 
-func (s *session) zero_(a tensor) {
-	if s.begin(a) {
-		lib.AtgZero_(s.out, a)
-		s.inplace("zero_")
-	}
-}
-
 func (s *session) mulScalar_(a tensor, c scalar) {
 	if s.begin(a) {
 		lib.AtgMulScalar_(s.out, a, c)
@@ -463,13 +444,6 @@ func (s *session) addScalar_(a tensor, c scalar) {
 	if s.begin(a) {
 		lib.AtgAddScalar_(s.out, a, c)
 		s.inplace("add_scalar_")
-	}
-}
-
-func (s *session) add_(a, b tensor) {
-	if s.begin(a, b) {
-		lib.AtgAdd_(s.out, a, b)
-		s.inplace("add_")
 	}
 }
 
