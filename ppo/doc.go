@@ -75,6 +75,8 @@
 //   - The old log-probability is computed in Go (float64, from the stored
 //     float32 action and mean) rather than by the network in float32, so at
 //     the first epoch the ratio is 1 to within float32 rounding.
+//   - target_kl (off by default, as in CleanRL) is compared with the mean
+//     approximate KL of the epoch's minibatches, not the last minibatch's.
 //   - A single-frame minibatch is not advantage-normalised (torch.std of one
 //     value is NaN).
 //   - The training reward reported to controllers, IterStats.Reward, is the
