@@ -60,8 +60,9 @@ func (c RegretConfig) Validate() error {
 	case c.Seeds < 1:
 		return fmt.Errorf("seeds: want >= 1, got %d", c.Seeds)
 	}
-	if g := math.Pow(float64(c.D), float64(c.Bandit.H)); c.Bandit.Interaction > 0 && g > 1e7 || c.D > 100000 {
-		return fmt.Errorf("d: %d^%d grid configurations is too many for the references", c.D, c.Bandit.H)
+	if c.D > 2001 {
+		// The references' dynamic programme holds a d×d matrix.
+		return fmt.Errorf("d: want at most 2001 grid values, got %d", c.D)
 	}
 	for _, n := range c.Controllers {
 		if _, err := controller.Lookup(n); err != nil {
@@ -130,7 +131,7 @@ func RunRegret(ctx context.Context, cfg RegretConfig) (*Result, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			run, err := RunController(b, n, nil, cfg.D, cfg.S, cfg.Interval, seed)
+			run, err := RunController(ctx, b, n, nil, cfg.D, cfg.S, cfg.Interval, seed)
 			if err != nil {
 				return nil, fmt.Errorf("kalman: regret: seed %d: %w", seed, err)
 			}
@@ -176,8 +177,9 @@ func unitSpace(h int) (controller.Space, error) {
 // RunController runs the registered controller name on b through the
 // driver (objective: the raw bandit output X_t, so the method sees X_t
 // itself) and returns its cumulative regret path. settings may be nil (the
-// method's defaults, with d and s applied by ApplySettings).
-func RunController(b *Bandit, name string, settings controller.Settings, d, s, interval int, seed uint64) ([]float64, error) {
+// method's defaults, with d and s applied by ApplySettings). It stops with
+// ctx's error when ctx is done.
+func RunController(ctx context.Context, b *Bandit, name string, settings controller.Settings, d, s, interval int, seed uint64) ([]float64, error) {
 	e, err := controller.Lookup(name)
 	if err != nil {
 		return nil, err
@@ -199,6 +201,9 @@ func RunController(b *Bandit, name string, settings controller.Settings, d, s, i
 	out := make([]float64, b.n)
 	cum := 0.0
 	for t := range b.n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		cfg, err := ctl.Suggest()
 		if err != nil {
 			return nil, err
@@ -373,7 +378,7 @@ func RunSweep(ctx context.Context, cfg RegretConfig, ds, ss []int) ([]SweepPoint
 					if err := ctx.Err(); err != nil {
 						return nil, err
 					}
-					p, err := RunController(b, name, nil, d, s, cfg.Interval, seed)
+					p, err := RunController(ctx, b, name, nil, d, s, cfg.Interval, seed)
 					if err != nil {
 						return nil, fmt.Errorf("kalman: sweep: d=%d s=%d seed %d: %w", d, s, seed, err)
 					}

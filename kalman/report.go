@@ -159,7 +159,8 @@ func PlotSweep(path, title string, pts []SweepPoint) error {
 	p.Y.Label.Text = "final cumulative regret R_n, mean over seeds"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(40)
 	type key struct {
 		name string
 		s    int

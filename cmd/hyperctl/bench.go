@@ -60,8 +60,9 @@ Any registered controller can be named; the keys d and s of its settings are
 set from --d and --s when it has them, the rest are its defaults.
 
 Per h it prints a Markdown table and writes <out>/<tag>_h<h>.csv (mean and
-standard error of R_t at every t) and .png. With --sweep-d it instead runs
-every (d, s) of --sweep-d × --sweep-s and writes <tag>_sweep_h<h>.csv/.png.`,
+standard error of R_t at every t) and .png, and all tables to <tag>.md.
+With --sweep-d it instead runs every (d, s) of --sweep-d × --sweep-s and
+writes <tag>_sweep_h<h>.csv/.png and <tag>_sweep.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runBenchRegret(cmd, a, f) },
 	}
@@ -165,7 +166,11 @@ func runBenchRegret(cmd *cobra.Command, a *app, f *regretFlags) error {
 		a.log.Info().Dur("elapsed", time.Since(start)).Msg("done")
 	}
 	if f.out != "" {
-		if err := os.WriteFile(filepath.Join(f.out, f.tag+".md"), md.Bytes(), 0o644); err != nil {
+		name := f.tag + ".md"
+		if len(f.sweepD) > 0 {
+			name = f.tag + "_sweep.md"
+		}
+		if err := os.WriteFile(filepath.Join(f.out, name), md.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("bench regret: %w", err)
 		}
 	}

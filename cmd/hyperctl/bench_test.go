@@ -27,7 +27,7 @@ func TestBenchRegret(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep: exit %d", code)
 	}
-	for _, f := range []string{"sw_sweep_h2.csv", "sw_sweep_h2.png"} {
+	for _, f := range []string{"sw_sweep_h2.csv", "sw_sweep_h2.png", "sw_sweep.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
