@@ -156,11 +156,11 @@ func ApplySettings(settings controller.Settings, d, s int) error {
 		key string
 		val int
 	}{{"d", d}, {"s", s}} {
-		md, err := toml.Decode(fmt.Sprintf("%s = %d", kv.key, kv.val), settings)
-		if err != nil {
+		// A key the settings struct lacks is left undecoded (the method
+		// has no such setting) and ignored.
+		if _, err := toml.Decode(fmt.Sprintf("%s = %d", kv.key, kv.val), settings); err != nil {
 			return fmt.Errorf("setting %s = %d: %w", kv.key, kv.val, err)
 		}
-		_ = md // an undecoded key means the method has no such setting: ignore it
 	}
 	return settings.Validate()
 }
