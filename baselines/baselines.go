@@ -27,12 +27,9 @@
 package baselines
 
 import (
-	"bytes"
-	"encoding/gob"
-	"fmt"
-	"math"
 	"math/rand/v2"
 
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -64,80 +61,31 @@ func init() {
 	})
 }
 
-// checkObservation rejects non-finite or malformed observations before any
-// state changes.
+// The helpers below delegate to package common, shared with the methods in
+// baselines' subpackages.
+
 func checkObservation(space controller.Space, o controller.Observation) error {
-	if math.IsNaN(o.Objective) || math.IsInf(o.Objective, 0) {
-		return fmt.Errorf("iteration %d: objective is %v, want a finite number", o.Iteration, o.Objective)
-	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"reward", o.Reward}, {"previous reward", o.PrevReward}, {"elapsed", o.Elapsed}, {"time", o.Time}} {
-		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
-		}
-	}
-	if len(o.Config) != space.Dim() {
-		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
-	}
-	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("iteration %d: config value for %s is %v", o.Iteration, space.Param(i).Name, v)
-		}
-	}
-	return nil
+	return common.CheckObservation(space, o)
 }
 
-// checkDst rejects a destination of the wrong length.
 func checkDst(space controller.Space, dst controller.Config) error {
-	if len(dst) != space.Dim() {
-		return fmt.Errorf("suggest: destination has %d values, space has %d parameters", len(dst), space.Dim())
-	}
-	return nil
+	return common.CheckDst(space, dst)
 }
 
-// uniform writes a configuration drawn uniformly in each parameter's own
-// scale.
 func uniform(space controller.Space, rng *rand.Rand, dst controller.Config) {
-	for i := range dst {
-		dst[i] = space.FromUnit(i, rng.Float64())
-	}
+	common.Uniform(space, rng, dst)
 }
 
-// toUnit maps a configuration to [0, 1]^d.
 func toUnit(space controller.Space, c controller.Config, dst []float64) []float64 {
-	dst = dst[:0]
-	for i, v := range c {
-		dst = append(dst, space.ToUnit(i, v))
-	}
-	return dst
+	return common.ToUnit(space, c, dst)
 }
 
-// fromUnit maps u ∈ [0, 1]^d to a configuration (rounding integers).
 func fromUnit(space controller.Space, u []float64, dst controller.Config) {
-	for i := range dst {
-		dst[i] = space.FromUnit(i, u[i])
-	}
+	common.FromUnit(space, u, dst)
 }
 
-// encode gob-encodes a method state.
-func encode(name string, v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
-		return nil, fmt.Errorf("%s: marshal state: %w", name, err)
-	}
-	return buf.Bytes(), nil
-}
+func encode(name string, v any) ([]byte, error) { return common.Encode(name, v) }
 
-// decode gob-decodes a method state into v.
-func decode(name string, b []byte, v any) error {
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
-		return fmt.Errorf("%s: unmarshal state: %w", name, err)
-	}
-	return nil
-}
+func decode(name string, b []byte, v any) error { return common.Decode(name, b, v) }
 
-func notInit(name string) error {
-	return fmt.Errorf("%s: used before Init", name)
-}
+func notInit(name string) error { return common.NotInit(name) }

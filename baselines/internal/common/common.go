@@ -1,0 +1,90 @@
+package common
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// CheckObservation rejects non-finite or malformed observations before any
+// state changes.
+func CheckObservation(space controller.Space, o controller.Observation) error {
+	if math.IsNaN(o.Objective) || math.IsInf(o.Objective, 0) {
+		return fmt.Errorf("iteration %d: objective is %v, want a finite number", o.Iteration, o.Objective)
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"reward", o.Reward}, {"previous reward", o.PrevReward}, {"elapsed", o.Elapsed}, {"time", o.Time}} {
+		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
+		}
+	}
+	if len(o.Config) != space.Dim() {
+		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
+	}
+	for i, v := range o.Config {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("iteration %d: config value for %s is %v", o.Iteration, space.Param(i).Name, v)
+		}
+	}
+	return nil
+}
+
+// CheckDst rejects a destination of the wrong length.
+func CheckDst(space controller.Space, dst controller.Config) error {
+	if len(dst) != space.Dim() {
+		return fmt.Errorf("suggest: destination has %d values, space has %d parameters", len(dst), space.Dim())
+	}
+	return nil
+}
+
+// Uniform writes a configuration drawn uniformly in each parameter's own
+// scale.
+func Uniform(space controller.Space, rng *rand.Rand, dst controller.Config) {
+	for i := range dst {
+		dst[i] = space.FromUnit(i, rng.Float64())
+	}
+}
+
+// ToUnit maps a configuration to [0, 1]^d, appending to dst[:0].
+func ToUnit(space controller.Space, c controller.Config, dst []float64) []float64 {
+	dst = dst[:0]
+	for i, v := range c {
+		dst = append(dst, space.ToUnit(i, v))
+	}
+	return dst
+}
+
+// FromUnit maps u ∈ [0, 1]^d to a configuration (rounding integers).
+func FromUnit(space controller.Space, u []float64, dst controller.Config) {
+	for i := range dst {
+		dst[i] = space.FromUnit(i, u[i])
+	}
+}
+
+// Encode gob-encodes a method state.
+func Encode(name string, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, fmt.Errorf("%s: marshal state: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode gob-decodes a method state into v.
+func Decode(name string, b []byte, v any) error {
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("%s: unmarshal state: %w", name, err)
+	}
+	return nil
+}
+
+// NotInit is the error of a method used before Init.
+func NotInit(name string) error {
+	return fmt.Errorf("%s: used before Init", name)
+}
