@@ -16,19 +16,22 @@ import (
 // BenchmarkMinibatchUpdate measures one PPO minibatch step (forward of
 // actor and critic, loss, backward, gradient clipping, Adam) at CleanRL's
 // sizes: HalfCheetah's 17-dim observations and 6-dim actions, 64×64
-// networks (and 3×256), 64-frame minibatches, one libtorch thread.
+// networks (and 3×256), 64-frame minibatches, one libtorch thread (and
+// two, to show what a second intra-op thread costs at these sizes).
 //
 //	go test -run '^$' -bench MinibatchUpdate ./ppo
 func BenchmarkMinibatchUpdate(b *testing.B) {
-	for _, hidden := range [][]int{{64, 64}, {256, 256, 256}} {
-		name := "64x64"
-		if len(hidden) == 3 {
-			name = "3x256"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct {
+		name    string
+		hidden  []int
+		threads int
+	}{{"64x64", []int{64, 64}, 1}, {"3x256", []int{256, 256, 256}, 1}, {"64x64-2threads", []int{64, 64}, 2}} {
+		hidden := tc.hidden
+		b.Run(tc.name, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			setTorchThreads(1)
+			setTorchThreads(tc.threads)
+			defer setTorchThreads(1)
 			rng := rand.New(rand.NewPCG(1, 2))
 			l := newLayout(17, 6, hidden, "tanh")
 			ln, err := newLearner(l, l.initParams(rng, initSettingsOf(DefaultConfig())))
