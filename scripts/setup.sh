@@ -2,8 +2,12 @@
 # setup.sh prepares a machine to build and test hyperctl. It is idempotent:
 # when nothing changed it only checks and returns within seconds.
 #
-#  1. Debian packages: libtorch-dev (libtorch 1.13.1, CPU) and libmujoco-dev
-#     (MuJoCo 2.2.2), through apt-get (as root, or through sudo).
+#  1. Debian packages: libtorch-dev (libtorch 1.13.1, CPU), libmujoco-dev
+#     (MuJoCo 2.2.2) and libopenblas0-serial, through apt-get (as root, or
+#     through sudo). Debian's libtorch links the BLAS chosen by the
+#     libblas.so.3 alternative, which is the slow reference BLAS unless an
+#     optimised one is installed; the single-threaded OpenBLAS build avoids
+#     oversubscribing cores next to hyperctl's own parallelism.
 #  2. gotch v0.7.0, the libtorch binding, patched for Debian's libtorch 1.13.1
 #     into third_party/gotch (git-ignored; go.mod replaces the module with it).
 #     gotch's sources are never committed: they come from the Go module proxy
@@ -29,7 +33,7 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-debs=(libtorch-dev libmujoco-dev)
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
