@@ -25,7 +25,6 @@ func (s *testSettings) New() (controller.Method, error) { return nil, nil }
 
 func init() {
 	_ = controller.Register(controller.Entry{Name: "cfgtest", Summary: "test only", Defaults: func() controller.Settings { return &testSettings{D: 10} }})
-	_ = controller.Register(controller.Entry{Name: "hypercontroller", Summary: "test stand-in", Defaults: func() controller.Settings { return &testSettings{D: 10} }})
 }
 
 func TestDefaultsParse(t *testing.T) {
@@ -37,6 +36,13 @@ func TestDefaultsParse(t *testing.T) {
 			}
 			if r.Env != name || r.Iterations != 1000 || r.EvalEvery != 10 || r.Controller.Interval != 5 {
 				t.Fatalf("unexpected defaults: env %q iterations %d eval_every %d interval %d", r.Env, r.Iterations, r.EvalEvery, r.Controller.Interval)
+			}
+			hc, ok := r.Controller.Settings["hypercontroller"]
+			if !ok {
+				t.Fatal("no [controller.hypercontroller] table decoded")
+			}
+			if err := hc.Validate(); err != nil {
+				t.Fatal(err)
 			}
 			sp, err := r.Controller.Space()
 			if err != nil {

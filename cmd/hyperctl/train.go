@@ -142,6 +142,15 @@ func resolveConfig(cmd *cobra.Command, f *trainFlags) (configs.Run, error) {
 	if err := run.Validate(); err != nil {
 		return run, fmt.Errorf("resolved config: %w", err)
 	}
+	// Record the chosen method's settings (defaults when the file has no
+	// table), so config.toml alone reproduces the run.
+	if name := run.Controller.Name; name != configs.Fixed {
+		s, err := run.Controller.MethodSettings(name)
+		if err != nil {
+			return run, err
+		}
+		run.Controller.Settings[name] = s
+	}
 	return run, nil
 }
 
