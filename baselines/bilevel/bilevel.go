@@ -1,0 +1,435 @@
+// Package bilevel is Bayesian bilevel optimisation (BBO) with UCB, after the
+// seed paper on BBO's convergence (outer Bayesian optimisation, inner SGD;
+// its Algorithm 2 and Theorem 4, ../shared/seeds/000): GP-UCB whose exploration coefficient follows the paper's
+// schedule
+//
+//	β_t = √(B² + σ⁻² t φ²(N) / N),
+//
+// multiplying the posterior standard deviation directly (UCB_t(λ) =
+// μ_{t−1}(λ) + β_t σ_{t−1}(λ), eq. 3.2 with the sign flipped because
+// hyperctl maximises), and the paper's inner-horizon rule (N ≍ T for convex
+// inner problems, Section 4.2; N ≍ T² under the PL / gradient-dominance
+// condition, Appendix F.1) offered as a recommended decision interval for
+// `interval = "auto"`. It registers itself as "bilevel".
+//
+// # Mapping the theory onto one PPO run
+//
+// The paper's outer loop picks hyperparameters λ_t, trains the model by N
+// SGD steps, and observes the validation loss as a noisy value of
+// L(λ_t, θ*_λt). In hyperctl:
+//
+//   - An outer round t is one decision period of the driver: the
+//     configuration in force for Interval consecutive PPO iterations.
+//     T, the number of outer rounds, is iterations / interval.
+//   - The inner steps N of round t are the gradient steps PPO takes in the
+//     period: N = (iterations in the period) × steps_per_iteration, where
+//     steps_per_iteration = epochs × ⌈batch_size / minibatch_size⌉ of the
+//     run's [ppo] table (320 with the default configs: 10 epochs × 2048/64
+//     minibatches). With steps_per_iteration = 0 it is filled in from the
+//     run by the config loader; when nothing fills it (the synthetic regret
+//     benchmark, direct use) it is 1, i.e. N counts iterations.
+//   - The observation y_t is the mean objective over the period (by default
+//     the reward change per iteration), standardised like GP-UCB's targets;
+//     the GP is fitted by ML-II exactly as package baselines' GP-UCB
+//     (same kernel, bounds, window and acquisition maximiser).
+//   - B bounds the RKHS norm of the objective in standardised units;
+//     σ is the noise standard deviation in standardised units (the targets
+//     have unit variance, so σ ≤ 1 and the default 1 gives the smallest β
+//     the schedule allows for a given φ(N)); φ(N) is Theorem 1's complete
+//     expression φ(N) = K² log N log(1/δ) + M√log(1/δ) + M√log(2/δ) +
+//     log^{3/2}(N/δ), whose O(·) constant the paper leaves unspecified: it
+//     is phi_scale (default 1), with K (lipschitz) and M (loss_bound) 1.
+//
+// Deviations, all forced by the online setting: PPO is not restarted at
+// every round (θ⁰ of round t is θ^N of round t−1) and the objective drifts
+// as training progresses, whereas the theory trains from scratch for a
+// fixed L; the noise ε_t therefore also carries that drift. The σ of β is
+// a setting, while the GP's own noise variance is fitted by ML-II (the
+// paper uses one σ for both); with a fitted σ that can reach the ML-II
+// floor (1e-6), σ⁻² would make β explode on clean data.
+package bilevel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// Name is the registered controller name.
+const Name = "bilevel"
+
+func init() {
+	controller.MustRegister(controller.Entry{
+		Name:     Name,
+		Summary:  "Bayesian bilevel optimisation with UCB (BBO seed paper, Algorithm 2): GP-UCB with beta_t = sqrt(B^2 + t phi(N)^2 / (sigma^2 N)) times sigma; interval = \"auto\" follows N ~ T (convex) or N ~ T^2 (PL)",
+		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
+	})
+}
+
+// Horizons accepted by Settings.Horizon.
+const (
+	// Convex is the inner horizon N ≍ T (Theorem 3/4, convex inner loss).
+	Convex = "convex"
+	// PL is N ≍ T² (Appendix F.1, µ-gradient dominance).
+	PL = "pl"
+)
+
+// alwaysRestartBelow: with fewer data points than this, ML-II restarts run
+// at every decision (as in package baselines' GP-UCB).
+const alwaysRestartBelow = 64
+
+// Settings configure the bilevel controller. The GP fields mean what they
+// mean for GP-UCB (package baselines).
+type Settings struct {
+	// Kernel is "matern52" or "se" (ARD either way).
+	Kernel string `toml:"kernel"`
+	// Window is the number of most recent data points (decision periods)
+	// the GP is fitted to.
+	Window int `toml:"window"`
+	// B bounds the RKHS norm of the objective (standardised units), > 0.
+	B float64 `toml:"b"`
+	// Sigma is the noise standard deviation σ of β_t (standardised units), > 0.
+	Sigma float64 `toml:"sigma"`
+	// Delta is the confidence δ ∈ (0, 1) inside φ(N).
+	Delta float64 `toml:"delta"`
+	// Lipschitz is K, the inner loss's Lipschitz constant in φ(N), ≥ 0.
+	Lipschitz float64 `toml:"lipschitz"`
+	// LossBound is M, the bound on the inner loss in φ(N), ≥ 0.
+	LossBound float64 `toml:"loss_bound"`
+	// PhiScale is the constant of Theorem 1's O(·) in φ(N), > 0.
+	PhiScale float64 `toml:"phi_scale"`
+	// StepsPerIteration is the number of inner gradient steps per training
+	// iteration (N = iterations in the period × this). 0: filled from the
+	// run's [ppo] table by the config loader, else 1.
+	StepsPerIteration int `toml:"steps_per_iteration"`
+	// Horizon selects the inner-horizon rule for interval = "auto":
+	// "convex" (N ≍ T) or "pl" (N ≍ T²).
+	Horizon string `toml:"horizon"`
+	// HorizonScale is c in N = c·T or N = c·T² (> 0).
+	HorizonScale float64 `toml:"horizon_scale"`
+	// Restarts is the number of random ML-II restarts (see GP-UCB).
+	Restarts int `toml:"restarts"`
+	// RestartEvery spaces the decisions with random restarts.
+	RestartEvery int `toml:"restart_every"`
+	// Candidates is the number of uniform points the UCB is scored at.
+	Candidates int `toml:"candidates"`
+	// Refine is the number of best candidates refined by L-BFGS.
+	Refine int `toml:"refine"`
+}
+
+// DefaultSettings returns the defaults: the theory's constants at 1
+// (B, σ, K, M, the O(·) constant), δ = 0.1, the convex horizon rule with
+// c = 1, and GP-UCB's GP and acquisition defaults.
+func DefaultSettings() Settings {
+	return Settings{
+		Kernel:       "matern52",
+		Window:       200,
+		B:            1,
+		Sigma:        1,
+		Delta:        0.1,
+		Lipschitz:    1,
+		LossBound:    1,
+		PhiScale:     1,
+		Horizon:      Convex,
+		HorizonScale: 1,
+		Restarts:     1,
+		RestartEvery: 10,
+		Candidates:   256,
+		Refine:       3,
+	}
+}
+
+func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
+
+// Validate checks every field; the error starts with the field's TOML key.
+func (s *Settings) Validate() error {
+	if _, err := gp.ParseKind(s.Kernel); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	switch {
+	case s.Window < 2 || s.Window > 5000:
+		return fmt.Errorf("window: must be in [2, 5000] data points, got %d", s.Window)
+	case !finitePos(s.B):
+		return fmt.Errorf("b: must be finite and > 0, got %v", s.B)
+	case !finitePos(s.Sigma):
+		return fmt.Errorf("sigma: must be finite and > 0, got %v", s.Sigma)
+	case !(s.Delta > 0 && s.Delta < 1):
+		return fmt.Errorf("delta: must be in (0, 1), got %v", s.Delta)
+	case !(s.Lipschitz >= 0) || math.IsInf(s.Lipschitz, 0):
+		return fmt.Errorf("lipschitz: must be finite and >= 0, got %v", s.Lipschitz)
+	case !(s.LossBound >= 0) || math.IsInf(s.LossBound, 0):
+		return fmt.Errorf("loss_bound: must be finite and >= 0, got %v", s.LossBound)
+	case !finitePos(s.PhiScale):
+		return fmt.Errorf("phi_scale: must be finite and > 0, got %v", s.PhiScale)
+	case s.StepsPerIteration < 0:
+		return fmt.Errorf("steps_per_iteration: must be >= 0 (0: from the run), got %d", s.StepsPerIteration)
+	case !validHorizon(s.Horizon):
+		return fmt.Errorf("horizon: want %q (N ~ T) or %q (N ~ T^2), got %q", Convex, PL, s.Horizon)
+	case !finitePos(s.HorizonScale):
+		return fmt.Errorf("horizon_scale: must be finite and > 0, got %v", s.HorizonScale)
+	case s.Restarts < 0 || s.Restarts > 100:
+		return fmt.Errorf("restarts: must be in [0, 100], got %d", s.Restarts)
+	case s.RestartEvery < 1:
+		return fmt.Errorf("restart_every: must be >= 1 decision, got %d", s.RestartEvery)
+	case s.Candidates < 1 || s.Candidates > 100000:
+		return fmt.Errorf("candidates: must be in [1, 100000], got %d", s.Candidates)
+	case s.Refine < 0 || s.Refine > s.Candidates:
+		return fmt.Errorf("refine: must be in [0, candidates = %d], got %d", s.Candidates, s.Refine)
+	}
+	return nil
+}
+
+func validHorizon(h string) bool {
+	h = strings.ToLower(strings.TrimSpace(h))
+	return h == Convex || h == PL
+}
+
+// New returns a fresh controller.
+func (s *Settings) New() (controller.Method, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("bilevel: %w", err)
+	}
+	kind, _ := gp.ParseKind(s.Kernel)
+	set := *s
+	set.Horizon = strings.ToLower(strings.TrimSpace(set.Horizon))
+	return &Method{set: set, kind: kind}, nil
+}
+
+// WithRun returns a copy of the settings with StepsPerIteration filled in
+// from the run when it is 0 (the config loader calls it; see package
+// configs). iterations and interval are unused.
+func (s *Settings) WithRun(iterations, interval, stepsPerIteration int) controller.Settings {
+	c := *s
+	if c.StepsPerIteration == 0 && stepsPerIteration > 0 {
+		c.StepsPerIteration = stepsPerIteration
+	}
+	return &c
+}
+
+// RecommendInterval returns the decision interval (training iterations per
+// outer round) that the paper's inner-horizon rule recommends for a budget
+// of iterations, with stepsPerIteration inner gradient steps per iteration
+// (0 or less: the setting, else 1); see Horizon.
+func (s *Settings) RecommendInterval(iterations, stepsPerIteration int) (int, error) {
+	if err := s.Validate(); err != nil {
+		return 0, err
+	}
+	steps := s.StepsPerIteration
+	if stepsPerIteration > 0 && steps == 0 {
+		steps = stepsPerIteration
+	}
+	k, _, err := Horizon(iterations, max(steps, 1), s.Horizon, s.HorizonScale)
+	return k, err
+}
+
+// Horizon applies the paper's inner-horizon rule to a budget of iterations
+// training iterations with steps inner gradient steps each. With interval
+// k, the run has T = iterations/k outer rounds of N = k·steps inner steps:
+//
+//	convex (N = c·T):  k·steps = c·iterations/k   ⇒  k = √(c·iterations/steps)
+//	pl     (N = c·T²): k·steps = c·(iterations/k)² ⇒  k = ∛(c·iterations²/steps)
+//
+// k is rounded to the nearest integer in [1, iterations]; rounds is
+// ⌈iterations/k⌉.
+func Horizon(iterations, steps int, horizon string, c float64) (interval, rounds int, err error) {
+	switch {
+	case iterations < 1:
+		return 0, 0, fmt.Errorf("horizon: iterations must be >= 1, got %d", iterations)
+	case steps < 1:
+		return 0, 0, fmt.Errorf("horizon: steps per iteration must be >= 1, got %d", steps)
+	case !finitePos(c):
+		return 0, 0, fmt.Errorf("horizon_scale: must be finite and > 0, got %v", c)
+	}
+	I, S := float64(iterations), float64(steps)
+	var k float64
+	switch strings.ToLower(strings.TrimSpace(horizon)) {
+	case Convex:
+		k = math.Sqrt(c * I / S)
+	case PL:
+		k = math.Cbrt(c * I * I / S)
+	default:
+		return 0, 0, fmt.Errorf("horizon: want %q or %q, got %q", Convex, PL, horizon)
+	}
+	interval = int(math.Min(I, math.Max(1, math.Round(k))))
+	return interval, (iterations + interval - 1) / interval, nil
+}
+
+// Phi is Theorem 1's φ(N) with the O(·) constant scale:
+//
+//	φ(N) = scale · (K² log N log(1/δ) + M√log(1/δ) + M√log(2/δ) + log^{3/2}(N/δ)).
+//
+// n < 1 is treated as 1.
+func Phi(n, k, m, delta, scale float64) float64 {
+	n = math.Max(n, 1)
+	l1 := math.Log(1 / delta)
+	return scale * (k*k*math.Log(n)*l1 + m*math.Sqrt(l1) + m*math.Sqrt(math.Log(2/delta)) + math.Pow(math.Log(n/delta), 1.5))
+}
+
+// Beta is the schedule β_t = √(B² + σ⁻² t φ²(N)/N) of Lemma 2 / Theorem 4
+// with φ from Phi; t < 1 is treated as 1 and n < 1 as 1.
+func (s *Settings) Beta(t int, n float64) float64 {
+	n = math.Max(n, 1)
+	phi := Phi(n, s.Lipschitz, s.LossBound, s.Delta, s.PhiScale)
+	return math.Sqrt(s.B*s.B + float64(max(t, 1))*phi*phi/(s.Sigma*s.Sigma*n))
+}
+
+// Method is the bilevel controller over decision periods.
+type Method struct {
+	set   Settings
+	kind  gp.Kind
+	space controller.Space
+	rng   *rand.Rand
+	st    state
+	u     []float64 // scratch
+}
+
+// period accumulates one decision period's observations.
+type period struct {
+	Open  bool
+	X     []float64 // configuration in force, in [0, 1]^d
+	Sum   float64   // objective sum
+	Count int       // iterations observed in the period
+}
+
+type state struct {
+	X        []float64 // data, row-major in [0, 1]^d, the last Window points
+	Y        []float64 // mean objective per point
+	Acc      period
+	Rounds   int       // decisions made so far (t of the last decision)
+	LastN    int       // iterations in the most recently closed period
+	Hyper    *gp.Hyper // last fitted hyperparameters (warm start)
+	Beta     float64   // β_t of the last decision (0 before the first fit)
+	Failures int       // decisions that fell back to a random draw
+}
+
+// Init prepares a run over space.
+func (m *Method) Init(space controller.Space, rng *rand.Rand) error {
+	if rng == nil {
+		return fmt.Errorf("bilevel: init: nil rng")
+	}
+	m.space, m.rng = space, rng
+	m.st = state{}
+	return nil
+}
+
+func (m *Method) closePeriod() {
+	a := &m.st.Acc
+	if !a.Open || a.Count == 0 {
+		a.Open = false
+		return
+	}
+	m.st.X = append(m.st.X, a.X...)
+	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
+	m.st.LastN = a.Count
+	if over := len(m.st.Y) - m.set.Window; over > 0 {
+		d := m.space.Dim()
+		m.st.X = append(m.st.X[:0], m.st.X[over*d:]...)
+		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
+	}
+	*a = period{X: a.X[:0]}
+}
+
+// InnerSteps is N of the last closed period: its iterations times
+// StepsPerIteration (1 when unset).
+func (m *Method) InnerSteps() float64 {
+	return float64(max(m.st.LastN, 1)) * float64(max(m.set.StepsPerIteration, 1))
+}
+
+// Suggest fits the GP and maximises μ + β_t σ.
+func (m *Method) Suggest(dst controller.Config) error {
+	if m.rng == nil {
+		return common.NotInit("bilevel")
+	}
+	if err := common.CheckDst(m.space, dst); err != nil {
+		return fmt.Errorf("bilevel: %w", err)
+	}
+	m.closePeriod()
+	m.st.Rounds++
+	d := m.space.Dim()
+	if len(m.st.Y) == 0 {
+		// Round 1 has no data: the prior UCB is flat, so draw uniformly.
+		common.Uniform(m.space, m.rng, dst)
+		return nil
+	}
+	k := gp.Kernel{Kind: m.kind, Dim: d, ARD: true}
+	restarts := 0
+	if m.st.Hyper == nil || len(m.st.Y) < alwaysRestartBelow || (m.st.Rounds-1)%m.set.RestartEvery == 0 {
+		restarts = m.set.Restarts
+	}
+	model, err := gp.Fit(m.st.X, m.st.Y, gp.FitOptions{Kernel: k, Init: m.st.Hyper, Restarts: restarts}, m.rng)
+	if err != nil {
+		// Data are finite by construction, so this is a numerically
+		// hopeless covariance; keep going with a random configuration.
+		m.st.Failures++
+		common.Uniform(m.space, m.rng, dst)
+		return nil
+	}
+	h := model.Hyper()
+	m.st.Hyper = &h
+	// Algorithm 2 line 7: λ_{t+1} = argmax −µ_t + β_{t+1}σ_t; the decision of
+	// round t uses β_t.
+	m.st.Beta = m.set.Beta(m.st.Rounds, m.InnerSteps())
+	acq := common.Maximizer{Candidates: m.set.Candidates, Refine: m.set.Refine, MaxIter: 30}
+	u, _ := acq.Maximize(model, nil, d, m.st.Beta, m.rng, nil)
+	common.FromUnit(m.space, u, dst)
+	return nil
+}
+
+// Observe adds o to the current period's data point.
+func (m *Method) Observe(o controller.Observation) error {
+	if m.rng == nil {
+		return common.NotInit("bilevel")
+	}
+	if err := common.CheckObservation(m.space, o); err != nil {
+		return fmt.Errorf("bilevel: observe: %w", err)
+	}
+	m.u = common.ToUnit(m.space, o.Config, m.u)
+	a := &m.st.Acc
+	if a.Open && !common.EqualFloats(a.X, m.u) {
+		// Used without the driver, the configuration changed mid-period.
+		m.closePeriod()
+	}
+	if !a.Open {
+		a.Open = true
+		a.X = append(a.X[:0], m.u...)
+	}
+	a.Sum += o.Objective
+	a.Count++
+	return nil
+}
+
+// LastBeta is β_t of the last decision that fitted the GP (0 before).
+func (m *Method) LastBeta() float64 { return m.st.Beta }
+
+// Data returns copies of the data points (row-major unit inputs, targets).
+func (m *Method) Data() (x, y []float64) {
+	return append([]float64(nil), m.st.X...), append([]float64(nil), m.st.Y...)
+}
+
+// Failures is the number of decisions that fell back to a random draw
+// because the GP fit failed.
+func (m *Method) Failures() int { return m.st.Failures }
+
+// MarshalBinary returns the data, the open period, the round count, the
+// last period length and the warm-start hyperparameters.
+func (m *Method) MarshalBinary() ([]byte, error) { return common.Encode("bilevel", m.st) }
+
+// UnmarshalBinary restores a state from MarshalBinary; on error the state
+// is unchanged.
+func (m *Method) UnmarshalBinary(b []byte) error {
+	var st state
+	if err := common.Decode("bilevel", b, &st); err != nil {
+		return err
+	}
+	d := m.space.Dim()
+	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || (st.Acc.Open && len(st.Acc.X) != d) || st.Rounds < 0 || st.LastN < 0 {
+		return fmt.Errorf("bilevel: unmarshal state: inconsistent with this space and settings")
+	}
+	m.st = st
+	return nil
+}

@@ -1,0 +1,674 @@
+package goucb
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }
+
+func TestRegistered(t *testing.T) {
+	e, err := controller.Lookup(Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.Defaults()
+	if err := s.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	if _, err := s.New(); err != nil {
+		t.Fatal(err)
+	}
+	if e.Summary == "" {
+		t.Error("no summary")
+	}
+}
+
+// Each bad field is rejected with an error naming its TOML key, and New
+// refuses it too.
+func TestSettingsValidateNamesField(t *testing.T) {
+	mod := func(f func(*Settings)) *Settings { s := DefaultSettings(); f(&s); return &s }
+	cases := []struct {
+		field string
+		s     *Settings
+	}{
+		{"hidden", mod(func(s *Settings) { s.Hidden = 0 })},
+		{"input_scale", mod(func(s *Settings) { s.InputScale = math.NaN() })},
+		{"rounds", mod(func(s *Settings) { s.Rounds = -1 })},
+		{"explore", mod(func(s *Settings) { s.Explore = -2 })},
+		{"lambda", mod(func(s *Settings) { s.Lambda = -1 })},
+		{"lambda", mod(func(s *Settings) { s.Lambda = math.Inf(1) })},
+		{"beta", mod(func(s *Settings) { s.Beta = "huge" })},
+		{"beta_scale", mod(func(s *Settings) { s.BetaScale = 0 })},
+		{"sigma", mod(func(s *Settings) { s.Sigma = -1 })},
+		{"delta", mod(func(s *Settings) { s.Delta = 1 })},
+		{"weight_bound", mod(func(s *Settings) { s.WeightBound = math.NaN() })},
+		{"f_bound", mod(func(s *Settings) { s.FBound = 0 })},
+		{"discount", mod(func(s *Settings) { s.Discount = 0 })},
+		{"discount", mod(func(s *Settings) { s.Discount = 1.5 })},
+		{"weight_decay", mod(func(s *Settings) { s.WeightDecay = -1e-3 })},
+		{"fit_restarts", mod(func(s *Settings) { s.FitRestarts = 0 })},
+		{"fit_iterations", mod(func(s *Settings) { s.FitIterations = 0 })},
+		{"candidates", mod(func(s *Settings) { s.Candidates = 0 })},
+		{"starts", mod(func(s *Settings) { s.Starts = s.Candidates + 1 })},
+		{"ascent_steps", mod(func(s *Settings) { s.AscentSteps = -1 })},
+	}
+	for _, c := range cases {
+		err := c.s.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
+			t.Errorf("field %s: got error %v, want one starting with %q", c.field, err, c.field+":")
+		}
+		if _, err := c.s.New(); err == nil {
+			t.Errorf("field %s: New accepted invalid settings", c.field)
+		}
+	}
+}
+
+// Settings decode from TOML by their tags, strictly.
+func TestSettingsTOML(t *testing.T) {
+	text := `hidden = 10
+input_scale = 2.0
+rounds = 50
+explore = 4
+lambda = 3.0
+beta = "paper"
+beta_scale = 0.5
+sigma = 0.2
+delta = 0.05
+weight_bound = 0.7
+f_bound = 2.0
+phase1_in_sigma = false
+discount = 0.9
+weight_decay = 0.01
+fit_restarts = 2
+fit_iterations = 50
+candidates = 32
+starts = 2
+ascent_steps = 10`
+	var s Settings
+	md, err := toml.Decode(text, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := md.Undecoded(); len(u) != 0 {
+		t.Errorf("undecoded keys %v", u)
+	}
+	want := Settings{Hidden: 10, InputScale: 2, Rounds: 50, Explore: 4, Lambda: 3, Beta: "paper", BetaScale: 0.5, Sigma: 0.2,
+		Delta: 0.05, WeightBound: 0.7, FBound: 2, Phase1InSigma: false, Discount: 0.9, WeightDecay: 0.01, FitRestarts: 2,
+		FitIterations: 50, Candidates: 32, Starts: 2, AscentSteps: 10}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("decoded %+v, want %+v", s, want)
+	}
+	if err := s.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// T, n and λ: the setting, else the run's decisions (WithRun), else
+// DefaultRounds; n = ⌈√T⌉, λ = √T log²T.
+func TestRoundsExploreLambda(t *testing.T) {
+	s := DefaultSettings()
+	if got := s.ExploreRounds(); got != 15 { // ⌈√200⌉
+		t.Errorf("default n = %d, want 15", got)
+	}
+	r := s.WithRun(1000, 3, 320).(*Settings)
+	if r.Rounds != 334 || s.Rounds != 0 {
+		t.Errorf("WithRun(1000, 3): rounds %d (original %d), want 334 (0)", r.Rounds, s.Rounds)
+	}
+	if got, want := r.RegLambda(), math.Sqrt(334)*sq(math.Log(334)); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("λ = %v, want %v", got, want)
+	}
+	if got := r.ExploreRounds(); got != 19 {
+		t.Errorf("n = %d, want ⌈√334⌉ = 19", got)
+	}
+	s.Rounds, s.Lambda, s.Explore = 50, 7, 3
+	if r := s.WithRun(1000, 1, 0).(*Settings); r.Rounds != 50 || r.RegLambda() != 7 || r.ExploreRounds() != 3 {
+		t.Errorf("explicit settings overridden: %+v", r)
+	}
+	s.Rounds, s.Lambda = 2, 0
+	if got := s.RegLambda(); got != 1 {
+		t.Errorf("λ for T = 2 is %v, want the floor 1", got)
+	}
+}
+
+// ∇_w f and ∇_u f of the network agree with central finite differences.
+func TestNetworkGradients(t *testing.T) {
+	rng := newRand(3)
+	for _, c := range []struct{ in, hidden int }{{1, 25}, {3, 7}, {4, 25}} {
+		n := network{in: c.in, hidden: c.hidden, scale: 5}
+		w := make([]float64, n.dim())
+		n.initWeights(rng, w)
+		for i := range w {
+			w[i] *= 2 // leave the near-linear regime of the initialisation
+		}
+		x := make([]float64, c.in)
+		for j := range x {
+			x[j] = rng.Float64()
+		}
+		gw, gx := make([]float64, n.dim()), make([]float64, c.in)
+		n.eval(w, x, gw, gx)
+		const eps = 1e-6
+		check := func(what string, i int, v []float64, an float64) {
+			old := v[i]
+			v[i] = old + eps
+			fp := n.eval(w, x, nil, nil)
+			v[i] = old - eps
+			fm := n.eval(w, x, nil, nil)
+			v[i] = old
+			fd := (fp - fm) / (2 * eps)
+			if math.Abs(fd-an) > 1e-6*(1+math.Abs(fd)) {
+				t.Errorf("h=%d H=%d: ∂f/∂%s[%d] = %v, finite difference %v", c.in, c.hidden, what, i, an, fd)
+			}
+		}
+		for i := range w {
+			check("w", i, w, gw[i])
+		}
+		for j := range x {
+			check("u", j, x, gx[j])
+		}
+	}
+}
+
+// The regression oracle fits a network it can represent: data from a
+// random network of the same shape are fitted to a small loss.
+func TestOracleFitsRealizableData(t *testing.T) {
+	rng := newRand(5)
+	n := network{in: 2, hidden: 5, scale: 5}
+	truth := make([]float64, n.dim())
+	n.initWeights(rng, truth)
+	const pts = 40
+	x, y := make([]float64, 2*pts), make([]float64, pts)
+	var ss float64
+	for j := range pts {
+		x[2*j], x[2*j+1] = rng.Float64(), rng.Float64()
+		y[j] = n.eval(truth, x[2*j:2*j+2], nil, nil)
+		ss += y[j] * y[j]
+	}
+	res := n.fit(x, y, 0, 5, 500, rng)
+	// Relative residual sum of squares.
+	if rel := 2 * res.Loss / ss; rel > 1e-4 || math.IsNaN(rel) {
+		t.Errorf("oracle residual %.2e of the data's sum of squares, want <= 1e-4", rel)
+	}
+}
+
+// The Euclidean projection onto {w : (w−c)ᵀΣ(w−c) ≤ β}: points inside are
+// unchanged; points outside land on the boundary, satisfy the KKT
+// condition z − p = µΣ(p − c) with µ ≥ 0, and are at least as close to z as
+// any of 2000 random feasible points.
+func TestEllipsoidProjection(t *testing.T) {
+	rng := newRand(11)
+	const d = 6
+	for trial := range 5 {
+		// Σ = BBᵀ + 0.1 I, condition number up to ~10³.
+		b := mat.NewDense(d, d, nil)
+		for i := range d {
+			for j := range d {
+				b.Set(i, j, rng.NormFloat64()*math.Pow(3, float64(i-3)))
+			}
+		}
+		var s mat.Dense
+		s.Mul(b, b.T())
+		sigma := make([]float64, d*d)
+		for i := range d {
+			for j := range d {
+				sigma[i*d+j] = s.At(i, j)
+				if i == j {
+					sigma[i*d+j] += 0.1
+				}
+			}
+		}
+		c := make([]float64, d)
+		for i := range c {
+			c[i] = rng.NormFloat64()
+		}
+		beta := 0.5 + rng.Float64()
+		el, err := newEllipsoid(sigma, d, c, beta, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quad := func(w []float64) float64 {
+			var q float64
+			for i := range d {
+				for j := range d {
+					q += (w[i] - c[i]) * sigma[i*d+j] * (w[j] - c[j])
+				}
+			}
+			return q
+		}
+		// A random boundary point, scaled inside and outside.
+		for _, f := range []float64{0.5, 0.999, 1.5, 4, 100} {
+			z := make([]float64, d)
+			for i := range z {
+				z[i] = rng.NormFloat64()
+			}
+			var zz []float64
+			q := quad(addTo(c, z, 1))
+			for i := range z {
+				z[i] *= f * math.Sqrt(beta/q)
+			}
+			zz = addTo(c, z, 1)
+			p := make([]float64, d)
+			inside := el.project(p, zz)
+			if f < 1 {
+				if !inside || !slices.Equal(p, zz) {
+					t.Errorf("trial %d: point inside (scale %v) moved", trial, f)
+				}
+				continue
+			}
+			if inside {
+				t.Fatalf("trial %d: point outside (scale %v) reported inside", trial, f)
+			}
+			if qp := quad(p); qp > beta*(1+1e-9) || qp < beta*(1-1e-6) {
+				t.Errorf("trial %d scale %v: ‖p − c‖²_Σ = %v, want β = %v", trial, f, qp, beta)
+			}
+			if got := el.norm2(p); math.Abs(got-quad(p)) > 1e-9*beta {
+				t.Errorf("norm2 = %v, direct %v", got, quad(p))
+			}
+			// KKT: z − p parallel to Σ(p − c), same direction.
+			r := addTo(zz, p, -1)
+			sp := make([]float64, d)
+			for i := range d {
+				for j := range d {
+					sp[i] += sigma[i*d+j] * (p[j] - c[j])
+				}
+			}
+			mu := dot(r, sp) / dot(sp, sp)
+			if mu < 0 {
+				t.Errorf("trial %d scale %v: µ = %v < 0", trial, f, mu)
+			}
+			for i := range d {
+				if math.Abs(r[i]-mu*sp[i]) > 1e-6*(norm(r)+1e-12) {
+					t.Errorf("trial %d scale %v: z − p not along Σ(p − c) at %d: %v vs %v", trial, f, i, r[i], mu*sp[i])
+					break
+				}
+			}
+			// No random feasible point is closer.
+			dp := norm(r)
+			for range 2000 {
+				v := make([]float64, d)
+				for i := range v {
+					v[i] = rng.NormFloat64()
+				}
+				qv := quad(addTo(c, v, 1))
+				sc := math.Sqrt(beta/qv) * math.Pow(rng.Float64(), 1.0/d)
+				for i := range v {
+					v[i] = c[i] + v[i]*sc
+				}
+				if dd := norm(addTo(zz, v, -1)); dd < dp-1e-9 {
+					t.Fatalf("trial %d scale %v: feasible point at distance %v beats the projection's %v", trial, f, dd, dp)
+				}
+			}
+		}
+	}
+}
+
+func addTo(a, b []float64, s float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] + s*b[i]
+	}
+	return out
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// Phase II's incremental updates solve eq. (4): after a sequence of
+// points, ŵ_t zeroes the gradient of
+//
+//	λ/2‖w − ŵ₀‖² + ½ Σ_i γ^{t−1−i} ((w − ŵ_i)ᵀg_i + f_i − y_i)²,
+//
+// Σ_t⁻¹ is the inverse of λI + Σ_i γ^{t−1−i} g_i g_iᵀ (Sherman–Morrison for
+// γ = 1, Cholesky for γ < 1), for both the paper's sums and the discounted
+// variant.
+func TestClosedFormUpdate(t *testing.T) {
+	for _, gamma := range []float64{1, 0.9} {
+		s := DefaultSettings()
+		s.Hidden, s.Rounds, s.Explore, s.Discount, s.Phase1InSigma = 6, 30, 5, gamma, false
+		mm, err := s.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mm.(*Method)
+		space := unitSpace(t, 2)
+		if err := m.Init(space, newRand(1)); err != nil {
+			t.Fatal(err)
+		}
+		rng := newRand(2)
+		for range 5 {
+			m.st.X1 = append(m.st.X1, rng.Float64(), rng.Float64())
+			m.st.Y1 = append(m.st.Y1, rng.NormFloat64())
+		}
+		m.startPhase2()
+		lambda := m.set.RegLambda()
+		dw := m.net.dim()
+		type rec struct {
+			g        []float64
+			wi       []float64
+			f, y     float64
+			discount float64
+		}
+		var recs []rec
+		for k := range 12 {
+			x := []float64{rng.Float64(), rng.Float64()}
+			y := rng.NormFloat64()
+			g := make([]float64, dw)
+			f := m.net.eval(m.st.W, x, g, nil)
+			recs = append(recs, rec{g: g, wi: append([]float64(nil), m.st.W...), f: f, y: y})
+			m.update(x, y)
+			_ = k
+		}
+		// Gradient of eq. (4) at ŵ_t.
+		grad := make([]float64, dw)
+		full := make([]float64, dw*dw)
+		for i := range dw {
+			grad[i] = lambda * (m.st.W[i] - m.st.W0[i])
+			full[i*dw+i] = lambda
+		}
+		for i, r := range recs {
+			wgt := math.Pow(gamma, float64(len(recs)-1-i))
+			res := r.f - r.y
+			for j := range dw {
+				res += (m.st.W[j] - r.wi[j]) * r.g[j]
+			}
+			for j := range dw {
+				grad[j] += wgt * res * r.g[j]
+				for k := range dw {
+					full[j*dw+k] += wgt * r.g[j] * r.g[k]
+				}
+			}
+		}
+		if n := norm(grad); n > 1e-8*(1+norm(m.st.W)) {
+			t.Errorf("γ = %v: ‖∇ eq. (4)‖ at ŵ_t = %v, want ≈ 0", gamma, n)
+		}
+		// Σ_t Σ_t⁻¹ = I.
+		for i := range dw {
+			for j := range dw {
+				var v float64
+				for k := range dw {
+					v += full[i*dw+k] * m.st.SigmaInv[k*dw+j]
+				}
+				want := 0.0
+				if i == j {
+					want = 1
+				}
+				if math.Abs(v-want) > 1e-9 {
+					t.Fatalf("γ = %v: (Σ Σ⁻¹)[%d][%d] = %v, want %v", gamma, i, j, v, want)
+				}
+			}
+		}
+	}
+}
+
+// GO-UCB finds the maximum of smooth bimodal functions (maximum 1) within
+// a stated budget of rounds (decision interval 1, noise sd 0.05, T = the
+// budget, default settings otherwise): in 1-D (bumps of width 0.08 at 0.7
+// and of height 0.5 at 0.2) with T = 40 — Phase I is 7 rounds — the median
+// value of the last 10 rounds is ≥ 0.9 for at least 4 of 5 seeds; in 2-D
+// (a broad bump of width 0.25, a second of height 0.4) with T = 150 —
+// Phase I is 13 rounds — for at least 3 of 5. The seeds that miss stay on
+// the second mode or on a shoulder: GO-UCB's Phase II learns only through
+// one linearised rank-one update per round.
+func TestFindsMaximum(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		d      int
+		f      func(int, []float64) float64
+		budget int
+		need   int
+	}{{"1-D", 1, bumps1D, 40, 4}, {"2-D", 2, broad2D, 150, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			ok := 0
+			for seed := uint64(1); seed <= 5; seed++ {
+				space := unitSpace(t, c.d)
+				s := DefaultSettings()
+				s.Rounds = c.budget
+				ctl := build(t, &s, space, 1, seed)
+				cfgs := newFeedback(space, c.f, 0.05, seed).run(t, ctl, 0, c.budget+1)
+				var last []float64
+				for _, cfg := range cfgs[len(cfgs)-10:] {
+					last = append(last, c.f(0, cfg))
+				}
+				slices.Sort(last)
+				med := (last[4] + last[5]) / 2
+				m := ctl.Method().(*Method)
+				t.Logf("seed %d: last-10 median f %.3f, β %.1f, %d failures", seed, med, m.LastBeta(), m.Failures())
+				if m.Failures() != 0 {
+					t.Errorf("seed %d: %d failed decisions", seed, m.Failures())
+				}
+				if med >= 0.9 {
+					ok++
+				}
+			}
+			if ok < c.need {
+				t.Errorf("%d of 5 seeds reached the maximum (last-10 median f >= 0.9), want >= %d", ok, c.need)
+			}
+		})
+	}
+}
+
+// Degenerate data never crashes GO-UCB, never yields an invalid or NaN
+// configuration (the driver validates every suggestion; the feedback
+// helper fails the test on one), and never makes a decision fall back.
+func TestDegenerateData(t *testing.T) {
+	intSpace, err := controller.NewSpace(controller.Param{Name: "n", Low: 1, High: 2, Integer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	smooth := func(_ int, u []float64) float64 { return 1 - sq(u[0]-0.4) }
+	scaled := func(s float64) func(int, []float64) float64 {
+		return func(it int, u []float64) float64 { return s * smooth(it, u) }
+	}
+	discounted := DefaultSettings()
+	discounted.Discount = 0.9
+	paper := DefaultSettings()
+	paper.Beta = BetaPaper
+	cases := []struct {
+		name  string
+		space controller.Space
+		gain  func(int, []float64) float64
+		noise float64
+		iters int
+	}{
+		{"all-equal objective", unitSpace(t, 2), func(int, []float64) float64 { return 1 }, 0, 80},
+		{"zero objective", unitSpace(t, 2), func(int, []float64) float64 { return 0 }, 0, 80},
+		{"duplicate inputs (two-valued integer)", intSpace, smooth, 0.1, 80},
+		{"duplicates, constant objective", intSpace, func(int, []float64) float64 { return 3 }, 0, 80},
+		{"single data point", paperSpace(t), smooth, 0.1, 10},
+		{"objective scale 1e-12", paperSpace(t), scaled(1e-12), 1e-13, 80},
+		{"objective scale 1e12", paperSpace(t), scaled(1e12), 1e11, 80},
+		{"constant, then a jump of 1e12", unitSpace(t, 1), func(it int, _ []float64) float64 {
+			if it >= 50 {
+				return 1e12
+			}
+			return 1
+		}, 0, 120},
+	}
+	for _, c := range cases {
+		for _, m := range []struct {
+			name string
+			set  Settings
+		}{{"default", DefaultSettings()}, {"discount", discounted}, {"paper-beta", paper}} {
+			t.Run(c.name+"/"+m.name, func(t *testing.T) {
+				set := m.set
+				set.Rounds = 40 // Phase II from round 8 (iteration 14)
+				ctl := build(t, &set, c.space, 2, 3)
+				newFeedback(c.space, c.gain, c.noise, 4).run(t, ctl, 0, c.iters)
+				mm := ctl.Method().(*Method)
+				if c.iters > 20 && !mm.Phase2() {
+					t.Error("Phase II never started")
+				}
+				if mm.Failures() != 0 {
+					t.Errorf("%d failed decisions", mm.Failures())
+				}
+				for _, v := range mm.Estimate() {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("non-finite estimate %v", v)
+					}
+				}
+			})
+		}
+	}
+}
+
+// NaN and Inf observations are errors and leave the state unchanged, in
+// Phase I and in Phase II.
+func TestNonFiniteObservationRejected(t *testing.T) {
+	space := paperSpace(t)
+	s := DefaultSettings()
+	s.Rounds = 16 // Phase I: 4 rounds
+	for _, iters := range []int{7, 40} {
+		c := build(t, &s, space, 5, 3)
+		newFeedback(space, func(_ int, u []float64) float64 { return u[1] }, 0.5, 2).run(t, c, 0, iters)
+		m := c.Method()
+		if (iters > 30) != m.(*Method).Phase2() {
+			t.Fatalf("after %d iterations: Phase2 = %v", iters, m.(*Method).Phase2())
+		}
+		before, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := controller.Config{3000, 0.2, 0.95, 1e-4}
+		for _, bad := range []controller.Observation{
+			{Iteration: iters, Config: cfg, Objective: math.NaN()},
+			{Iteration: iters, Config: cfg, Objective: math.Inf(1)},
+			{Iteration: iters, Config: cfg, Objective: math.Inf(-1)},
+			{Iteration: iters, Config: cfg, Objective: 1, Reward: math.NaN()},
+			{Iteration: iters, Config: cfg, Objective: 1, Elapsed: math.Inf(1)},
+			{Iteration: iters, Config: controller.Config{math.NaN(), 0.2, 0.95, 1e-4}, Objective: 1},
+			{Iteration: iters, Config: controller.Config{3000}, Objective: 1},
+		} {
+			if err := m.Observe(bad); err == nil {
+				t.Errorf("Observe(%+v) accepted", bad)
+			}
+			after, err := m.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Fatalf("state changed after a rejected observation %+v", bad)
+			}
+		}
+		if err := m.Suggest(make(controller.Config, 2)); err == nil {
+			t.Error("Suggest accepted a destination of the wrong length")
+		}
+	}
+}
+
+// The same seed gives the same configurations; another seed, others.
+func TestDeterministicGivenSeed(t *testing.T) {
+	space := paperSpace(t)
+	gain := func(_ int, u []float64) float64 { return 1 - sq(u[1]-0.3) - sq(u[3]-0.6) }
+	s := DefaultSettings()
+	s.Rounds = 30
+	seq := func(seed uint64) []controller.Config {
+		return newFeedback(space, gain, 0.1, 9).run(t, build(t, &s, space, 5, seed), 0, 120)
+	}
+	a, b, c := seq(42), seq(42), seq(43)
+	if !sameConfigs(a, b) {
+		t.Fatal("same seed, different configuration sequences")
+	}
+	if sameConfigs(a, c) {
+		t.Fatal("different seeds, identical configuration sequences")
+	}
+}
+
+// Snapshot at several points (in Phase I, mid-period, at the Phase I/II
+// boundary, in Phase II, with the discounted variant, with a pending
+// Suggest), restore into a freshly built driver, continue: identical to a
+// run that never stopped. Garbage and a state of another space are
+// refused and leave the method usable.
+func TestSnapshotRestoreContinues(t *testing.T) {
+	space := paperSpace(t)
+	gain := func(_ int, u []float64) float64 { return math.Sin(3*u[0]) + u[2] - 0.5*u[3] }
+	const total = 150
+	for _, gamma := range []float64{1, 0.95} {
+		s := DefaultSettings()
+		s.Rounds, s.Discount = 25, gamma // Phase I: 5 periods = 25 iterations
+		ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, &s, space, 5, 7), 0, total)
+		for _, cut := range []int{3, 25, 26, 37, 103} {
+			f := newFeedback(space, gain, 0.2, 5)
+			a := build(t, &s, space, 5, 7)
+			got := f.run(t, a, 0, cut)
+			snap, err := a.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := build(t, &s, space, 5, 7)
+			if err := b.Restore(snap); err != nil {
+				t.Fatalf("γ %v cut %d: restore: %v", gamma, cut, err)
+			}
+			got = append(got, f.run(t, b, cut, total)...)
+			if !sameConfigs(ref, got) {
+				t.Fatalf("γ %v cut %d: restored run diverges from the uninterrupted one", gamma, cut)
+			}
+		}
+		f := newFeedback(space, gain, 0.2, 5)
+		a := build(t, &s, space, 5, 7)
+		got := f.run(t, a, 0, 50)
+		if _, err := a.Suggest(); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := a.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := build(t, &s, space, 5, 7)
+		if err := b.Restore(snap); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, f.run(t, b, 50, total)...)
+		if !sameConfigs(ref, got) {
+			t.Fatalf("γ %v: restore with a pending Suggest diverges", gamma)
+		}
+		m := b.Method()
+		good, _ := m.MarshalBinary()
+		if err := m.UnmarshalBinary([]byte("not a state")); err == nil {
+			t.Error("UnmarshalBinary accepted garbage")
+		}
+		other := build(t, &s, unitSpace(t, 2), 5, 7).Method()
+		if err := other.UnmarshalBinary(good); err == nil {
+			t.Error("a 4-parameter state restored into a 2-parameter method")
+		}
+		if now, _ := m.MarshalBinary(); !bytes.Equal(good, now) {
+			t.Error("a refused state changed the method")
+		}
+	}
+}
+
+// A method used before Init returns errors instead of panicking.
+func TestUseBeforeInit(t *testing.T) {
+	m, err := (&Settings{}).New()
+	if err == nil {
+		t.Fatal("zero settings accepted")
+	}
+	s := DefaultSettings()
+	m, err = s.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Suggest(make(controller.Config, 1)); err == nil {
+		t.Error("Suggest before Init succeeded")
+	}
+	if err := m.Observe(controller.Observation{}); err == nil {
+		t.Error("Observe before Init succeeded")
+	}
+	if err := m.Init(unitSpace(t, 1), nil); err == nil {
+		t.Error("Init with a nil rng succeeded")
+	}
+}
