@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -439,7 +440,7 @@ func TestFindsMaximum(t *testing.T) {
 				s := DefaultSettings()
 				s.Rounds = c.budget
 				ctl := build(t, &s, space, 1, seed)
-				cfgs := newFeedback(space, c.f, 0.05, seed).run(t, ctl, 0, c.budget+1)
+				cfgs := newFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget+1)
 				var last []float64
 				for _, cfg := range cfgs[len(cfgs)-10:] {
 					last = append(last, c.f(0, cfg))
@@ -466,10 +467,7 @@ func TestFindsMaximum(t *testing.T) {
 // configuration (the driver validates every suggestion; the feedback
 // helper fails the test on one), and never makes a decision fall back.
 func TestDegenerateData(t *testing.T) {
-	intSpace, err := controller.NewSpace(controller.Param{Name: "n", Low: 1, High: 2, Integer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	intSpace := methodtest.IntSpace(t)
 	smooth := func(_ int, u []float64) float64 { return 1 - sq(u[0]-0.4) }
 	scaled := func(s float64) func(int, []float64) float64 {
 		return func(it int, u []float64) float64 { return s * smooth(it, u) }
@@ -508,7 +506,7 @@ func TestDegenerateData(t *testing.T) {
 				set := m.set
 				set.Rounds = 40 // Phase II from round 8 (iteration 14)
 				ctl := build(t, &set, c.space, 2, 3)
-				newFeedback(c.space, c.gain, c.noise, 4).run(t, ctl, 0, c.iters)
+				newFeedback(c.space, c.gain, c.noise, 4).Run(t, ctl, 0, c.iters)
 				mm := ctl.Method().(*Method)
 				if c.iters > 20 && !mm.Phase2() {
 					t.Error("Phase II never started")
@@ -534,7 +532,7 @@ func TestNonFiniteObservationRejected(t *testing.T) {
 	s.Rounds = 16 // Phase I: 4 rounds
 	for _, iters := range []int{7, 40} {
 		c := build(t, &s, space, 5, 3)
-		newFeedback(space, func(_ int, u []float64) float64 { return u[1] }, 0.5, 2).run(t, c, 0, iters)
+		newFeedback(space, func(_ int, u []float64) float64 { return u[1] }, 0.5, 2).Run(t, c, 0, iters)
 		m := c.Method()
 		if (iters > 30) != m.(*Method).Phase2() {
 			t.Fatalf("after %d iterations: Phase2 = %v", iters, m.(*Method).Phase2())
@@ -577,7 +575,7 @@ func TestDeterministicGivenSeed(t *testing.T) {
 	s := DefaultSettings()
 	s.Rounds = 30
 	seq := func(seed uint64) []controller.Config {
-		return newFeedback(space, gain, 0.1, 9).run(t, build(t, &s, space, 5, seed), 0, 120)
+		return newFeedback(space, gain, 0.1, 9).Run(t, build(t, &s, space, 5, seed), 0, 120)
 	}
 	a, b, c := seq(42), seq(42), seq(43)
 	if !sameConfigs(a, b) {
@@ -600,11 +598,11 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	for _, gamma := range []float64{1, 0.95} {
 		s := DefaultSettings()
 		s.Rounds, s.Discount = 25, gamma // Phase I: 5 periods = 25 iterations
-		ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, &s, space, 5, 7), 0, total)
+		ref := newFeedback(space, gain, 0.2, 5).Run(t, build(t, &s, space, 5, 7), 0, total)
 		for _, cut := range []int{3, 25, 26, 37, 103} {
 			f := newFeedback(space, gain, 0.2, 5)
 			a := build(t, &s, space, 5, 7)
-			got := f.run(t, a, 0, cut)
+			got := f.Run(t, a, 0, cut)
 			snap, err := a.Snapshot()
 			if err != nil {
 				t.Fatal(err)
@@ -613,14 +611,14 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 			if err := b.Restore(snap); err != nil {
 				t.Fatalf("γ %v cut %d: restore: %v", gamma, cut, err)
 			}
-			got = append(got, f.run(t, b, cut, total)...)
+			got = append(got, f.Run(t, b, cut, total)...)
 			if !sameConfigs(ref, got) {
 				t.Fatalf("γ %v cut %d: restored run diverges from the uninterrupted one", gamma, cut)
 			}
 		}
 		f := newFeedback(space, gain, 0.2, 5)
 		a := build(t, &s, space, 5, 7)
-		got := f.run(t, a, 0, 50)
+		got := f.Run(t, a, 0, 50)
 		if _, err := a.Suggest(); err != nil {
 			t.Fatal(err)
 		}
@@ -632,7 +630,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 		if err := b.Restore(snap); err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, f.run(t, b, 50, total)...)
+		got = append(got, f.Run(t, b, 50, total)...)
 		if !sameConfigs(ref, got) {
 			t.Fatalf("γ %v: restore with a pending Suggest diverges", gamma)
 		}

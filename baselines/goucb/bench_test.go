@@ -1,0 +1,57 @@
+package goucb
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// paperGain is a smooth per-iteration reward gain over the paper's four
+// hyperparameters (unit coordinates).
+func paperGain(_ int, u []float64) float64 {
+	return 1 - sq(u[0]-0.3) - sq(u[1]-0.5) - 2*sq(u[2]-0.8) - sq(u[3]-0.6)
+}
+
+// BenchmarkDecision times one decision (Suggest) over the paper's four
+// hyperparameters (d_w = 151) after n decision periods (interval 1, T =
+// 200, so Phase I is the first 15): the state is restored before every
+// timed Suggest, so each op closes the same period (one Sherman–Morrison
+// update, or the oracle fit at n = 15) and runs the same optimistic
+// search (eigendecomposition of Σ, 256 candidates, 4 × 50 projected
+// ascent steps).
+func BenchmarkDecision(b *testing.B) {
+	space := paperSpace(b)
+	for _, c := range []struct {
+		name  string
+		n     int
+		gamma float64
+	}{{"phase1", 5, 1}, {"oracle-fit", 15, 1}, {"phase2", 50, 1}, {"phase2", 200, 1}, {"phase2-discount0.95", 200, 0.95}} {
+		b.Run(fmt.Sprintf("%s/n=%d", c.name, c.n), func(b *testing.B) {
+			s := DefaultSettings()
+			s.Rounds, s.Discount = 200, c.gamma
+			ctl := build(b, &s, space, 1, 1)
+			f := newFeedback(space, paperGain, 0.3, 1)
+			for it := range c.n + 1 {
+				f.Step(b, ctl, it)
+			}
+			m := ctl.Method()
+			state, err := m.MarshalBinary()
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst := make(controller.Config, space.Dim())
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				if err := m.UnmarshalBinary(state); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := m.Suggest(dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
