@@ -43,7 +43,7 @@ type Run struct {
 // Controller is the [controller] table.
 type Controller struct {
 	Name      string      `toml:"name"`      // registered controller name, or "fixed"
-	Interval  int         `toml:"interval"`  // decision interval in iterations
+	Interval  Interval    `toml:"interval"`  // decision interval in iterations, or "auto"
 	Objective string      `toml:"objective"` // delta | reward | delta_per_second
 	Tune      []TuneParam `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
 
@@ -284,8 +284,16 @@ func (r *Run) Validate() error {
 			return bad("controller.name", fmt.Sprintf("unknown controller %q; valid: %s, %s", c.Name, strings.Join(controller.Names(), ", "), Fixed))
 		}
 	}
-	if c.Interval < 1 {
-		return bad("controller.interval", fmt.Sprintf("want an integer >= 1, got %d", c.Interval))
+	if c.Interval == IntervalAuto {
+		if _, err := r.DecisionInterval(); err != nil {
+			key, msg, _ := strings.Cut(err.Error(), ": ")
+			if key != "controller.interval" {
+				key, msg = "controller.interval", err.Error()
+			}
+			return bad(key, msg)
+		}
+	} else if c.Interval < 1 {
+		return bad("controller.interval", fmt.Sprintf("want an integer >= 1 or \"auto\", got %d", int(c.Interval)))
 	}
 	if _, err := controller.ParseObjective(c.Objective); err != nil {
 		return bad("controller.objective", fmt.Sprintf("want one of delta, reward, delta_per_second, got %q", c.Objective))
@@ -379,13 +387,18 @@ func (c *Controller) MethodSettings(name string) (controller.Settings, error) {
 	return e.Defaults(), nil
 }
 
-// Options returns the driver options for this config and seed.
+// Options returns the driver options for this config and seed. An
+// interval of "auto" depends on the run's iteration budget: use
+// Run.ControllerSetup, which resolves it.
 func (c *Controller) Options(seed int64) (controller.Options, error) {
+	if c.Interval == IntervalAuto {
+		return controller.Options{}, errors.New("controller.interval: \"auto\" is resolved per run (Run.ControllerSetup)")
+	}
 	obj, err := controller.ParseObjective(c.Objective)
 	if err != nil {
 		return controller.Options{}, err
 	}
-	return controller.Options{Interval: c.Interval, Objective: obj, Seed: uint64(seed)}, nil
+	return controller.Options{Interval: int(c.Interval), Objective: obj, Seed: uint64(seed)}, nil
 }
 
 // Encode writes the resolved config as TOML (for DIR/config.toml). Method

@@ -302,13 +302,13 @@ func trainRun(ctx context.Context, a *app, cmd *cobra.Command, run configs.Run, 
 		if err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
-		settings, err := run.Controller.MethodSettings(run.Controller.Name)
+		// Settings adapted to the run, interval = "auto" resolved.
+		settings, opts, err := run.ControllerSetup()
 		if err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
-		opts, err := run.Controller.Options(run.Seed)
-		if err != nil {
-			return fmt.Errorf("train: %w", err)
+		if run.Controller.Interval == configs.IntervalAuto {
+			log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
 		}
 		ctl, err = controller.Build(run.Controller.Name, settings, space, opts)
 		if err != nil {
