@@ -1,0 +1,249 @@
+package deltabo
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// trainHeader is `hyperctl train`'s train.csv header.
+const trainHeader = "iteration,frames,wall_time_s,controller_time_s,train_reward,objective,episodes,mean_episode_return,batch_size,clip,gae_lambda,lr,rejected_updates"
+
+// fixtureRun writes a run folder like `hyperctl train` leaves it: config.toml
+// (objective), train.csv with rows iterations 0…n−1 (the first without an
+// objective under delta), and summary.json when finished.
+func fixtureRun(t *testing.T, dir, objective string, n int, finished bool, cfg func(it int) (batch, clip, lambda, lr float64), obj func(it int) float64) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("config.toml", fmt.Sprintf("env = \"halfcheetah\"\n[controller]\nname = \"random\"\ninterval = 5\nobjective = %q\n", objective))
+	var sb strings.Builder
+	sb.WriteString(trainHeader + "\n")
+	for it := range n {
+		b, c, l, lr := cfg(it)
+		o := ""
+		if it > 0 || objective == "reward" {
+			o = fmt.Sprint(obj(it))
+		}
+		fmt.Fprintf(&sb, "%d,%d,%g,0.001,%g,%s,3,-10.5,%g,%g,%g,%g,0\n", it, 2048*(it+1), 1.5*float64(it+1), 0.1*float64(it), o, b, c, l, lr)
+	}
+	write("train.csv", sb.String())
+	if finished {
+		write("summary.json", `{"env": "halfcheetah", "controller": "random", "seed": 0, "iterations": 10}`+"\n")
+	}
+}
+
+func paperSpace(t testing.TB) controller.Space {
+	t.Helper()
+	s, err := controller.NewSpace(
+		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
+		controller.Param{Name: "clip", Low: 0.1, High: 0.5},
+		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
+		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// periodic configurations: a new one every 5 iterations.
+func periodic(it int) (float64, float64, float64, float64) {
+	k := float64(it / 5)
+	return 1000 + 500*math.Mod(k, 10), 0.1 + 0.04*math.Mod(k, 10), 0.9 + 0.01*math.Mod(k, 10), 1e-5 * math.Pow(100, math.Mod(k, 7)/6)
+}
+
+// ReadRuns finds the finished runs below a folder (nested as `hyperctl
+// compare` lays them out), skips unfinished ones and checkpoint folders,
+// and returns one record per row with an objective.
+func TestReadRunsFixtures(t *testing.T) {
+	root := t.TempDir()
+	obj := func(it int) float64 { return float64(it) / 10 }
+	fixtureRun(t, filepath.Join(root, "halfcheetah", "random", "seed0"), "delta", 12, true, periodic, obj)
+	fixtureRun(t, filepath.Join(root, "halfcheetah", "random", "seed1"), "delta", 7, true, periodic, obj)
+	fixtureRun(t, filepath.Join(root, "halfcheetah", "random", "seed2"), "delta", 9, false, periodic, obj) // unfinished
+	fixtureRun(t, filepath.Join(root, "halfcheetah", "random", "seed0", "checkpoint"), "delta", 3, true, periodic, obj)
+	names := paperSpace(t).Names()
+	src, err := ReadRuns(root, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Runs) != 2 || !strings.HasSuffix(src.Runs[0], "seed0") || !strings.HasSuffix(src.Runs[1], "seed1") {
+		t.Fatalf("runs %v, want seed0 and seed1", src.Runs)
+	}
+	if src.Objective != "delta" {
+		t.Errorf("objective %q", src.Objective)
+	}
+	if len(src.Records) != 11+6 {
+		t.Fatalf("%d records, want 17 (iteration 0 has no objective)", len(src.Records))
+	}
+	r := src.Records[0]
+	b, c, l, lr := periodic(1)
+	if r.Run != 0 || r.Iteration != 1 || r.Time != 3 || r.Objective != 0.1 ||
+		r.Config["batch_size"] != b || r.Config["clip"] != c || r.Config["gae_lambda"] != l || r.Config["lr"] != lr {
+		t.Errorf("first record %+v", r)
+	}
+	if last := src.Records[len(src.Records)-1]; last.Run != 1 || last.Iteration != 6 {
+		t.Errorf("last record %+v", last)
+	}
+
+	// sourcePoints: blocks of same-configuration iterations, at most 5
+	// long, with progress = first iteration / largest iteration.
+	x, y, scale, dropped, err := sourcePoints(src.Records, paperSpace(t), progressIteration, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// seed0: iterations 1–4 (config 0), 5–9 (config 1), 10–11 (config 2);
+	// seed1: 1–4, 5–6.
+	if len(y) != 5 || scale != 11 || dropped != 0 {
+		t.Fatalf("%d points, scale %v, dropped %d; want 5, 11, 0", len(y), scale, dropped)
+	}
+	wantY := []float64{(0.1 + 0.2 + 0.3 + 0.4) / 4, (0.5 + 0.6 + 0.7 + 0.8 + 0.9) / 5, (1.0 + 1.1) / 2, 0.25, 0.55}
+	wantP := []float64{1.0 / 11, 5.0 / 11, 10.0 / 11, 1.0 / 11, 5.0 / 11}
+	for i := range y {
+		if math.Abs(y[i]-wantY[i]) > 1e-12 || math.Abs(x[i*5]-wantP[i]) > 1e-12 {
+			t.Errorf("point %d: progress %.4f objective %.4f, want %.4f %.4f", i, x[i*5], y[i], wantP[i], wantY[i])
+		}
+	}
+	// Blocks of at most 2: more points.
+	_, y2, _, _, _ := sourcePoints(src.Records, paperSpace(t), progressNone, 2)
+	if len(y2) != 2+3+1+2+1 {
+		t.Errorf("block 2: %d points, want 9", len(y2))
+	}
+	// A space with a narrower clip range drops the records outside it.
+	narrow, _ := controller.NewSpace(
+		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
+		controller.Param{Name: "clip", Low: 0.1, High: 0.12},
+		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
+		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
+	)
+	_, y3, _, dropped3, err := sourcePoints(src.Records, narrow, progressNone, 5)
+	if err != nil || len(y3) != 2 || dropped3 != 17-8 {
+		t.Errorf("narrow space: %d points, %d dropped, err %v; want 2, 9, nil", len(y3), dropped3, err)
+	}
+	// Time progress: the block's start time over the largest time.
+	xt, _, st, _, _ := sourcePoints(src.Records, paperSpace(t), progressTime, 5)
+	if st != 18 || math.Abs(xt[0]-0) > 1e-12 || math.Abs(xt[5]-1.5*5/18) > 1e-12 {
+		t.Errorf("time progress: scale %v, first %v, second %v; want 18, 0, %v", st, xt[0], xt[5], 1.5*5/18)
+	}
+}
+
+// Bad transfer folders give clear errors naming the path and the problem.
+func TestReadRunsErrors(t *testing.T) {
+	names := paperSpace(t).Names()
+	obj := func(it int) float64 { return 1 }
+	mk := func(f func(root string)) string {
+		root := t.TempDir()
+		f(root)
+		return root
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	noRuns := mk(func(root string) {
+		fixtureRun(t, filepath.Join(root, "a"), "delta", 5, false, periodic, obj)
+	})
+	badCol := mk(func(root string) {
+		fixtureRun(t, filepath.Join(root, "a"), "delta", 5, true, periodic, obj)
+		b, _ := os.ReadFile(filepath.Join(root, "a", "train.csv"))
+		s := strings.Replace(string(b), "gae_lambda", "lambda_gae", 1)
+		os.WriteFile(filepath.Join(root, "a", "train.csv"), []byte(s), 0o644)
+	})
+	badNum := mk(func(root string) {
+		fixtureRun(t, filepath.Join(root, "a"), "delta", 5, true, periodic, obj)
+		b, _ := os.ReadFile(filepath.Join(root, "a", "train.csv"))
+		s := strings.Replace(string(b), ",1,3,", ",abc,3,", 1)
+		os.WriteFile(filepath.Join(root, "a", "train.csv"), []byte(s), 0o644)
+	})
+	nanObj := mk(func(root string) {
+		fixtureRun(t, filepath.Join(root, "a"), "delta", 5, true, periodic, func(int) float64 { return math.NaN() })
+	})
+	mixed := mk(func(root string) {
+		fixtureRun(t, filepath.Join(root, "a"), "delta", 5, true, periodic, obj)
+		fixtureRun(t, filepath.Join(root, "b"), "reward", 5, true, periodic, obj)
+	})
+	file := filepath.Join(noRuns, "a", "train.csv")
+	for _, c := range []struct {
+		name, dir string
+		want      []string
+	}{
+		{"missing folder", missing, []string{missing, "no such folder"}},
+		{"a file", file, []string{file, "not a folder"}},
+		{"no finished runs", noRuns, []string{noRuns, "no finished runs", "1 unfinished"}},
+		{"missing column", badCol, []string{filepath.Join(badCol, "a", "train.csv"), "no column gae_lambda"}},
+		{"bad number", badNum, []string{filepath.Join(badNum, "a", "train.csv"), "line 3", "objective"}},
+		{"NaN objective", nanObj, []string{filepath.Join(nanObj, "a", "train.csv"), "finite"}},
+		{"mixed objectives", mixed, []string{mixed, "different objectives", `"reward"`}},
+	} {
+		_, err := ReadRuns(c.dir, names)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", c.name, err, w)
+			}
+		}
+	}
+	// Through the controller: the error names the folder, and a source
+	// objective other than the run's is refused.
+	for _, c := range []struct {
+		dir, objective string
+		want           string
+	}{
+		{missing, "delta", "no such folder"},
+		{mixed, "delta", "different objectives"},
+		{mk(func(root string) { fixtureRun(t, filepath.Join(root, "r"), "reward", 30, true, periodic, obj) }), "delta", `logged the "reward" objective`},
+	} {
+		s := DefaultSettings()
+		s.TransferFrom, s.Objective = c.dir, c.objective
+		_, err := controller.Build(Name, &s, paperSpace(t), controller.Options{Interval: 5, Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.dir) {
+			t.Errorf("build with transfer_from %s: error %v, want one naming the folder and %q", c.dir, err, c.want)
+		}
+	}
+	// No source at all.
+	_, err := controller.Build(Name, nil, paperSpace(t), controller.Options{Interval: 5, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "transfer_from") {
+		t.Errorf("build without a source: %v, want an error about transfer_from", err)
+	}
+}
+
+// A controller built from a fixture folder reads it, fits g and runs.
+func TestTransferFromFolder(t *testing.T) {
+	root := t.TempDir()
+	obj := func(it int) float64 {
+		_, c, _, _ := periodic(it)
+		return 1 - 10*(c-0.3)*(c-0.3)
+	}
+	for s := range 3 {
+		fixtureRun(t, filepath.Join(root, fmt.Sprintf("seed%d", s)), "delta", 100, true, periodic, obj)
+	}
+	set := DefaultSettings()
+	set.SetTransferFrom(root, "delta")
+	space := paperSpace(t)
+	ctl, err := controller.Build(Name, &set, space, controller.Options{Interval: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ctl.Method().(*DeltaBO)
+	// 3 runs × 99 iterations with an objective, in blocks of 5 = 20 each.
+	if m.SourcePoints() != 60 || m.st.SrcRuns != 3 || m.st.Scale != 99 {
+		t.Errorf("source: %d points from %d runs, progress scale %v; want 60, 3, 99", m.SourcePoints(), m.st.SrcRuns, m.st.Scale)
+	}
+	f := newFeedback(space, func(_ int, u []float64) float64 { return 1 - sq(u[1]-0.5) }, 0.05, 1)
+	f.run(t, ctl, 0, 30)
+	if m.Failures() != 0 {
+		t.Errorf("%d failed δ fits", m.Failures())
+	}
+}
