@@ -290,14 +290,14 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	runs := 0
 	if recs == nil {
 		if m.set.TransferFrom == "" {
-			return errors.New("deltabo: init: transfer_from: no source given; set [controller.deltabo] transfer_from, or --transfer-from DIR (DeltaBO without a source is plain GP-UCB: controller gpucb)")
+			return errors.New("deltabo: transfer_from: no source given; set [controller.deltabo] transfer_from, or --transfer-from DIR (DeltaBO without a source is plain GP-UCB: controller gpucb)")
 		}
 		src, err := ReadRuns(m.set.TransferFrom, space.Names())
 		if err != nil {
-			return fmt.Errorf("deltabo: init: %w", err)
+			return fmt.Errorf("deltabo: %w", err)
 		}
 		if src.Objective != m.set.Objective {
-			return fmt.Errorf("deltabo: init: transfer_from %s: the source runs logged the %q objective, this run uses %q (setting objective)", m.set.TransferFrom, src.Objective, m.set.Objective)
+			return fmt.Errorf("deltabo: transfer_from %s: the source runs logged the %q objective, this run uses %q (setting objective)", m.set.TransferFrom, src.Objective, m.set.Objective)
 		}
 		recs, runs = src.Records, len(src.Runs)
 	} else {
@@ -308,11 +308,11 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 		runs = len(ids)
 	}
 	if len(recs) == 0 {
-		return errors.New("deltabo: init: source: no records")
+		return errors.New("deltabo: source: no records")
 	}
 	x, y, scale, dropped, err := sourcePoints(recs, space, m.set.Progress, m.set.SourceBlock)
 	if err != nil {
-		return fmt.Errorf("deltabo: init: source %s: %w", m.sourceName(), err)
+		return fmt.Errorf("deltabo: source %s: %w", m.sourceName(), err)
 	}
 	cols := d
 	if m.set.Progress != progressNone {
@@ -322,13 +322,13 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	k := gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}
 	fit, err := gp.Fit(x, y, gp.FitOptions{Kernel: k, Restarts: m.set.Restarts}, rng)
 	if err != nil {
-		return fmt.Errorf("deltabo: init: source %s: fitting g: %w", m.sourceName(), err)
+		return fmt.Errorf("deltabo: source %s: fitting g: %w", m.sourceName(), err)
 	}
 	st := state{Dim: d, Cols: cols, Scale: scale, SrcX: x, SrcY: y, SrcHyper: fit.Hyper(),
 		SrcOffset: fit.Offset(), SrcScale: fit.Scale(), SrcRuns: runs, SrcDropped: dropped}
 	g, err := rebuildSource(k, st)
 	if err != nil {
-		return fmt.Errorf("deltabo: init: source %s: %w", m.sourceName(), err)
+		return fmt.Errorf("deltabo: source %s: %w", m.sourceName(), err)
 	}
 	m.space, m.rng, m.g, m.st = space, rng, g, st
 	m.u = make([]float64, d)

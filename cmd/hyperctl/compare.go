@@ -28,6 +28,7 @@ import (
 
 type compareFlags struct {
 	envs, controllers, seeds, config, out string
+	transferFrom                          string
 	jobs, iterations                      int
 	force                                 bool
 }
@@ -58,6 +59,7 @@ complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
+	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	return cmd
 }
 
@@ -143,6 +145,19 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		if _, err := controller.Lookup(c); err != nil {
 			return usagef("--controllers: %v, %s", err, configs.Fixed)
 		}
+	}
+	if cmd.Flags().Changed("transfer-from") {
+		if f.transferFrom == "" {
+			return usagef("--transfer-from: want a folder of finished runs")
+		}
+		if !slices.ContainsFunc(ctrls, supportsTransfer) {
+			return usagef("--transfer-from: none of --controllers %s transfers from earlier runs (deltabo does)", strings.Join(ctrls, ","))
+		}
+		abs, err := filepath.Abs(f.transferFrom)
+		if err != nil {
+			return usagef("--transfer-from %s: %v", f.transferFrom, err)
+		}
+		f.transferFrom = abs
 	}
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
@@ -292,6 +307,9 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	}
 	if f.iterations > 0 {
 		args = append(args, "--iterations", strconv.Itoa(f.iterations))
+	}
+	if f.transferFrom != "" && supportsTransfer(j.ctrl) {
+		args = append(args, "--transfer-from", f.transferFrom)
 	}
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf

@@ -25,6 +25,7 @@ import (
 // trainFlags are the flags of `hyperctl train`.
 type trainFlags struct {
 	env, controller, config, out string
+	transferFrom                 string
 	seed                         int64
 	iterations, threads          int
 	resume, force                bool
@@ -74,6 +75,7 @@ A killed run continues with --resume, with no lost or duplicated rows.`,
 	fl.IntVar(&f.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&f.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&f.force, "force", false, "overwrite a finished or unfinished run in --out")
+	fl.StringVar(&f.transferFrom, "transfer-from", "", "deltabo: folder of finished train/compare runs to transfer from (sets [controller.deltabo] transfer_from)")
 	return cmd
 }
 
@@ -142,6 +144,11 @@ func resolveConfig(cmd *cobra.Command, f *trainFlags) (configs.Run, error) {
 	if err := run.Validate(); err != nil {
 		return run, fmt.Errorf("resolved config: %w", err)
 	}
+	if cmd.Flags().Changed("transfer-from") {
+		if err := applyTransferFrom(&run, f.transferFrom); err != nil {
+			return run, err
+		}
+	}
 	// Record the chosen method's settings (defaults when the file has no
 	// table), so config.toml alone reproduces the run.
 	if name := run.Controller.Name; name != configs.Fixed {
@@ -152,6 +159,54 @@ func resolveConfig(cmd *cobra.Command, f *trainFlags) (configs.Run, error) {
 		run.Controller.Settings[name] = s
 	}
 	return run, nil
+}
+
+// transferSetter is implemented by the settings of controllers that
+// transfer from earlier runs (deltabo).
+type transferSetter interface {
+	SetTransferFrom(dir, objective string)
+}
+
+// supportsTransfer reports whether a registered controller takes
+// --transfer-from.
+func supportsTransfer(name string) bool {
+	e, err := controller.Lookup(name)
+	if err != nil {
+		return false
+	}
+	_, ok := e.Defaults().(transferSetter)
+	return ok
+}
+
+// applyTransferFrom is --transfer-from: it sets the controller's source
+// folder (made absolute, so config.toml stays valid from any directory) and
+// the objective its source runs must have logged (this run's).
+func applyTransferFrom(run *configs.Run, dir string) error {
+	name := run.Controller.Name
+	if name == configs.Fixed || !supportsTransfer(name) {
+		return usagef("--transfer-from: only for controllers that transfer from earlier runs (deltabo); this run's controller is %s", name)
+	}
+	if dir == "" {
+		return usagef("--transfer-from: want a folder of finished runs")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return usagef("--transfer-from %s: %v", dir, err)
+	}
+	s, err := run.Controller.MethodSettings(name)
+	if err != nil {
+		return err
+	}
+	obj, err := controller.ParseObjective(run.Controller.Objective)
+	if err != nil {
+		return err
+	}
+	s.(transferSetter).SetTransferFrom(abs, obj.String())
+	if run.Controller.Settings == nil {
+		run.Controller.Settings = map[string]controller.Settings{}
+	}
+	run.Controller.Settings[name] = s
+	return nil
 }
 
 // trainHeader is train.csv's header; the four tunable hyperparameters are
