@@ -44,3 +44,30 @@ func BenchmarkDecision(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRegretLGDS runs bilevel on the LGDS regret benchmark of
+// `hyperctl bench regret` (n = 1000 rounds, seeds 1–5, h = 2 and 4) with
+// the O(·) constant of φ(N) at the theory's 1 (the default) and scaled
+// down, at decision interval 5 and at the inner-horizon rule's
+// recommendations for 1000 rounds of one step each (convex: 32, PL: 100).
+// It reports R_n (mean over the seeds) and its standard error; one op is
+// all five seeds, so run it with -benchtime 1x.
+func BenchmarkRegretLGDS(b *testing.B) {
+	for _, h := range []int{2, 4} {
+		for _, c := range []struct {
+			interval int
+			scale    float64
+		}{{5, 1}, {5, 0.1}, {5, 0.03}, {32, 1}, {32, 0.1}, {100, 1}} {
+			b.Run(fmt.Sprintf("h=%d/interval=%d/phi_scale=%g", h, c.interval, c.scale), func(b *testing.B) {
+				s := DefaultSettings()
+				s.PhiScale = c.scale
+				var mean, se float64
+				for range b.N {
+					mean, se = methodtest.MeanSE(methodtest.RegretLGDS(b, Name, &s, h, 1000, c.interval, 5))
+				}
+				b.ReportMetric(mean, "R_n")
+				b.ReportMetric(se, "R_n_se")
+			})
+		}
+	}
+}

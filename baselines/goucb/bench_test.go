@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -53,5 +54,39 @@ func BenchmarkDecision(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRegretLGDS runs GO-UCB variants on the LGDS regret benchmark of
+// `hyperctl bench regret` (n = 1000 rounds, decision interval 5, seeds
+// 1–5, h = 2 and 4): the defaults (T = 200 = the run's decisions), the
+// discounted variant for the drifting objective, a wider ball (S = 1), the
+// paper's Appendix D.1 radius, and the paper's Phase II sums with Phase I
+// folded in. It reports R_n (mean over seeds) and its standard error; one
+// op is all five seeds, so run it with -benchtime 1x.
+func BenchmarkRegretLGDS(b *testing.B) {
+	for _, h := range []int{2, 4} {
+		for _, c := range []struct {
+			name string
+			mod  func(*Settings)
+		}{
+			{"default", func(*Settings) {}},
+			{"discount=0.9", func(s *Settings) { s.Discount = 0.9 }},
+			{"discount=0.7", func(s *Settings) { s.Discount = 0.7 }},
+			{"weight_bound=1", func(s *Settings) { s.WeightBound = 1 }},
+			{"beta=paper", func(s *Settings) { s.Beta = BetaPaper }},
+			{"phase1_in_sigma", func(s *Settings) { s.Phase1InSigma = true }},
+		} {
+			b.Run(fmt.Sprintf("h=%d/%s", h, c.name), func(b *testing.B) {
+				s := DefaultSettings()
+				c.mod(&s)
+				var mean, se float64
+				for range b.N {
+					mean, se = methodtest.MeanSE(methodtest.RegretLGDS(b, Name, &s, h, 1000, 5, 5))
+				}
+				b.ReportMetric(mean, "R_n")
+				b.ReportMetric(se, "R_n_se")
+			})
+		}
 	}
 }

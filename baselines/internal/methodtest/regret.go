@@ -1,0 +1,51 @@
+package methodtest
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/kalman"
+)
+
+// RegretLGDS runs the registered method name with the given settings on
+// the LGDS bandits of `hyperctl bench regret` (package kalman's default
+// bandit with h hyperparameters, n rounds, decision interval interval,
+// seeds 1…seeds for bandit and controller alike, as the CLI with --seed 1)
+// and returns the final cumulative regret R_n per seed. With nil settings
+// (the method's defaults) the numbers equal the CLI's for the same flags.
+func RegretLGDS(tb testing.TB, name string, settings controller.Settings, h, n, interval, seeds int) []float64 {
+	tb.Helper()
+	out := make([]float64, 0, seeds)
+	for k := range seeds {
+		seed := uint64(1 + k)
+		b, err := kalman.NewBandit(kalman.DefaultBanditConfig(h), n, seed)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		path, err := kalman.RunController(context.Background(), b, name, settings, 10, 1, interval, seed)
+		if err != nil {
+			tb.Fatalf("%s, seed %d: %v", name, seed, err)
+		}
+		out = append(out, path[len(path)-1])
+	}
+	return out
+}
+
+// MeanSE returns the mean of xs and its standard error.
+func MeanSE(xs []float64) (mean, se float64) {
+	n := float64(len(xs))
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	if len(xs) > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - mean) * (x - mean)
+		}
+		se = math.Sqrt(ss / (n - 1) / n)
+	}
+	return mean, se
+}
