@@ -31,6 +31,7 @@ var (
 	regretN        = flag.Int("regret-n", 1000, "rounds per run")
 	regretInterval = flag.Int("regret-interval", 5, "decision interval")
 	regretProgress = flag.String("regret-progress", "iteration", "DeltaBO's progress setting")
+	regretTag      = flag.String("regret-tag", "deltabo_regret", "prefix of the Markdown summary's name (<tag>_<progress>.md)")
 )
 
 // Source similarities of the experiment: the source bandit's objective is
@@ -90,8 +91,8 @@ func TestRegretLGDS(t *testing.T) {
 	}
 	ctx := context.Background()
 	var md strings.Builder
-	fmt.Fprintf(&md, "# DeltaBO on the LGDS regret benchmark\n\nCommand (repository root):\n\n```\ngo test ./baselines/deltabo -run TestRegretLGDS -v -timeout 2h -regret-out %s -regret-h %s -regret-rho %s -regret-seeds %d -regret-n %d -regret-interval %d -regret-progress %s\n```\n\n",
-		"$PWD/results/more-controllers", *regretH, *regretRho, *regretSeeds, *regretN, *regretInterval, *regretProgress)
+	fmt.Fprintf(&md, "# DeltaBO on the LGDS regret benchmark\n\nCommand (repository root):\n\n```\ngo test ./baselines/deltabo -run TestRegretLGDS -v -timeout 2h -regret-out %s -regret-h %s -regret-rho %s -regret-seeds %d -regret-n %d -regret-interval %d -regret-progress %s -regret-tag %s\n```\n\n",
+		"$PWD/results/more-controllers", *regretH, *regretRho, *regretSeeds, *regretN, *regretInterval, *regretProgress, *regretTag)
 	for _, h := range hs {
 		for _, rho := range rhos {
 			bc := kalman.DefaultBanditConfig(h)
@@ -173,7 +174,7 @@ func TestRegretLGDS(t *testing.T) {
 			t.Logf("h=%d rho=%g done in %s\n%s", h, rho, time.Since(start).Round(time.Second), res.Table())
 		}
 	}
-	if err := os.WriteFile(filepath.Join(*regretOut, "deltabo_regret_"+*regretProgress+".md"), []byte(md.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(*regretOut, *regretTag+"_"+*regretProgress+".md"), []byte(md.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -31,8 +31,8 @@
 //     initialised N(0, 1/m), ν = 1 (the middle of the paper's grid
 //     {0.1, 1, 10}) — except the width: m = 100 instead of 500, because
 //     U⁻¹ is p×p (p = 600 for the paper's four hyperparameters at m = 100,
-//     3000 at m = 500: 72 MB) and a decision costs O(C p²): measured 20–40 ms
-//     at m = 100 and 0.8–0.9 s at m = 500 (BenchmarkDecision, shared
+//     3000 at m = 500: 72 MB) and a decision costs O(C p²): measured 16–42 ms
+//     at m = 100 and 0.36–0.93 s at m = 500 (BenchmarkDecision, shared
 //     2-core machine; results/more-controllers/neuralbo-deltabo.md).
 //     width = 500 is the paper's value.
 //   - Input embedding: the paper's network has no biases, so h(cx) = c·h(x)
