@@ -24,7 +24,7 @@ func BenchmarkDecision(b *testing.B) {
 			ctl := build(b, &s, space, 1, 1)
 			f := newFeedback(space, gain, 0.3, 1)
 			for it := range n + 1 {
-				f.step(b, ctl, it)
+				f.Step(b, ctl, it)
 			}
 			m := ctl.Method()
 			state, err := m.MarshalBinary()

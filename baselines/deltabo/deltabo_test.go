@@ -142,7 +142,7 @@ func TestDeterministicGivenSeed(t *testing.T) {
 	space := paperSpace(t)
 	gain := func(_ int, u []float64) float64 { return paperF(u) }
 	seq := func(seed uint64) []controller.Config {
-		return newFeedback(space, gain, 0.1, 9).run(t, build(t, withSource(t, space), space, 5, seed), 0, 100)
+		return newFeedback(space, gain, 0.1, 9).Run(t, build(t, withSource(t, space), space, 5, seed), 0, 100)
 	}
 	a, b, c := seq(42), seq(42), seq(43)
 	if !sameConfigs(a, b) {
@@ -164,11 +164,11 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	for _, prog := range []string{progressIteration, progressTime, progressNone} {
 		set := withSource(t, space)
 		set.Progress = prog
-		ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, set, space, 5, 7), 0, total)
+		ref := newFeedback(space, gain, 0.2, 5).Run(t, build(t, set, space, 5, 7), 0, total)
 		for _, cut := range []int{1, 37, 60, 103} {
 			f := newFeedback(space, gain, 0.2, 5)
 			a := build(t, set, space, 5, 7)
-			got := f.run(t, a, 0, cut)
+			got := f.Run(t, a, 0, cut)
 			if cut == 60 {
 				if _, err := a.Suggest(); err != nil {
 					t.Fatal(err)
@@ -197,7 +197,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 			if m1[0] != m2[0] || v1[0] != v2[0] {
 				t.Fatalf("%s cut %d: restored source GP predicts (%v, %v), original (%v, %v)", prog, cut, m2[0], v2[0], m1[0], v1[0])
 			}
-			got = append(got, f.run(t, b, cut, total)...)
+			got = append(got, f.Run(t, b, cut, total)...)
 			if !sameConfigs(ref, got) {
 				t.Fatalf("%s cut %d: restored run diverges from the uninterrupted one", prog, cut)
 			}
@@ -205,7 +205,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	}
 	// Garbage and mismatched states are errors and change nothing.
 	c := build(t, withSource(t, space), space, 5, 7)
-	newFeedback(space, gain, 0.2, 5).run(t, c, 0, 20)
+	newFeedback(space, gain, 0.2, 5).Run(t, c, 0, 20)
 	m := c.Method()
 	before, _ := m.MarshalBinary()
 	if err := m.UnmarshalBinary([]byte("not a state")); err == nil {
@@ -215,7 +215,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	o := DefaultSettings()
 	o.Records = synthRecords(s2, func(u []float64) float64 { return u[0] }, 30, 0.1, 2)
 	other := build(t, &o, s2, 5, 7)
-	newFeedback(s2, func(_ int, u []float64) float64 { return u[0] }, 0.1, 1).run(t, other, 0, 20)
+	newFeedback(s2, func(_ int, u []float64) float64 { return u[0] }, 0.1, 1).Run(t, other, 0, 20)
 	ob, _ := other.Method().MarshalBinary()
 	if err := m.UnmarshalBinary(ob); err == nil {
 		t.Error("UnmarshalBinary accepted a state of another space")
@@ -230,7 +230,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 func TestNonFiniteObservationRejected(t *testing.T) {
 	space := paperSpace(t)
 	c := build(t, withSource(t, space), space, 5, 3)
-	newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).run(t, c, 0, 23)
+	newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).Run(t, c, 0, 23)
 	m := c.Method()
 	before, err := m.MarshalBinary()
 	if err != nil {
@@ -311,7 +311,7 @@ func TestDegenerateData(t *testing.T) {
 			s.Records = synthRecords(c.space, c.src, c.nSrc, c.sNoise, 4)
 			ctl := build(t, &s, c.space, 5, 3)
 			tgt := c.tgt
-			newFeedback(c.space, func(_ int, u []float64) float64 { return tgt(u) }, c.tNse, 4).run(t, ctl, 0, c.iters)
+			newFeedback(c.space, func(_ int, u []float64) float64 { return tgt(u) }, c.tNse, 4).Run(t, ctl, 0, c.iters)
 			if f := ctl.Method().(*DeltaBO).Failures(); f != 0 {
 				t.Errorf("%s (%s): %d failed δ fits", c.name, prog, f)
 			}

@@ -44,20 +44,6 @@ func fixtureRun(t *testing.T, dir, objective string, n int, finished bool, cfg f
 	}
 }
 
-func paperSpace(t testing.TB) controller.Space {
-	t.Helper()
-	s, err := controller.NewSpace(
-		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
-		controller.Param{Name: "clip", Low: 0.1, High: 0.5},
-		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
-		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // periodic configurations: a new one every 5 iterations.
 func periodic(it int) (float64, float64, float64, float64) {
 	k := float64(it / 5)
@@ -242,7 +228,7 @@ func TestTransferFromFolder(t *testing.T) {
 		t.Errorf("source: %d points from %d runs, progress scale %v; want 60, 3, 99", m.SourcePoints(), m.st.SrcRuns, m.st.Scale)
 	}
 	f := newFeedback(space, func(_ int, u []float64) float64 { return 1 - sq(u[1]-0.5) }, 0.05, 1)
-	f.run(t, ctl, 0, 30)
+	f.Run(t, ctl, 0, 30)
 	if m.Failures() != 0 {
 		t.Errorf("%d failed δ fits", m.Failures())
 	}

@@ -27,7 +27,7 @@ func BenchmarkDecision(b *testing.B) {
 				// With interval 1 every iteration after the first is one
 				// point; the Suggest of iteration n+1 closes the n-th.
 				for it := range n + 1 {
-					f.step(b, ctl, it)
+					f.Step(b, ctl, it)
 				}
 				m := ctl.Method()
 				state, err := m.MarshalBinary()

@@ -37,7 +37,7 @@ func TestFindsMaximum1D(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		space := unitSpace(t, 1)
 		ctl := build(t, nil, space, 1, seed)
-		cfgs := newFeedback(space, wideBumps, 0.05, seed).run(t, ctl, 0, budget)
+		cfgs := newFeedback(space, wideBumps, 0.05, seed).Run(t, ctl, 0, budget)
 		best := 0.0
 		var last []float64
 		for i, c := range cfgs {
@@ -136,7 +136,7 @@ func TestDeterministicGivenSeed(t *testing.T) {
 		seq := func(seed uint64) []controller.Config {
 			s := small()
 			s.WarmStart = warm
-			return newFeedback(space, paperGain, 0.1, 9).run(t, build(t, s, space, 5, seed), 0, 100)
+			return newFeedback(space, paperGain, 0.1, 9).Run(t, build(t, s, space, 5, seed), 0, 100)
 		}
 		a, b, c := seq(42), seq(42), seq(43)
 		if !sameConfigs(a, b) {
@@ -159,11 +159,11 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	for _, warm := range []bool{false, true} {
 		s := small()
 		s.WarmStart = warm
-		ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, s, space, 5, 7), 0, total)
+		ref := newFeedback(space, gain, 0.2, 5).Run(t, build(t, s, space, 5, 7), 0, total)
 		for _, cut := range []int{1, 37, 60, 103} {
 			f := newFeedback(space, gain, 0.2, 5)
 			a := build(t, s, space, 5, 7)
-			got := f.run(t, a, 0, cut)
+			got := f.Run(t, a, 0, cut)
 			pending := cut == 60
 			if pending {
 				if _, err := a.Suggest(); err != nil {
@@ -182,7 +182,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 			if !slices.Equal(ma.inv.a, mb.inv.a) {
 				t.Fatalf("cut %d: rebuilt U⁻¹ differs from the original", cut)
 			}
-			got = append(got, f.run(t, b, cut, total)...)
+			got = append(got, f.Run(t, b, cut, total)...)
 			if !sameConfigs(ref, got) {
 				t.Fatalf("warm_start=%v cut %d: restored run diverges from the uninterrupted one", warm, cut)
 			}
@@ -190,14 +190,14 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	}
 	// Garbage and mismatched states are errors and leave the method usable.
 	c := build(t, small(), space, 5, 7)
-	newFeedback(space, gain, 0.2, 5).run(t, c, 0, 20)
+	newFeedback(space, gain, 0.2, 5).Run(t, c, 0, 20)
 	m := c.Method()
 	before, _ := m.MarshalBinary()
 	if err := m.UnmarshalBinary([]byte("not a state")); err == nil {
 		t.Error("UnmarshalBinary accepted garbage")
 	}
 	other := build(t, small(), unitSpace(t, 2), 5, 7)
-	newFeedback(unitSpace(t, 2), wideBumps, 0.1, 1).run(t, other, 0, 20)
+	newFeedback(unitSpace(t, 2), wideBumps, 0.1, 1).Run(t, other, 0, 20)
 	ob, _ := other.Method().MarshalBinary()
 	if err := m.UnmarshalBinary(ob); err == nil {
 		t.Error("UnmarshalBinary accepted a state of another space")
@@ -212,7 +212,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 func TestNonFiniteObservationRejected(t *testing.T) {
 	space := paperSpace(t)
 	c := build(t, small(), space, 5, 3)
-	newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).run(t, c, 0, 23)
+	newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).Run(t, c, 0, 23)
 	m := c.Method()
 	before, err := m.MarshalBinary()
 	if err != nil {
@@ -282,7 +282,7 @@ func TestDegenerateData(t *testing.T) {
 			s := small()
 			s.WarmStart = warm
 			ctl := build(t, s, c.space, 5, 3)
-			newFeedback(c.space, c.gain, c.noise, 4).run(t, ctl, 0, c.iters)
+			newFeedback(c.space, c.gain, c.noise, 4).Run(t, ctl, 0, c.iters)
 			m := ctl.Method().(*NeuralBO)
 			for _, v := range m.st.Theta {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
