@@ -90,6 +90,7 @@ import (
 	"sort"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -604,14 +605,14 @@ func (m *DeltaBO) Observe(o controller.Observation) error {
 	if m.rng == nil {
 		return errors.New("deltabo: used before Init")
 	}
-	if err := checkObservation(m.space, o); err != nil {
+	if err := common.CheckObservation(m.space, o); err != nil {
 		return fmt.Errorf("deltabo: observe: %w", err)
 	}
 	for i, v := range o.Config {
 		m.u[i] = m.space.ToUnit(i, v)
 	}
 	a := &m.st.Acc
-	if a.Open && !equal(a.X, m.u) {
+	if a.Open && !common.EqualFloats(a.X, m.u) {
 		// Used without the driver, the configuration changed mid-period.
 		m.closePeriod()
 	}
@@ -672,43 +673,4 @@ func (m *DeltaBO) UnmarshalBinary(b []byte) error {
 	}
 	m.g, m.st = g, st
 	return nil
-}
-
-// checkObservation rejects non-finite or malformed observations.
-func checkObservation(space controller.Space, o controller.Observation) error {
-	if math.IsNaN(o.Objective) || math.IsInf(o.Objective, 0) {
-		return fmt.Errorf("iteration %d: objective is %v, want a finite number", o.Iteration, o.Objective)
-	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"reward", o.Reward}, {"previous reward", o.PrevReward}, {"elapsed", o.Elapsed}, {"time", o.Time}} {
-		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
-		}
-	}
-	if o.Iteration < 0 {
-		return fmt.Errorf("iteration %d: negative iteration", o.Iteration)
-	}
-	if len(o.Config) != space.Dim() {
-		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
-	}
-	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("iteration %d: config value for %s is %v", o.Iteration, space.Param(i).Name, v)
-		}
-	}
-	return nil
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -81,6 +81,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -336,14 +337,14 @@ func (m *NeuralBO) Observe(o controller.Observation) error {
 	if m.rng == nil {
 		return fmt.Errorf("neuralbo: used before Init")
 	}
-	if err := checkObservation(m.space, o); err != nil {
+	if err := common.CheckObservation(m.space, o); err != nil {
 		return fmt.Errorf("neuralbo: observe: %w", err)
 	}
 	for i, v := range o.Config {
 		m.u[i] = m.space.ToUnit(i, v)
 	}
 	a := &m.st.Acc
-	if a.Open && !equal(a.X, m.u) {
+	if a.Open && !common.EqualFloats(a.X, m.u) {
 		// Used without the driver, the configuration changed mid-period.
 		m.closePeriod()
 	}
@@ -400,40 +401,4 @@ func (m *NeuralBO) UnmarshalBinary(b []byte) error {
 		m.inv.update(m.g, m.net.m)
 	}
 	return nil
-}
-
-// checkObservation rejects non-finite or malformed observations.
-func checkObservation(space controller.Space, o controller.Observation) error {
-	if math.IsNaN(o.Objective) || math.IsInf(o.Objective, 0) {
-		return fmt.Errorf("iteration %d: objective is %v, want a finite number", o.Iteration, o.Objective)
-	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"reward", o.Reward}, {"previous reward", o.PrevReward}, {"elapsed", o.Elapsed}, {"time", o.Time}} {
-		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
-		}
-	}
-	if len(o.Config) != space.Dim() {
-		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
-	}
-	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("iteration %d: config value for %s is %v", o.Iteration, space.Param(i).Name, v)
-		}
-	}
-	return nil
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -24,6 +24,9 @@ func CheckObservation(space controller.Space, o controller.Observation) error {
 			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
 		}
 	}
+	if o.Iteration < 0 {
+		return fmt.Errorf("iteration %d: negative iteration", o.Iteration)
+	}
 	if len(o.Config) != space.Dim() {
 		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
 	}
