@@ -7,104 +7,29 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
 var allMethods = []string{"gpucb", "pb2", "hyperband", "random", "randomstart"}
 
 // paperSpace is the HyperController paper's four hyperparameters and bounds.
-func paperSpace(t testing.TB) controller.Space {
-	t.Helper()
-	s, err := controller.NewSpace(
-		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
-		controller.Param{Name: "clip", Low: 0.1, High: 0.5},
-		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
-		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// The shared test harness (baselines/internal/methodtest).
 
-func unitSpace(t testing.TB, d int) controller.Space {
-	t.Helper()
-	ps := make([]controller.Param, d)
-	for i := range ps {
-		ps[i] = controller.Param{Name: string(rune('a' + i)), Low: 0, High: 1}
-	}
-	s, err := controller.NewSpace(ps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func paperSpace(t testing.TB) controller.Space       { return methodtest.PaperSpace(t) }
+func unitSpace(t testing.TB, d int) controller.Space { return methodtest.UnitSpace(t, d) }
+func sameConfigs(a, b []controller.Config) bool      { return methodtest.SameConfigs(a, b) }
 
-// build makes a driver for a registered method with optional settings.
 func build(t testing.TB, name string, set controller.Settings, space controller.Space, interval int, seed uint64) *controller.Controller {
 	t.Helper()
-	c, err := controller.Build(name, set, space, controller.Options{Interval: interval, Seed: seed})
-	if err != nil {
-		t.Fatalf("build %s: %v", name, err)
-	}
-	return c
+	return methodtest.Build(t, name, set, space, interval, seed)
 }
 
-// feedback is synthetic training: each iteration the reward grows by
-// gain(it, u) + noise·N(0,1), u the configuration in [0, 1]^d; Elapsed is a
-// fixed 10 ms.
-type feedback struct {
-	space controller.Space
-	gain  func(it int, u []float64) float64
-	noise float64
-	rng   *rand.Rand
-	r     float64
-	u     []float64
-	// elapsed is each iteration's wall time (default 10 ms; < 0 means 0).
-	elapsed time.Duration
-}
-
-func newFeedback(space controller.Space, gain func(int, []float64) float64, noise float64, seed uint64) *feedback {
-	return &feedback{space: space, gain: gain, noise: noise, rng: rand.New(rand.NewPCG(seed, 1234))}
-}
-
-// step runs iteration it and returns the configuration used.
-func (f *feedback) step(t testing.TB, c *controller.Controller, it int) controller.Config {
-	t.Helper()
-	cfg, err := c.Suggest()
-	if err != nil {
-		t.Fatalf("iteration %d: suggest: %v", it, err)
-	}
-	if err := f.space.Validate(cfg); err != nil {
-		t.Fatalf("iteration %d: invalid configuration %v: %v", it, cfg, err)
-	}
-	f.u = toUnit(f.space, cfg, f.u)
-	f.r += f.gain(it, f.u) + f.noise*f.rng.NormFloat64()
-	el := f.elapsed
-	switch {
-	case el == 0:
-		el = 10 * time.Millisecond
-	case el < 0:
-		el = 0
-	}
-	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: el}); err != nil {
-		t.Fatalf("iteration %d: observe: %v", it, err)
-	}
-	return append(controller.Config(nil), cfg...)
-}
-
-// run runs iterations [from, to) and returns the configurations used.
-func (f *feedback) run(t testing.TB, c *controller.Controller, from, to int) []controller.Config {
-	t.Helper()
-	out := make([]controller.Config, 0, to-from)
-	for it := from; it < to; it++ {
-		out = append(out, f.step(t, c, it))
-	}
-	return out
+func newFeedback(space controller.Space, gain func(int, []float64) float64, noise float64, seed uint64) *methodtest.Feedback {
+	return methodtest.NewFeedback(space, gain, noise, seed)
 }
 
 func TestRegistered(t *testing.T) {
@@ -186,7 +111,7 @@ func TestDeterministicGivenSeed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			seq := func(seed uint64) []controller.Config {
 				c := build(t, name, nil, space, 5, seed)
-				return newFeedback(space, gain, 0.1, 9).run(t, c, 0, 120)
+				return newFeedback(space, gain, 0.1, 9).Run(t, c, 0, 120)
 			}
 			a, b, c := seq(42), seq(42), seq(43)
 			if !sameConfigs(a, b) {
@@ -199,20 +124,6 @@ func TestDeterministicGivenSeed(t *testing.T) {
 	}
 }
 
-func sameConfigs(a, b []controller.Config) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // Snapshot at several points (mid-period, at a decision boundary, with a
 // pending Suggest), restore into a freshly built driver, continue: the
 // configurations are identical to a run that never stopped.
@@ -222,11 +133,11 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 	const total = 150
 	for _, name := range allMethods {
 		t.Run(name, func(t *testing.T) {
-			ref := newFeedback(space, gain, 0.2, 5).run(t, build(t, name, nil, space, 5, 7), 0, total)
+			ref := newFeedback(space, gain, 0.2, 5).Run(t, build(t, name, nil, space, 5, 7), 0, total)
 			for _, cut := range []int{1, 37, 60, 103} {
 				f := newFeedback(space, gain, 0.2, 5)
 				a := build(t, name, nil, space, 5, 7)
-				got := f.run(t, a, 0, cut)
+				got := f.Run(t, a, 0, cut)
 				snap, err := a.Snapshot()
 				if err != nil {
 					t.Fatal(err)
@@ -235,7 +146,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 				if err := b.Restore(snap); err != nil {
 					t.Fatalf("cut %d: restore: %v", cut, err)
 				}
-				got = append(got, f.run(t, b, cut, total)...)
+				got = append(got, f.Run(t, b, cut, total)...)
 				if !sameConfigs(ref, got) {
 					t.Fatalf("cut %d: restored run diverges from the uninterrupted one", cut)
 				}
@@ -243,7 +154,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 			// A snapshot taken with a Suggest pending restores too.
 			f := newFeedback(space, gain, 0.2, 5)
 			a := build(t, name, nil, space, 5, 7)
-			got := f.run(t, a, 0, 50)
+			got := f.Run(t, a, 0, 50)
 			if _, err := a.Suggest(); err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +166,7 @@ func TestSnapshotRestoreContinues(t *testing.T) {
 			if err := b.Restore(snap); err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, f.run(t, b, 50, total)...)
+			got = append(got, f.Run(t, b, 50, total)...)
 			if !sameConfigs(ref, got) {
 				t.Fatal("restore with a pending Suggest diverges")
 			}
@@ -273,7 +184,7 @@ func TestNonFiniteObservationRejected(t *testing.T) {
 	for _, name := range allMethods {
 		t.Run(name, func(t *testing.T) {
 			c := build(t, name, nil, space, 5, 3)
-			newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).run(t, c, 0, 23)
+			newFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).Run(t, c, 0, 23)
 			m := c.Method()
 			before, err := m.MarshalBinary()
 			if err != nil {

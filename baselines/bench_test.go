@@ -27,7 +27,7 @@ func BenchmarkFullRun(b *testing.B) {
 				ctl := build(b, name, nil, space, 5, uint64(i))
 				f := newFeedback(space, paperGain, 0.3, uint64(i))
 				for it := range 1000 {
-					f.step(b, ctl, it)
+					f.Step(b, ctl, it)
 				}
 			}
 		})
@@ -47,7 +47,7 @@ func BenchmarkDecision(b *testing.B) {
 				// With interval 1 every iteration after the first is one data
 				// point; the Suggest of iteration n+1 sees n points.
 				for it := range n + 1 {
-					f.step(b, ctl, it)
+					f.Step(b, ctl, it)
 				}
 				m := ctl.Method()
 				state, err := m.MarshalBinary()

@@ -40,7 +40,7 @@ func TestGPUCBFindsMaximum(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
 				space := unitSpace(t, c.d)
 				ctl := build(t, "gpucb", nil, space, 1, seed)
-				cfgs := newFeedback(space, c.f, 0.05, seed).run(t, ctl, 0, c.budget)
+				cfgs := newFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget)
 				best := 0.0
 				var last []float64
 				for i, cfg := range cfgs {
@@ -80,7 +80,7 @@ func TestPB2AdaptsToMovingOptimum(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		space := unitSpace(t, 1)
 		ctl := build(t, "pb2", nil, space, interval, seed)
-		cfgs := newFeedback(space, moving, 0.05, seed).run(t, ctl, 0, 600)
+		cfgs := newFeedback(space, moving, 0.05, seed).Run(t, ctl, 0, 600)
 		near := func(it int, c float64) bool { return math.Abs(cfgs[it][0]-c) <= 0.15 }
 		frac := func(from, to int, c float64) float64 {
 			n, k := 0, 0
@@ -153,8 +153,8 @@ func TestGPMethodsDegenerateData(t *testing.T) {
 			t.Run(c.name+"/"+m.name+string(rune('0'+i)), func(t *testing.T) {
 				ctl := build(t, m.name, m.set(), c.space, 5, 3)
 				f := newFeedback(c.space, c.gain, c.noise, 4)
-				f.elapsed = c.elapsed
-				f.run(t, ctl, 0, c.iters)
+				f.Elapsed = c.elapsed
+				f.Run(t, ctl, 0, c.iters)
 				switch mm := ctl.Method().(type) {
 				case *GPUCB:
 					if mm.Failures() != 0 {
@@ -179,7 +179,7 @@ func TestPB2WindowRule(t *testing.T) {
 	ctl := build(t, "pb2", &s, space, 1, 1)
 	f := newFeedback(space, bumps1D, 0.05, 1)
 	for it := range 40 {
-		f.step(t, ctl, it)
+		f.Step(t, ctl, it)
 		m := ctl.Method().(*PB2)
 		rows := len(m.st.Y)
 		w := m.Window()

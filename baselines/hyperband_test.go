@@ -82,7 +82,7 @@ func TestHyperBandSchedule(t *testing.T) {
 	// Noise-free objective: the configuration's value, so ranks are known.
 	f := newFeedback(space, func(_ int, u []float64) float64 { return u[0] }, 0, 1)
 	const periods = 78 + 6
-	cfgs := f.run(t, c, 0, 2*periods)
+	cfgs := f.Run(t, c, 0, 2*periods)
 	P := make([]float64, periods)
 	for p := range periods {
 		if cfgs[2*p][0] != cfgs[2*p+1][0] {
@@ -151,7 +151,7 @@ func TestRandomAndRandomStart(t *testing.T) {
 	space := paperSpace(t)
 	const interval, decisions = 5, 1000
 	c := build(t, "random", nil, space, interval, 1)
-	cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).run(t, c, 0, interval*decisions)
+	cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).Run(t, c, 0, interval*decisions)
 	seen := map[float64]bool{}
 	var below [4]int
 	var mean [4]float64
@@ -188,7 +188,7 @@ func TestRandomAndRandomStart(t *testing.T) {
 	first := map[float64]bool{}
 	for seed := uint64(1); seed <= 5; seed++ {
 		c := build(t, "randomstart", nil, space, interval, seed)
-		cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).run(t, c, 0, 300)
+		cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).Run(t, c, 0, 300)
 		for i, cfg := range cfgs {
 			if !slices.Equal(cfg, cfgs[0]) {
 				t.Fatalf("seed %d: configuration changed at iteration %d", seed, i)

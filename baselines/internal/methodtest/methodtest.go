@@ -89,14 +89,17 @@ func Build(t testing.TB, name string, set controller.Settings, space controller.
 
 // Feedback is synthetic training: each iteration the reward grows by
 // Gain(it, u) + Noise·N(0,1), u the configuration in [0, 1]^d; every
-// iteration takes 10 ms.
+// iteration takes Elapsed.
 type Feedback struct {
 	Space controller.Space
 	Gain  func(it int, u []float64) float64
 	Noise float64
-	rng   *rand.Rand
-	r     float64
-	u     []float64
+	// Elapsed is each iteration's wall time (0: the default 10 ms; < 0
+	// means a zero elapsed time).
+	Elapsed time.Duration
+	rng     *rand.Rand
+	r       float64
+	u       []float64
 }
 
 // NewFeedback returns feedback whose noise is seeded by seed.
@@ -120,7 +123,14 @@ func (f *Feedback) Step(t testing.TB, c *controller.Controller, it int) controll
 		f.u = append(f.u, f.Space.ToUnit(i, v))
 	}
 	f.r += f.Gain(it, f.u) + f.Noise*f.rng.NormFloat64()
-	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: 10 * time.Millisecond}); err != nil {
+	el := f.Elapsed
+	switch {
+	case el == 0:
+		el = 10 * time.Millisecond
+	case el < 0:
+		el = 0
+	}
+	if err := c.Observe(controller.Result{Reward: f.r, Elapsed: el}); err != nil {
 		t.Fatalf("iteration %d: observe: %v", it, err)
 	}
 	return append(controller.Config(nil), cfg...)
