@@ -21,8 +21,6 @@ func (a ucbMaximizer) maximize(m *gp.Model, fixed []float64, free int, kappa flo
 	return common.Maximizer(a).Maximize(m, fixed, free, kappa, rng, extra)
 }
 
-func equalFloats(a, b []float64) bool { return common.EqualFloats(a, b) }
-
 // alwaysRestartBelow: with fewer data points than this, fits are cheap and
 // the ML-II surface is most multimodal, so GP-UCB and PB2 run their random
 // restarts at every decision; above it, every RestartEvery-th decision.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -138,12 +139,9 @@ type GPUCB struct {
 
 // period accumulates one decision period's observations.
 type period struct {
-	Open  bool
-	X     []float64 // configuration in force, in [0, 1]^d
-	Sum   float64   // objective sum
-	Count int
-	T0    float64 // PB2: time at the period's start
-	R0    float64 // PB2: reward before the period
+	common.Period
+	T0 float64 // PB2: time at the period's start
+	R0 float64 // PB2: reward before the period
 }
 
 type gpucbState struct {
@@ -168,18 +166,19 @@ func (m *GPUCB) Init(space controller.Space, rng *rand.Rand) error {
 // closePeriod turns the open period into a data point.
 func (m *GPUCB) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
 	m.st.X = append(m.st.X, a.X...)
-	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
+	m.st.Y = append(m.st.Y, mean)
 	if over := len(m.st.Y) - m.set.Window; over > 0 {
 		d := m.space.Dim()
 		m.st.X = append(m.st.X[:0], m.st.X[over*d:]...)
 		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
 	}
-	*a = period{X: a.X[:0]}
+	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 
 // Suggest fits the GP and maximises the UCB.
@@ -229,17 +228,7 @@ func (m *GPUCB) Observe(o controller.Observation) error {
 		return fmt.Errorf("gpucb: observe: %w", err)
 	}
 	m.u = toUnit(m.space, o.Config, m.u)
-	a := &m.st.Acc
-	if a.Open && !equalFloats(a.X, m.u) {
-		// Used without the driver, the configuration changed mid-period.
-		m.closePeriod()
-	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
-	}
-	a.Sum += o.Objective
-	a.Count++
+	m.st.Acc.Add(m.u, o.Objective, m.closePeriod)
 	return nil
 }
 
@@ -263,7 +252,7 @@ func (m *GPUCB) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	d := m.space.Dim()
-	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || (st.Acc.Open && len(st.Acc.X) != d) {
+	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || !st.Acc.Fits(d) {
 		return fmt.Errorf("gpucb: unmarshal state: inconsistent with this space and settings")
 	}
 	m.st = st

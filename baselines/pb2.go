@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -189,19 +190,20 @@ func (m *PB2) width() int { return 2 + m.space.Dim() }
 
 func (m *PB2) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
 	m.st.Rows = append(m.st.Rows, a.T0, a.R0)
 	m.st.Rows = append(m.st.Rows, a.X...)
-	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
+	m.st.Y = append(m.st.Y, mean)
 	if over := len(m.st.Y) - m.set.WindowMax; over > 0 {
 		w := m.width()
 		m.st.Rows = append(m.st.Rows[:0], m.st.Rows[over*w:]...)
 		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
 	}
-	*a = period{X: a.X[:0]}
+	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 
 // window returns the GP inputs for the last L rows (time and reward min-max
@@ -319,20 +321,13 @@ func (m *PB2) Observe(o controller.Observation) error {
 	}
 	m.u = toUnit(m.space, o.Config, m.u)
 	a := &m.st.Acc
-	if a.Open && !equalFloats(a.X, m.u) {
-		m.closePeriod()
-	}
 	start, now := float64(o.Iteration), float64(o.Iteration+1)
 	if m.set.Time == "seconds" {
 		start, now = o.Time-o.Elapsed, o.Time
 	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
+	if a.Add(m.u, o.Objective, m.closePeriod) {
 		a.T0, a.R0 = start, o.PrevReward
 	}
-	a.Sum += o.Objective
-	a.Count++
 	m.st.Now, m.st.Reward, m.st.HaveNow = now, o.Reward, true
 	return nil
 }
@@ -354,7 +349,7 @@ func (m *PB2) UnmarshalBinary(b []byte) error {
 	if err := decode("pb2", b, &st); err != nil {
 		return err
 	}
-	if len(st.Rows) != len(st.Y)*m.width() || len(st.Y) > m.set.WindowMax || (st.Acc.Open && len(st.Acc.X) != m.space.Dim()) {
+	if len(st.Rows) != len(st.Y)*m.width() || len(st.Y) > m.set.WindowMax || !st.Acc.Fits(m.space.Dim()) {
 		return fmt.Errorf("pb2: unmarshal state: inconsistent with this space and settings")
 	}
 	m.st = st

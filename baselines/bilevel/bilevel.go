@@ -294,12 +294,8 @@ type Method struct {
 }
 
 // period accumulates one decision period's observations.
-type period struct {
-	Open  bool
-	X     []float64 // configuration in force, in [0, 1]^d
-	Sum   float64   // objective sum
-	Count int       // iterations observed in the period
-}
+// period is one decision period (see common.Period).
+type period = common.Period
 
 type state struct {
 	X        []float64 // data, row-major in [0, 1]^d, the last Window points
@@ -324,19 +320,20 @@ func (m *Method) Init(space controller.Space, rng *rand.Rand) error {
 
 func (m *Method) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
 	m.st.X = append(m.st.X, a.X...)
-	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
+	m.st.Y = append(m.st.Y, mean)
 	m.st.LastN = a.Count
 	if over := len(m.st.Y) - m.set.Window; over > 0 {
 		d := m.space.Dim()
 		m.st.X = append(m.st.X[:0], m.st.X[over*d:]...)
 		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
 	}
-	*a = period{X: a.X[:0]}
+	a.Reset()
 }
 
 // InnerSteps is N of the last closed period: its iterations times
@@ -394,17 +391,7 @@ func (m *Method) Observe(o controller.Observation) error {
 		return fmt.Errorf("bilevel: observe: %w", err)
 	}
 	m.u = common.ToUnit(m.space, o.Config, m.u)
-	a := &m.st.Acc
-	if a.Open && !common.EqualFloats(a.X, m.u) {
-		// Used without the driver, the configuration changed mid-period.
-		m.closePeriod()
-	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
-	}
-	a.Sum += o.Objective
-	a.Count++
+	m.st.Acc.Add(m.u, o.Objective, m.closePeriod)
 	return nil
 }
 
@@ -432,7 +419,7 @@ func (m *Method) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	d := m.space.Dim()
-	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || (st.Acc.Open && len(st.Acc.X) != d) || st.Rounds < 0 || st.LastN < 0 {
+	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || !st.Acc.Fits(d) || st.Rounds < 0 || st.LastN < 0 {
 		return fmt.Errorf("bilevel: unmarshal state: inconsistent with this space and settings")
 	}
 	m.st = st

@@ -246,11 +246,8 @@ type DeltaBO struct {
 
 // period accumulates one decision period's observations.
 type period struct {
-	Open     bool
-	X        []float64 // configuration in [0, 1]^d
-	Progress float64   // progress at the period's first iteration
-	Sum      float64
-	Count    int
+	common.Period
+	Progress float64 // progress at the period's first iteration
 }
 
 // state is everything MarshalBinary saves.
@@ -387,8 +384,9 @@ func (m *DeltaBO) progressOf(iteration int, startTime float64) float64 {
 // data μ_g and σ²_g.
 func (m *DeltaBO) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
 	row := make([]float64, 0, m.st.Cols)
@@ -402,7 +400,7 @@ func (m *DeltaBO) closePeriod() {
 		mu[0], vr[0] = 0, 0
 	}
 	m.st.X = append(m.st.X, row...)
-	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
+	m.st.Y = append(m.st.Y, mean)
 	m.st.Mu = append(m.st.Mu, mu[0])
 	m.st.Var = append(m.st.Var, vr[0])
 	if over := len(m.st.Y) - m.set.Window; over > 0 {
@@ -412,7 +410,7 @@ func (m *DeltaBO) closePeriod() {
 		m.st.Mu = append(m.st.Mu[:0], m.st.Mu[over:]...)
 		m.st.Var = append(m.st.Var[:0], m.st.Var[over:]...)
 	}
-	*a = period{X: a.X[:0]}
+	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 
 // Suggest fits δ and maximises eq. 7 at the coming period's progress.
@@ -612,17 +610,9 @@ func (m *DeltaBO) Observe(o controller.Observation) error {
 		m.u[i] = m.space.ToUnit(i, v)
 	}
 	a := &m.st.Acc
-	if a.Open && !common.EqualFloats(a.X, m.u) {
-		// Used without the driver, the configuration changed mid-period.
-		m.closePeriod()
-	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
+	if a.Add(m.u, o.Objective, m.closePeriod) {
 		a.Progress = m.progressOf(o.Iteration, o.Time-o.Elapsed)
 	}
-	a.Sum += o.Objective
-	a.Count++
 	m.st.Next = m.progressOf(o.Iteration+1, o.Time)
 	return nil
 }
@@ -663,7 +653,7 @@ func (m *DeltaBO) UnmarshalBinary(b []byte) error {
 	}
 	n := len(st.Y)
 	if st.Dim != d || st.Cols != cols || len(st.X) != n*cols || len(st.Mu) != n || len(st.Var) != n || n > m.set.Window ||
-		len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 || (st.Acc.Open && len(st.Acc.X) != d) ||
+		len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 || !st.Acc.Fits(d) ||
 		!(st.SrcScale > 0) || !(st.Scale > 0) || (st.Hyper != nil && len(st.Hyper.Ls) != cols) {
 		return errors.New("deltabo: unmarshal state: inconsistent with this space and settings")
 	}

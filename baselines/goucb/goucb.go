@@ -292,12 +292,8 @@ type Method struct {
 }
 
 // period accumulates one decision period's observations.
-type period struct {
-	Open  bool
-	X     []float64 // configuration in force, in [0, 1]^h
-	Sum   float64   // objective sum
-	Count int
-}
+// period is one decision period (see common.Period).
+type period = common.Period
 
 type state struct {
 	Rounds int // decisions made so far, both phases
@@ -332,18 +328,19 @@ func (m *Method) Init(space controller.Space, rng *rand.Rand) error {
 // Phase I data, or folded into Σ_t and ŵ_t in Phase II.
 func (m *Method) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
-	y := a.Sum / float64(a.Count)
+	y := mean
 	if m.st.Phase2 {
 		m.update(a.X, (y-m.st.Offset)/m.st.Scale)
 	} else {
 		m.st.X1 = append(m.st.X1, a.X...)
 		m.st.Y1 = append(m.st.Y1, y)
 	}
-	*a = period{X: a.X[:0]}
+	a.Reset()
 }
 
 // update adds the Phase II point (x, y) (y standardised) at the current
@@ -645,17 +642,7 @@ func (m *Method) Observe(o controller.Observation) error {
 		return fmt.Errorf("goucb: observe: %w", err)
 	}
 	m.u = common.ToUnit(m.space, o.Config, m.u)
-	a := &m.st.Acc
-	if a.Open && !common.EqualFloats(a.X, m.u) {
-		// Used without the driver, the configuration changed mid-period.
-		m.closePeriod()
-	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
-	}
-	a.Sum += o.Objective
-	a.Count++
+	m.st.Acc.Add(m.u, o.Objective, m.closePeriod)
 	return nil
 }
 
@@ -692,7 +679,7 @@ func (m *Method) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	h, dw := m.space.Dim(), m.net.dim()
-	bad := len(st.X1) != len(st.Y1)*h || (st.Acc.Open && len(st.Acc.X) != h) || st.Rounds < 0
+	bad := len(st.X1) != len(st.Y1)*h || !st.Acc.Fits(h) || st.Rounds < 0
 	if st.Phase2 {
 		bad = bad || len(st.W0) != dw || len(st.W) != dw || len(st.A) != dw*dw || len(st.SigmaInv) != dw*dw || len(st.C) != dw || !(st.Scale > 0)
 	}

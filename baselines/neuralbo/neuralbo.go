@@ -172,12 +172,8 @@ type NeuralBO struct {
 }
 
 // period accumulates one decision period's observations.
-type period struct {
-	Open  bool
-	X     []float64 // configuration in force, in [0, 1]^d
-	Sum   float64
-	Count int
-}
+// period is one decision period (see common.Period).
+type period = common.Period
 
 // state is everything MarshalBinary saves.
 type state struct {
@@ -236,13 +232,14 @@ func (m *NeuralBO) features(u, dst []float64) {
 // update and the network is retrained on all points (Algorithm 1, lines 6–7).
 func (m *NeuralBO) closePeriod() {
 	a := &m.st.Acc
-	if !a.Open || a.Count == 0 {
-		a.Open = false
+	mean, ok := a.Mean()
+	if !ok {
+		a.Reset()
 		return
 	}
 	m.st.X = append(m.st.X, a.X...)
-	m.st.Y = append(m.st.Y, a.Sum/float64(a.Count))
-	*a = period{X: a.X[:0]}
+	m.st.Y = append(m.st.Y, mean)
+	a.Reset()
 	m.features(m.st.X[len(m.st.X)-m.st.Dim:], m.g)
 	m.inv.update(m.g, m.net.m)
 	m.retrain()
@@ -343,17 +340,7 @@ func (m *NeuralBO) Observe(o controller.Observation) error {
 	for i, v := range o.Config {
 		m.u[i] = m.space.ToUnit(i, v)
 	}
-	a := &m.st.Acc
-	if a.Open && !common.EqualFloats(a.X, m.u) {
-		// Used without the driver, the configuration changed mid-period.
-		m.closePeriod()
-	}
-	if !a.Open {
-		a.Open = true
-		a.X = append(a.X[:0], m.u...)
-	}
-	a.Sum += o.Objective
-	a.Count++
+	m.st.Acc.Add(m.u, o.Objective, m.closePeriod)
 	return nil
 }
 
@@ -383,7 +370,7 @@ func (m *NeuralBO) UnmarshalBinary(b []byte) error {
 	}
 	d, p := m.space.Dim(), m.net.params()
 	if st.Width != m.set.Width || st.Dim != d || len(st.Theta0) != p || len(st.Theta) != p ||
-		len(st.X) != len(st.Y)*d || (st.Acc.Open && len(st.Acc.X) != d) || st.Rounds < 0 {
+		len(st.X) != len(st.Y)*d || !st.Acc.Fits(d) || st.Rounds < 0 {
 		return fmt.Errorf("neuralbo: unmarshal state: inconsistent with this space (%d parameters) and width %d", d, m.set.Width)
 	}
 	for _, v := range [][]float64{st.Theta0, st.Theta, st.X, st.Y} {
