@@ -252,7 +252,7 @@ func TestCompareTwiceThenReport(t *testing.T) {
 	if !strings.Contains(o, "| hypercontroller | 2/2 |") || !strings.Contains(o, "| random | 2/2 |") {
 		t.Fatalf("report table:\n%s", o)
 	}
-	for _, f := range []string{"report.md", "reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig2_final.png"} {
+	for _, f := range []string{"report.md", "reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig3_frames.png", "reacher_fig2_final.png"} {
 		if st, err := os.Stat(filepath.Join(out, "report", f)); err != nil || st.Size() == 0 {
 			t.Fatalf("report file %s: %v", f, err)
 		}

@@ -26,6 +26,10 @@ const (
 	ControllerTime XAxis = iota
 	// WallTime is cumulative total wall time of the run.
 	WallTime
+	// Frames is the number of frames trained on so far, on a linear axis:
+	// not one of the paper's figures, it shows the runs at equal experience
+	// (controllers that pick larger batches see more frames per iteration).
+	Frames
 )
 
 // curve is a median curve over seeds: x and y per iteration index.
@@ -54,9 +58,11 @@ func medianCurve(n int, get func(run, row int) (x, y float64, ok bool), runs int
 	return c
 }
 
-// Figure1 writes DIR/<env>_fig1_<axis>.png: median training reward (left)
-// and median evaluation return (right) against time on a log axis, one line
-// per controller. It returns the file written.
+// Figure1 writes DIR/<env>_fig1_controller_time.png or
+// <env>_fig1_wall_time.png: median training reward (left) and median
+// evaluation return (right) against time on a log axis, one line per
+// controller; with the Frames axis, <env>_fig3_frames.png against frames on a
+// linear axis. It returns the file written.
 func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	byCtrl := map[string][]*Run{}
 	for _, r := range s.Runs {
@@ -65,17 +71,22 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		}
 	}
 	label := "controller time (s, log scale)"
-	suffix := "controller_time"
-	if axis == WallTime {
-		label, suffix = "wall-clock time (s, log scale)", "wall_time"
+	name := "fig1_controller_time"
+	switch axis {
+	case WallTime:
+		label, name = "wall-clock time (s, log scale)", "fig1_wall_time"
+	case Frames:
+		label, name = "frames trained", "fig3_frames"
 	}
 	left, right := plot.New(), plot.New()
 	left.Title.Text = env + ": median training reward"
 	right.Title.Text = env + ": median evaluation return"
 	for _, p := range []*plot.Plot{left, right} {
 		p.X.Label.Text = label
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: 1}
+		if axis != Frames {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: 1}
+		}
 		p.Legend.Top = true
 		p.Legend.Left = true
 	}
@@ -94,9 +105,12 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			maxTrain = max(maxTrain, len(r.Train))
 			maxEval = max(maxEval, len(r.Eval))
 		}
-		tx := func(wall, ctrl float64) float64 {
-			if axis == WallTime {
+		tx := func(wall, ctrl, frames float64) float64 {
+			switch axis {
+			case WallTime:
 				return wall
+			case Frames:
+				return frames
 			}
 			return ctrl
 		}
@@ -105,14 +119,14 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 				return 0, 0, false
 			}
 			row := runs[r].Train[k]
-			return tx(row.Wall, row.Ctrl), row.Reward, true
+			return tx(row.Wall, row.Ctrl, row.Frames), row.Reward, true
 		}, len(runs))
 		ec := medianCurve(maxEval, func(r, k int) (float64, float64, bool) {
 			if k >= len(runs[r].Eval) {
 				return 0, 0, false
 			}
 			row := runs[r].Eval[k]
-			return tx(row.Wall, row.Ctrl), row.Return, true
+			return tx(row.Wall, row.Ctrl, row.Frames), row.Return, true
 		}, len(runs))
 		for side, cv := range []curve{tc, ec} {
 			pts := make(plotter.XYs, 0, len(cv.xs))
@@ -143,7 +157,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	if plotted == 0 {
 		return "", nil
 	}
-	path := filepath.Join(outDir, fmt.Sprintf("%s_fig1_%s.png", env, suffix))
+	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
 	return path, savePanels(path, []*plot.Plot{left, right}, 12*vg.Inch, 4.5*vg.Inch)
 }
 
@@ -225,7 +239,7 @@ func (s *Set) Write(outDir string) ([]string, error) {
 	}
 	var files []string
 	for _, env := range s.Envs() {
-		for _, ax := range []XAxis{ControllerTime, WallTime} {
+		for _, ax := range []XAxis{ControllerTime, WallTime, Frames} {
 			p, err := s.Figure1(env, outDir, ax)
 			if err != nil {
 				return files, err

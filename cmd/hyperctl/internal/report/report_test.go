@@ -16,7 +16,15 @@ import (
 
 // writeRun writes a fixture run folder whose training reward at iteration i
 // is base + slope*i and whose controller time grows by ctrlStep per iteration.
+// It trains 1000 frames per iteration and evaluates (return 10× the training
+// reward) after every fifth iteration.
 func writeRun(t *testing.T, dir string, iters int, base, slope, ctrlStep float64, finished bool) {
+	t.Helper()
+	writeRunFrames(t, dir, iters, 1000, base, slope, ctrlStep, finished)
+}
+
+// writeRunFrames is writeRun with framesPer frames per iteration.
+func writeRunFrames(t *testing.T, dir string, iters, framesPer int, base, slope, ctrlStep float64, finished bool) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -26,9 +34,9 @@ func writeRun(t *testing.T, dir string, iters int, base, slope, ctrlStep float64
 	ev.WriteString("iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n")
 	for i := 0; i < iters; i++ {
 		r := base + slope*float64(i)
-		fmt.Fprintf(&tr, "%d,%d,%g,%g,%g,%g,0.0003\n", i, (i+1)*1000, float64(i+1)*0.5, float64(i+1)*ctrlStep, r, slope)
+		fmt.Fprintf(&tr, "%d,%d,%g,%g,%g,%g,0.0003\n", i, (i+1)*framesPer, float64(i+1)*0.5, float64(i+1)*ctrlStep, r, slope)
 		if (i+1)%5 == 0 {
-			fmt.Fprintf(&ev, "%d,%d,%g,%g,%g,1000\n", i, (i+1)*1000, float64(i+1)*0.5, float64(i+1)*ctrlStep, 10*r)
+			fmt.Fprintf(&ev, "%d,%d,%g,%g,%g,1000\n", i, (i+1)*framesPer, float64(i+1)*0.5, float64(i+1)*ctrlStep, 10*r)
 		}
 	}
 	os.WriteFile(filepath.Join(dir, rundir.TrainCSV), tr.Bytes(), 0o644)
@@ -128,7 +136,7 @@ func TestWriteReportAndPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig2_final.png", "report.md"}
+	want := []string{"reacher_fig1_controller_time.png", "reacher_fig1_wall_time.png", "reacher_fig3_frames.png", "reacher_fig2_final.png", "report.md"}
 	if len(files) != len(want) {
 		t.Fatalf("wrote %v, want %v", files, want)
 	}
@@ -152,10 +160,66 @@ func TestWriteReportAndPlots(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, w := range []string{"## reacher", "| hypercontroller | 3/3 | 39.00 [29.50, 48.50]", "random: unfinished: seed 2 at iteration 7", "fixed: missing seeds [1 2]"} {
+	for _, w := range []string{"## reacher", "| hypercontroller | 3/3 | 39.00 [29.50, 48.50]", "random: unfinished: seed 2 at iteration 7", "fixed: missing seeds [1 2]",
+		"| reacher | hypercontroller 39.00 | 1 of 3 | hypercontroller 390.00 | 1 of 3 | 20000 | hypercontroller 390.00 | 1 of 3 |"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q:\n%s", w, md)
 		}
+	}
+}
+
+// TestBudgetAndDrop checks the matched-budget and stability columns on runs
+// that train at different frame rates and one whose evaluations fall.
+func TestBudgetAndDrop(t *testing.T) {
+	dir := t.TempDir()
+	run := func(ctrl string, seed int) string {
+		return filepath.Join(dir, "pusher", ctrl, fmt.Sprintf("seed%d", seed))
+	}
+	// "small": 1000 frames/it, 20 iterations → 20000 frames, the budget.
+	// Rewards rise (slope 1), so its evals 10·(i) at i = 4, 9, 14, 19 end at
+	// the best: drop 0. At the budget its eval is the final one, 190.
+	writeRunFrames(t, run("small", 0), 20, 1000, 0, 1, 0, true)
+	// "large": 3000 frames/it, rewards fall from 10 (slope −0.5). Evals at
+	// i = 4 (15000 frames, 10·8 = 80), i = 9 (30000, 55), 14 (45), 19 (5·…).
+	// The last eval with ≤ 20000 frames is i = 4: 80. Final eval
+	// 10·(10 − 9.5) = 5, best 80: drop −75.
+	writeRunFrames(t, run("large", 0), 20, 3000, 10, -0.5, 0, true)
+	// Unfinished runs don't set the budget.
+	writeRunFrames(t, run("large", 1), 3, 10, 0, 1, 0, false)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Budget("pusher"); b != 20000 {
+		t.Fatalf("budget %g, want 20000", b)
+	}
+	rows := map[string]Row{}
+	for _, r := range s.Table("pusher") {
+		rows[r.Controller] = r
+	}
+	cases := []struct {
+		ctrl           string
+		frames, budget float64
+		drop           float64
+	}{
+		{"small", 20000, 190, 0},
+		{"large", 60000, 80, -75},
+	}
+	for _, c := range cases {
+		t.Run(c.ctrl, func(t *testing.T) {
+			r := rows[c.ctrl]
+			if r.FramesMedian != c.frames || math.Abs(r.BudgetEvalQ[1]-c.budget) > 1e-9 || math.Abs(r.DropQ[1]-c.drop) > 1e-9 {
+				t.Errorf("frames %g, eval at budget %g, drop %g; want %g, %g, %g", r.FramesMedian, r.BudgetEvalQ[1], r.DropQ[1], c.frames, c.budget, c.drop)
+			}
+		})
+	}
+	var md bytes.Buffer
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	// No hypercontroller: ranks are "–"; the leaders are named.
+	if w := "| pusher | small 19.00 | – | small 190.00 | – | 20000 | small 190.00 | – |"; !strings.Contains(md.String(), w) {
+		t.Errorf("summary lacks %q:\n%s", w, md.String())
 	}
 }
 

@@ -44,6 +44,47 @@ type Row struct {
 	Unfinished     []string   // seeds started but unfinished, with progress
 	Missing        []int64    // seeds expected but never started
 	EvalIterations int        // median iteration of the final evaluation
+
+	// FramesMedian is the median number of frames a finished run trained on.
+	FramesMedian float64
+	// BudgetEvalQ are the quartiles of the evaluation return at the
+	// environment's matched frame budget (see Set.Budget): per run, the last
+	// evaluation made with at most that many frames. Controllers that choose
+	// larger batches see more frames in the same iterations; this column
+	// compares them at equal experience.
+	BudgetEvalQ [3]float64
+	// DropQ are the quartiles of final evaluation return minus the best
+	// evaluation return of the run (≤ 0): how much of its best a run still
+	// holds at the end, the paper's "stability" at the final iteration.
+	DropQ [3]float64
+}
+
+// Budget is the matched frame budget of an environment: the fewest frames
+// any finished run of it trained on (NaN without finished runs).
+func (s *Set) Budget(env string) float64 {
+	b := math.NaN()
+	for _, r := range s.Runs {
+		if r.Env != env || !r.Finished {
+			continue
+		}
+		if f := r.Train[len(r.Train)-1].Frames; math.IsNaN(b) || f < b {
+			b = f
+		}
+	}
+	return b
+}
+
+// evalAt returns the return of the last evaluation made with at most frames
+// frames, and false if the run has none.
+func (r *Run) evalAt(frames float64) (float64, bool) {
+	v, ok := 0.0, false
+	for _, e := range r.Eval {
+		if e.Frames > frames {
+			break
+		}
+		v, ok = e.Return, true
+	}
+	return v, ok
 }
 
 // Envs lists the environments present or expected, sorted.
@@ -85,10 +126,11 @@ func (s *Set) Table(env string) []Row {
 		}
 	}
 	sort.Slice(expectedSeeds, func(i, j int) bool { return expectedSeeds[i] < expectedSeeds[j] })
+	budget := s.Budget(env)
 	var rows []Row
 	for _, c := range sortedKeys(ctrls) {
 		row := Row{Controller: c, Expected: len(expectedSeeds)}
-		var train, eval, ctrl, wall, evalIt []float64
+		var train, eval, ctrl, wall, evalIt, frames, atBudget, drop []float64
 		for _, sd := range expectedSeeds {
 			r := byKey[fmt.Sprintf("%s/%d", c, sd)]
 			switch {
@@ -105,13 +147,24 @@ func (s *Set) Table(env string) []Row {
 					ev := r.Eval[len(r.Eval)-1]
 					eval = append(eval, ev.Return)
 					evalIt = append(evalIt, float64(ev.Iteration))
+					best := math.Inf(-1)
+					for _, e := range r.Eval {
+						best = math.Max(best, e.Return)
+					}
+					drop = append(drop, ev.Return-best)
 				}
+				if v, ok := r.evalAt(budget); ok {
+					atBudget = append(atBudget, v)
+				}
+				frames = append(frames, last.Frames)
 				ctrl = append(ctrl, last.Ctrl/float64(last.Iteration+1)*1000)
 				wall = append(wall, last.Wall)
 			}
 		}
 		q := func(x []float64) [3]float64 { a, b, c := Quartiles(x); return [3]float64{a, b, c} }
 		row.TrainQ, row.EvalQ = q(train), q(eval)
+		row.BudgetEvalQ, row.DropQ = q(atBudget), q(drop)
+		_, row.FramesMedian, _ = Quartiles(frames)
 		_, row.CtrlPer1000, _ = Quartiles(ctrl)
 		_, row.WallMedian, _ = Quartiles(wall)
 		_, m, _ := Quartiles(evalIt)
@@ -123,7 +176,51 @@ func (s *Set) Table(env string) []Row {
 	return rows
 }
 
-// Markdown writes one table per environment, plus what is missing.
+// Focus is the controller whose rank the summary reports: the paper's.
+const Focus = "hypercontroller"
+
+// rank returns the competition rank (1 + the number of strictly larger
+// values) of the focus controller's value among the rows' finite values, and
+// the number of ranked rows; 0 when the focus has no value.
+func rank(rows []Row, get func(Row) float64) (rk, n int) {
+	var fv float64
+	found := false
+	for _, r := range rows {
+		if r.Controller == Focus && !math.IsNaN(get(r)) {
+			fv, found = get(r), true
+		}
+	}
+	for _, r := range rows {
+		if v := get(r); !math.IsNaN(v) {
+			n++
+			if found && v > fv {
+				rk++
+			}
+		}
+	}
+	if !found {
+		return 0, n
+	}
+	return rk + 1, n
+}
+
+// best returns "controller value" for the row with the largest value.
+func best(rows []Row, get func(Row) float64, prec int) string {
+	bi := -1
+	for i, r := range rows {
+		if v := get(r); !math.IsNaN(v) && (bi < 0 || v > get(rows[bi])) {
+			bi = i
+		}
+	}
+	if bi < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%s %s", rows[bi].Controller, fmtNum(get(rows[bi]), prec))
+}
+
+// Markdown writes a summary of the leaders per environment, then per
+// environment a table of final values and a table of matched-budget and
+// stability figures, plus what is missing.
 func (s *Set) Markdown(w io.Writer) error {
 	var sb strings.Builder
 	if s.Manifest != nil {
@@ -134,8 +231,34 @@ func (s *Set) Markdown(w io.Writer) error {
 		}
 		sb.WriteString("\n")
 	}
-	for _, env := range s.Envs() {
-		rows := s.Table(env)
+	envs := s.Envs()
+	tables := make(map[string][]Row, len(envs))
+	for _, env := range envs {
+		tables[env] = s.Table(env)
+	}
+	trainMed := func(r Row) float64 { return r.TrainQ[1] }
+	evalMed := func(r Row) float64 { return r.EvalQ[1] }
+	budgetMed := func(r Row) float64 { return r.BudgetEvalQ[1] }
+	fmtRank := func(rk, n int) string {
+		if rk == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%d of %d", rk, n)
+	}
+	sb.WriteString("## Summary\n\n")
+	fmt.Fprintf(&sb, "Medians over finished seeds; the rank is %s's among the controllers with a value (1 = highest).\n\n", Focus)
+	sb.WriteString("| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best evaluation return at the budget | rank |\n")
+	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, env := range envs {
+		rows := tables[env]
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", env,
+			best(rows, trainMed, 2), fmtRank(rank(rows, trainMed)),
+			best(rows, evalMed, 2), fmtRank(rank(rows, evalMed)),
+			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, budgetMed)))
+	}
+	sb.WriteString("\n")
+	for _, env := range envs {
+		rows := tables[env]
 		fmt.Fprintf(&sb, "## %s\n\n", env)
 		sb.WriteString("| controller | seeds | final training reward, median [IQR] | final evaluation return, median [IQR] | controller time per 1000 it. (s) | total wall time, median (s) |\n")
 		sb.WriteString("|---|---|---|---|---|---|\n")
@@ -149,6 +272,12 @@ func (s *Set) Markdown(w io.Writer) error {
 			if len(r.Missing) > 0 {
 				notes = append(notes, fmt.Sprintf("%s: missing seeds %v", r.Controller, r.Missing))
 			}
+		}
+		fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(s.Budget(env), 0), env)
+		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | final minus best evaluation return, median [IQR] |\n")
+		sb.WriteString("|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.Controller, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtQ(r.DropQ))
 		}
 		if len(notes) > 0 {
 			sb.WriteString("\nMissing or unfinished (not in the statistics):\n")
