@@ -163,7 +163,7 @@ func runBenchRegret(cmd *cobra.Command, a *app, f *regretFlags) error {
 				}
 			}
 		}
-		a.log.Info().Dur("elapsed", time.Since(start)).Msg("done")
+		a.log.Info().Float64("elapsed_s", time.Since(start).Seconds()).Msg("done")
 	}
 	if f.out != "" {
 		name := f.tag + ".md"

@@ -242,7 +242,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 					ev = a.log.Error().Err(err)
 				}
 				ev.Str("env", j.env).Str("controller", j.ctrl).Int64("seed", j.seed).
-					Dur("took", time.Since(start).Round(time.Second)).Int("done", done).Int("of", len(jobs)).Msg("run finished")
+					Float64("took_s", time.Since(start).Round(100*time.Millisecond).Seconds()).Int("done", done).Int("of", len(jobs)).Msg("run finished")
 				mu.Unlock()
 			}
 		}()
