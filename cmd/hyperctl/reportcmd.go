@@ -10,16 +10,25 @@ import (
 )
 
 func newReportCmd(a *app) *cobra.Command {
-	var out string
+	var out, focus string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder",
 		Long: `report reads DIR (made by 'hyperctl compare') and writes, into --out
-(default DIR/report): report.md with one table per environment (median and
-interquartile range of the final training reward and final evaluation return,
-controller time per 1000 iterations, total wall time, number of seeds), and
-PNG figures: median training reward and evaluation return against controller
-time and against wall time (log x axis), and box plots at the final iteration.
+(default DIR/report):
+
+- report.md: a summary naming the leader of each environment and the rank of
+  --focus; per environment, the median and interquartile range of the final
+  training reward and final evaluation return, controller time per 1000
+  iterations, total wall time and number of seeds; and, at equal experience,
+  the evaluation return at a matched frame budget (the fewest frames any
+  finished run of the environment trained on), the frames trained, and the
+  final minus the best evaluation return of each run (stability).
+- PNG figures: median training reward and evaluation return against
+  controller time and against wall time (log x axis, the paper's Figure 1),
+  against frames trained (fig3), and box plots at the final iteration (the
+  paper's Figure 2).
+
 It works on partial results and lists missing or unfinished runs. The tables
 are also printed.`,
 		Args: cobra.ExactArgs(1),
@@ -31,6 +40,7 @@ are also printed.`,
 			if len(set.Runs) == 0 {
 				return fmt.Errorf("report: no runs with data in %s (expected %s/<env>/<controller>/seed<N>/train.csv)", args[0], args[0])
 			}
+			set.Focus = focus
 			if out == "" {
 				out = filepath.Join(args[0], "report")
 			}
@@ -48,5 +58,6 @@ are also printed.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
+	cmd.Flags().StringVar(&focus, "focus", report.DefaultFocus, "controller whose rank the summary reports")
 	return cmd
 }

@@ -70,6 +70,9 @@ type Set struct {
 	Manifest *Manifest
 	Runs     []*Run
 	Problems []string // unreadable files, reported rather than fatal
+	// Focus is the controller whose rank the summary reports (empty:
+	// DefaultFocus).
+	Focus string
 }
 
 // Load scans dir.

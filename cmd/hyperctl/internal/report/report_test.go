@@ -221,6 +221,15 @@ func TestBudgetAndDrop(t *testing.T) {
 	if w := "| pusher | small 19.00 | – | small 190.00 | – | 20000 | small 190.00 | – |"; !strings.Contains(md.String(), w) {
 		t.Errorf("summary lacks %q:\n%s", w, md.String())
 	}
+	// With a focus, its ranks are given.
+	s.Focus = "large"
+	md.Reset()
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if w := "| pusher | small 19.00 | 2 of 2 | small 190.00 | 2 of 2 | 20000 | small 190.00 | 2 of 2 |"; !strings.Contains(md.String(), w) {
+		t.Errorf("summary lacks %q:\n%s", w, md.String())
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

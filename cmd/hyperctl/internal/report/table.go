@@ -176,17 +176,26 @@ func (s *Set) Table(env string) []Row {
 	return rows
 }
 
-// Focus is the controller whose rank the summary reports: the paper's.
-const Focus = "hypercontroller"
+// DefaultFocus is the controller whose rank the summary reports unless
+// Set.Focus names another: the paper's.
+const DefaultFocus = "hypercontroller"
+
+// focus returns the controller the summary ranks.
+func (s *Set) focus() string {
+	if s.Focus != "" {
+		return s.Focus
+	}
+	return DefaultFocus
+}
 
 // rank returns the competition rank (1 + the number of strictly larger
-// values) of the focus controller's value among the rows' finite values, and
-// the number of ranked rows; 0 when the focus has no value.
-func rank(rows []Row, get func(Row) float64) (rk, n int) {
+// values) of controller focus's value among the rows' finite values, and
+// the number of ranked rows; 0 when focus has no value.
+func rank(rows []Row, focus string, get func(Row) float64) (rk, n int) {
 	var fv float64
 	found := false
 	for _, r := range rows {
-		if r.Controller == Focus && !math.IsNaN(get(r)) {
+		if r.Controller == focus && !math.IsNaN(get(r)) {
 			fv, found = get(r), true
 		}
 	}
@@ -246,15 +255,15 @@ func (s *Set) Markdown(w io.Writer) error {
 		return fmt.Sprintf("%d of %d", rk, n)
 	}
 	sb.WriteString("## Summary\n\n")
-	fmt.Fprintf(&sb, "Medians over finished seeds; the rank is %s's among the controllers with a value (1 = highest).\n\n", Focus)
+	fmt.Fprintf(&sb, "Medians over finished seeds; the rank is %s's among the controllers with a value (1 = highest).\n\n", s.focus())
 	sb.WriteString("| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best evaluation return at the budget | rank |\n")
 	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		rows := tables[env]
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", env,
-			best(rows, trainMed, 2), fmtRank(rank(rows, trainMed)),
-			best(rows, evalMed, 2), fmtRank(rank(rows, evalMed)),
-			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, budgetMed)))
+			best(rows, trainMed, 2), fmtRank(rank(rows, s.focus(), trainMed)),
+			best(rows, evalMed, 2), fmtRank(rank(rows, s.focus(), evalMed)),
+			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, s.focus(), budgetMed)))
 	}
 	sb.WriteString("\n")
 	for _, env := range envs {
