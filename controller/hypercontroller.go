@@ -51,6 +51,14 @@ type HyperControllerSettings struct {
 	// in practice. 0 (the default) is the paper's greedy rule, eq. 15; the
 	// authors' code also zeroes this term.
 	Bonus float64 `toml:"bonus"`
+	// Intercept appends a constant 1 to Ξ, so each predictor is
+	// Ĝ_a(c)ᵀ(Ξ, 1): it can learn a mean improvement per value as well as
+	// the dependence on past objective values. Not in the paper (Algorithm 1
+	// has no constant term, eq. 13); default false. Without it the score
+	// Ĝᵀ Ξ changes sign with the last objective value, so after a round
+	// with X < 0 (a third to a half of PPO iterations in the study) s = 1
+	// picks the value with the smallest gain.
+	Intercept bool `toml:"intercept"`
 }
 
 // DefaultHyperControllerSettings returns the paper's experimental settings:
@@ -177,30 +185,53 @@ type HyperController struct {
 	at     []int32   // grid indices in force at the observed round
 	upd    []float64 // h model-sized buffers for the pending updates
 	updG   []float64 // h × s: the pending Ĝ
-	tmp    []float64 // s
+	tmp    []float64 // p
+	feat   []float64 // p: the regressor (Ξ_t, and 1 with Intercept)
 	inited bool
 }
 
 // hcState is everything MarshalBinary saves.
 type hcState struct {
-	D, S, H int       // shape, checked on restore
-	Lambda  float64   // checked on restore
-	Bonus   float64   // checked on restore
-	Rounds  int       // observed rounds t
-	X       []float64 // the last s objective values, oldest first (zeros before round s)
-	Ctx     []int32   // h × s: per hyperparameter, indices in force at the last s rounds, oldest first
-	Cur     []int32   // h: indices of the last suggestion or observation (−1: none)
-	Keys    []uint64  // allocated contexts, in allocation order
-	Slots   []int32   // len(Keys) × d: model number per value, −1 if not allocated
-	G       []float64 // len(Keys) × d × s: Ĝ_a(c) per context and value, 0 if not allocated
-	Models  []float64 // model arena, stride floats each (see modelStride)
+	D, S, H int     // shape, checked on restore
+	Lambda  float64 // checked on restore
+	Bonus   float64 // checked on restore
+	// Intercept is checked on restore (false in states saved before it
+	// existed, which is what they were).
+	Intercept bool
+	Rounds    int       // observed rounds t
+	X         []float64 // the last s objective values, oldest first (zeros before round s)
+	Ctx       []int32   // h × s: per hyperparameter, indices in force at the last s rounds, oldest first
+	Cur       []int32   // h: indices of the last suggestion or observation (−1: none)
+	Keys      []uint64  // allocated contexts, in allocation order
+	Slots     []int32   // len(Keys) × d: model number per value, −1 if not allocated
+	G         []float64 // len(Keys) × d × s: Ĝ_a(c) per context and value, 0 if not allocated
+	Models    []float64 // model arena, stride floats each (see modelStride)
 }
 
-// modelStride is the arena size of one predictor's sufficient statistics:
-// V (s×s, row-major), U (s×s, the upper Cholesky factor of V), B (s) and the
-// count N. Ĝ itself lives in hcState.G, dense per context, so that a
-// decision is a tight loop over d values.
-func modelStride(s int) int { return 2*s*s + s + 1 }
+// modelStride is the arena size of one predictor's sufficient statistics
+// for a regressor of length p (s, or s+1 with an intercept): V (p×p,
+// row-major), U (p×p, the upper Cholesky factor of V), B (p) and the count
+// N. Ĝ itself lives in hcState.G, dense per context, so that a decision is a
+// tight loop over d values.
+func modelStride(p int) int { return 2*p*p + p + 1 }
+
+// dim is the regressor length p: s, plus one with an intercept.
+func (m *HyperController) dim() int {
+	if m.set.Intercept {
+		return m.set.S + 1
+	}
+	return m.set.S
+}
+
+// features returns the regressor for the current history: Ξ_t, and 1 with
+// an intercept.
+func (m *HyperController) features() []float64 {
+	copy(m.feat, m.st.X)
+	if m.set.Intercept {
+		m.feat[m.set.S] = 1
+	}
+	return m.feat
+}
 
 // NewHyperController returns an un-Init-ed HyperController.
 func NewHyperController(s HyperControllerSettings) (*HyperController, error) {
@@ -249,10 +280,13 @@ func (m *HyperController) Init(space Space, rng *rand.Rand) error {
 	for i := range m.blk {
 		m.blk[i] = -1
 	}
+	p := m.dim()
+	m.st.Intercept = m.set.Intercept
 	m.at = make([]int32, h)
-	m.upd = make([]float64, h*modelStride(s))
-	m.updG = make([]float64, h*s)
-	m.tmp = make([]float64, s)
+	m.upd = make([]float64, h*modelStride(p))
+	m.updG = make([]float64, h*p)
+	m.tmp = make([]float64, p)
+	m.feat = make([]float64, p)
 	m.inited = true
 	return nil
 }
@@ -286,8 +320,9 @@ func (m *HyperController) Suggest(dst Config) error {
 		}
 		return nil
 	}
-	xi := m.st.X
-	stride := modelStride(s)
+	xi := m.features()
+	p := len(xi)
+	stride := modelStride(p)
 	bonus := m.set.Bonus
 	var prior float64 // bonus of an unallocated predictor: b·‖Ξ‖/√λ (V = λI)
 	if bonus > 0 {
@@ -304,14 +339,14 @@ func (m *HyperController) Suggest(dst Config) error {
 			continue
 		}
 		slots := m.st.Slots[b : b+d]
-		gs := m.st.G[b*s : (b+d)*s]
+		gs := m.st.G[b*p : (b+d)*p]
 		best, ties, choice := math.Inf(-1), 0, 0
 		for a := range d {
 			var sc float64
-			if s == 1 {
+			if p == 1 {
 				sc = gs[a] * xi[0]
 			} else {
-				sc = dot(gs[a*s:(a+1)*s], xi)
+				sc = dot(gs[a*p:(a+1)*p], xi)
 			}
 			if bonus > 0 {
 				if k := int(slots[a]); k >= 0 {
@@ -340,13 +375,13 @@ func (m *HyperController) Suggest(dst Config) error {
 
 // vinvNorm returns ‖Ξ‖_{V⁻¹} = ‖U⁻ᵀΞ‖ for the model mod (V = UᵀU).
 func (m *HyperController) vinvNorm(mod, xi []float64) float64 {
-	s := m.set.S
-	if s == 1 {
+	p := len(xi)
+	if p == 1 {
 		return math.Abs(xi[0]) / mod[1]
 	}
 	copy(m.tmp, xi)
-	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: s, Stride: s, Data: mod[s*s : 2*s*s]}
-	blas64.Trsv(blas.Trans, u, blas64.Vector{N: s, Inc: 1, Data: m.tmp})
+	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: p, Stride: p, Data: mod[p*p : 2*p*p]}
+	blas64.Trsv(blas.Trans, u, blas64.Vector{N: p, Inc: 1, Data: m.tmp})
 	return math.Sqrt(dot(m.tmp, m.tmp))
 }
 
@@ -380,10 +415,11 @@ func (m *HyperController) Observe(o Observation) error {
 		// first observation of a restored run): its nearest grid value.
 		m.at[i] = int32(math.Round(m.space.ToUnit(i, v) * float64(d-1)))
 	}
-	stride := modelStride(s)
+	p := m.dim()
+	stride := modelStride(p)
 	if m.st.Rounds >= s {
 		// Compute every update first, commit only if all succeed.
-		xi := m.st.X
+		xi := m.features()
 		for i := range m.h {
 			buf := m.upd[i*stride : (i+1)*stride]
 			if mod := m.model(i, m.at[i]); mod != nil {
@@ -391,14 +427,14 @@ func (m *HyperController) Observe(o Observation) error {
 			} else {
 				m.freshModel(buf)
 			}
-			if err := m.update(buf, m.updG[i*s:(i+1)*s], xi, x); err != nil {
+			if err := m.update(buf, m.updG[i*p:(i+1)*p], xi, x); err != nil {
 				return fmt.Errorf("hypercontroller: observe: %s: %w", m.space.Param(i).Name, err)
 			}
 		}
 		for i := range m.h {
 			mod, g := m.allocModel(i, m.at[i])
 			copy(mod, m.upd[i*stride:(i+1)*stride])
-			copy(g, m.updG[i*s:(i+1)*s])
+			copy(g, m.updG[i*p:(i+1)*p])
 		}
 	}
 	// Shift the histories: Ξ gains X_t, each context gains a_t.
@@ -434,42 +470,42 @@ func (m *HyperController) model(i int, a int32) []float64 {
 	if k < 0 {
 		return nil
 	}
-	stride := modelStride(m.set.S)
+	stride := modelStride(m.dim())
 	return m.st.Models[int(k)*stride : (int(k)+1)*stride]
 }
 
 // allocModel returns the statistics and Ĝ of model (i, current context, a),
 // allocating the context's slots and the model on first use.
 func (m *HyperController) allocModel(i int, a int32) (mod, g []float64) {
-	d, s := m.set.D, m.set.S
+	d, s, p := m.set.D, m.set.S, m.dim()
 	if m.blk[i] < 0 {
 		off := int32(len(m.st.Slots))
 		m.st.Keys = append(m.st.Keys, m.ctxKey(i, m.st.Ctx[i*s:(i+1)*s]))
 		for range d {
 			m.st.Slots = append(m.st.Slots, -1)
 		}
-		m.st.G = append(m.st.G, make([]float64, d*s)...)
+		m.st.G = append(m.st.G, make([]float64, d*p)...)
 		m.index[m.st.Keys[len(m.st.Keys)-1]] = off
 		m.blk[i] = off
 	}
 	j := int(m.blk[i]) + int(a)
 	slot := &m.st.Slots[j]
-	stride := modelStride(s)
+	stride := modelStride(p)
 	if *slot < 0 {
 		*slot = int32(len(m.st.Models) / stride)
 		m.st.Models = append(m.st.Models, make([]float64, stride)...)
 	}
-	return m.st.Models[int(*slot)*stride : (int(*slot)+1)*stride], m.st.G[j*s : (j+1)*s]
+	return m.st.Models[int(*slot)*stride : (int(*slot)+1)*stride], m.st.G[j*p : (j+1)*p]
 }
 
 // freshModel writes Algorithm 1's initial model (lines 10–12) into buf:
 // V = λI, U = √λ I, B = 0, N = 0 (and Ĝ = 0, the zero of hcState.G).
 func (m *HyperController) freshModel(buf []float64) {
-	s := m.set.S
+	p := m.dim()
 	clear(buf)
-	for j := range s {
-		buf[j*s+j] = m.set.Lambda
-		buf[s*s+j*s+j] = math.Sqrt(m.set.Lambda)
+	for j := range p {
+		buf[j*p+j] = m.set.Lambda
+		buf[p*p+j*p+j] = math.Sqrt(m.set.Lambda)
 	}
 }
 
@@ -477,7 +513,7 @@ func (m *HyperController) freshModel(buf []float64) {
 // new Ĝ into g: V += ΞΞᵀ, B += XΞᵀ, Ĝ = V⁻¹Bᵀ (through the Cholesky factor of
 // V, kept for the bonus).
 func (m *HyperController) update(buf, g, xi []float64, x float64) error {
-	s := m.set.S
+	s := len(xi) // the regressor length p; s in the paper's notation
 	v := buf[:s*s]
 	u := buf[s*s : 2*s*s]
 	b := buf[2*s*s : 2*s*s+s]
@@ -537,12 +573,13 @@ func (m *HyperController) Models() int {
 	if !m.inited {
 		return 0
 	}
-	return len(m.st.Models) / modelStride(m.set.S)
+	return len(m.st.Models) / modelStride(m.dim())
 }
 
 // Predictor returns a copy of Ĝ_a(c) for hyperparameter i, context c (s grid
 // indices, oldest first) and grid index a, with the number of rounds it was
-// fitted on. ok is false when that predictor was never updated (Ĝ = 0).
+// fitted on; with Intercept its last entry is the constant's weight. ok is
+// false when that predictor was never updated (Ĝ = 0).
 func (m *HyperController) Predictor(i int, context []int, a int) (g []float64, n int, ok bool) {
 	d, s := m.set.D, m.set.S
 	if !m.inited || i < 0 || i >= m.h || len(context) != s || a < 0 || a >= d {
@@ -564,9 +601,10 @@ func (m *HyperController) Predictor(i int, context []int, a int) (g []float64, n
 	if k < 0 {
 		return nil, 0, false
 	}
-	stride := modelStride(s)
-	n = int(m.st.Models[int(k)*stride+2*s*s+s])
-	return append([]float64(nil), m.st.G[j*s:(j+1)*s]...), n, true
+	p := m.dim()
+	stride := modelStride(p)
+	n = int(m.st.Models[int(k)*stride+2*p*p+p])
+	return append([]float64(nil), m.st.G[j*p:(j+1)*p]...), n, true
 }
 
 // MarshalBinary returns the full state (histories and every predictor).
@@ -592,11 +630,12 @@ func (m *HyperController) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("hypercontroller: unmarshal: %w", err)
 	}
 	d, s, h := m.set.D, m.set.S, m.h
-	if st.D != d || st.S != s || st.H != h || st.Lambda != m.set.Lambda || st.Bonus != m.set.Bonus {
-		return fmt.Errorf("hypercontroller: unmarshal: state is for d=%d s=%d lambda=%g bonus=%g over %d parameters, this controller has d=%d s=%d lambda=%g bonus=%g over %d",
-			st.D, st.S, st.Lambda, st.Bonus, st.H, d, s, m.set.Lambda, m.set.Bonus, h)
+	if st.D != d || st.S != s || st.H != h || st.Lambda != m.set.Lambda || st.Bonus != m.set.Bonus || st.Intercept != m.set.Intercept {
+		return fmt.Errorf("hypercontroller: unmarshal: state is for d=%d s=%d lambda=%g bonus=%g intercept=%t over %d parameters, this controller has d=%d s=%d lambda=%g bonus=%g intercept=%t over %d",
+			st.D, st.S, st.Lambda, st.Bonus, st.Intercept, st.H, d, s, m.set.Lambda, m.set.Bonus, m.set.Intercept, h)
 	}
-	stride := modelStride(s)
+	p := m.dim()
+	stride := modelStride(p)
 	nModels := len(st.Models) / stride
 	inRange := func(v []int32, lo int32, hi int) bool {
 		for _, x := range v {
@@ -611,7 +650,7 @@ func (m *HyperController) UnmarshalBinary(b []byte) error {
 		return errors.New("hypercontroller: unmarshal: negative round count")
 	case len(st.X) != s || len(st.Ctx) != h*s || len(st.Cur) != h:
 		return errors.New("hypercontroller: unmarshal: history sizes do not match the settings")
-	case len(st.Slots) != len(st.Keys)*d || len(st.G) != len(st.Slots)*s || len(st.Models)%stride != 0:
+	case len(st.Slots) != len(st.Keys)*d || len(st.G) != len(st.Slots)*p || len(st.Models)%stride != 0:
 		return errors.New("hypercontroller: unmarshal: model table sizes do not match the settings")
 	case !inRange(st.Ctx, 0, d) || !inRange(st.Cur, -1, d) || !inRange(st.Slots, -1, nModels):
 		return errors.New("hypercontroller: unmarshal: index out of range")
