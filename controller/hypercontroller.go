@@ -166,6 +166,9 @@ func contextCount(d, s int) (uint64, bool) {
 //     while predictors are zero); here ties are broken uniformly at random
 //     with the driver's seeded generator.
 //   - λ: fixed to 1 in the code, a setting here (default 1).
+//   - Intercept (off by default, in neither the paper nor the code): the
+//     regressor becomes (Ξ_t, 1), so a predictor can learn a mean
+//     improvement per value, which the paper's Ĝᵀ Ξ cannot express.
 //
 // Deviation from the paper's listing: line 32 (Observe X_t) follows lines
 // 24–27 in the listing, which use X_t; the update necessarily runs after
