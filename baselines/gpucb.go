@@ -173,11 +173,8 @@ func (m *GPUCB) closePeriod() {
 	}
 	m.st.X = append(m.st.X, a.X...)
 	m.st.Y = append(m.st.Y, mean)
-	if over := len(m.st.Y) - m.set.Window; over > 0 {
-		d := m.space.Dim()
-		m.st.X = append(m.st.X[:0], m.st.X[over*d:]...)
-		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
-	}
+	m.st.X = common.Slide(m.st.X, m.space.Dim(), m.set.Window)
+	m.st.Y = common.Slide(m.st.Y, 1, m.set.Window)
 	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 

@@ -198,11 +198,8 @@ func (m *PB2) closePeriod() {
 	m.st.Rows = append(m.st.Rows, a.T0, a.R0)
 	m.st.Rows = append(m.st.Rows, a.X...)
 	m.st.Y = append(m.st.Y, mean)
-	if over := len(m.st.Y) - m.set.WindowMax; over > 0 {
-		w := m.width()
-		m.st.Rows = append(m.st.Rows[:0], m.st.Rows[over*w:]...)
-		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
-	}
+	m.st.Rows = common.Slide(m.st.Rows, m.width(), m.set.WindowMax)
+	m.st.Y = common.Slide(m.st.Y, 1, m.set.WindowMax)
 	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 

@@ -403,13 +403,10 @@ func (m *DeltaBO) closePeriod() {
 	m.st.Y = append(m.st.Y, mean)
 	m.st.Mu = append(m.st.Mu, mu[0])
 	m.st.Var = append(m.st.Var, vr[0])
-	if over := len(m.st.Y) - m.set.Window; over > 0 {
-		c := m.st.Cols
-		m.st.X = append(m.st.X[:0], m.st.X[over*c:]...)
-		m.st.Y = append(m.st.Y[:0], m.st.Y[over:]...)
-		m.st.Mu = append(m.st.Mu[:0], m.st.Mu[over:]...)
-		m.st.Var = append(m.st.Var[:0], m.st.Var[over:]...)
-	}
+	m.st.X = common.Slide(m.st.X, m.st.Cols, m.set.Window)
+	m.st.Y = common.Slide(m.st.Y, 1, m.set.Window)
+	m.st.Mu = common.Slide(m.st.Mu, 1, m.set.Window)
+	m.st.Var = common.Slide(m.st.Var, 1, m.set.Window)
 	*a = period{Period: common.Period{X: a.X[:0]}}
 }
 

@@ -43,3 +43,13 @@ func (p *Period) Reset() { *p = Period{X: p.X[:0]} }
 
 // Fits reports whether a restored period is consistent with d dimensions.
 func (p *Period) Fits(d int) bool { return !p.Open || len(p.X) == d }
+
+// Slide keeps the newest n rows of rows, a row-major table of width w, and
+// drops the oldest, in place. The windowed GP methods call it on each of
+// their per-point slices after appending a closed period.
+func Slide(rows []float64, w, n int) []float64 {
+	if over := len(rows)/w - n; over > 0 {
+		return append(rows[:0], rows[over*w:]...)
+	}
+	return rows
+}

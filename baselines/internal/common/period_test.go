@@ -53,3 +53,23 @@ func TestPeriod(t *testing.T) {
 		t.Fatal("a closed period fits any dimension")
 	}
 }
+
+func TestSlide(t *testing.T) {
+	cases := []struct {
+		rows []float64
+		w, n int
+		want []float64
+	}{
+		{[]float64{1, 2, 3, 4, 5, 6}, 2, 2, []float64{3, 4, 5, 6}},
+		{[]float64{1, 2, 3, 4, 5, 6}, 2, 3, []float64{1, 2, 3, 4, 5, 6}},
+		{[]float64{1, 2, 3, 4, 5, 6}, 2, 5, []float64{1, 2, 3, 4, 5, 6}},
+		{[]float64{1, 2, 3}, 1, 1, []float64{3}},
+		{nil, 3, 2, nil},
+	}
+	for _, c := range cases {
+		got := Slide(append([]float64(nil), c.rows...), c.w, c.n)
+		if !EqualFloats(got, c.want) {
+			t.Errorf("Slide(%v, %d, %d) = %v, want %v", c.rows, c.w, c.n, got, c.want)
+		}
+	}
+}
