@@ -257,4 +257,11 @@ func TestCompareTwiceThenReport(t *testing.T) {
 			t.Fatalf("report file %s: %v", f, err)
 		}
 	}
+	// --focus names a controller of the folder; a typo is a usage error naming what is there.
+	if _, e, code := runCLI(t, "report", out, "--focus", "hypercontrol"); code != 2 || !strings.Contains(e, "--focus") || !strings.Contains(e, "hypercontroller, random") {
+		t.Fatalf("report --focus typo: exit %d, %s", code, e)
+	}
+	if o, e, code := runCLI(t, "report", out, "--focus", "random"); code != 0 || !strings.Contains(o, "the rank is random's") {
+		t.Fatalf("report --focus random: exit %d\n%s\n%s", code, o, e)
+	}
 }

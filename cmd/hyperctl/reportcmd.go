@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,6 +41,9 @@ are also printed.`,
 			}
 			if len(set.Runs) == 0 {
 				return fmt.Errorf("report: no runs with data in %s (expected %s/<env>/<controller>/seed<N>/train.csv)", args[0], args[0])
+			}
+			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
+				return &usageError{fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
 			}
 			set.Focus = focus
 			if out == "" {

@@ -87,6 +87,20 @@ func (r *Run) evalAt(frames float64) (float64, bool) {
 	return v, ok
 }
 
+// Controllers lists the controllers present or expected, sorted.
+func (s *Set) Controllers() []string {
+	m := map[string]bool{}
+	for _, r := range s.Runs {
+		m[r.Controller] = true
+	}
+	if s.Manifest != nil {
+		for _, c := range s.Manifest.Controllers {
+			m[c] = true
+		}
+	}
+	return sortedKeys(m)
+}
+
 // Envs lists the environments present or expected, sorted.
 func (s *Set) Envs() []string {
 	m := map[string]bool{}
