@@ -257,11 +257,17 @@ if [ "$term" = 1 ]; then
       record failed "$rc" "TERM before the time limit and no iteration done in this attempt; not requeued (raise --time). ${reason}"
       exit 1
     fi
-    if scontrol requeue "$task"; then
-      record requeued "$rc" "TERM before the time limit or preemption: checkpoint written, task requeued. ${reason}"
+    # Requeuing ends this attempt: Slurm signals the job's processes,
+    # scontrol included, so TERM is ignored from here (an ignored signal
+    # stays ignored in children) and the record comes first.
+    trap '' TERM
+    record requeued "$rc" "TERM before the time limit or preemption: checkpoint written, task requeued. ${reason}"
+    if err=$(scontrol requeue "$task" 2>&1); then
       echo "hyperctl: task $task requeued"
       exit 0
     fi
+    record failed "$rc" "TERM before the time limit, but scontrol requeue failed: ${err}. ${reason}"
+    exit 1
   fi
   record cancelled "$rc" "stopped by Slurm (job state ${qstate:-gone}). ${reason}"
   exit "$rc"

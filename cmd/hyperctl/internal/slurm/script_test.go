@@ -191,7 +191,16 @@ func fakeSlurm(t *testing.T, dir string) string {
 	bin := filepath.Join(dir, "fakebin")
 	os.MkdirAll(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "squeue"), []byte("#!/bin/bash\necho \"$FAKE_QSTATE\"\n"), 0o755)
-	os.WriteFile(filepath.Join(bin, "scontrol"), []byte("#!/bin/bash\necho \"$*\" >>\""+filepath.Join(dir, "scontrol.log")+"\"\n"), 0o755)
+	// scontrol logs its arguments; FAKE_SCONTROL=term does what a real
+	// requeue does to the job's processes (TERM to the batch shell and to
+	// scontrol itself), FAKE_SCONTROL=fail refuses.
+	os.WriteFile(filepath.Join(bin, "scontrol"), []byte(`#!/bin/bash
+case "$FAKE_SCONTROL" in
+  term) kill -TERM "$PPID" $$; sleep 0.1 ;;
+  fail) echo "scontrol: error: Requested operation is presently disabled" >&2; exit 1 ;;
+esac
+echo "$*" >>"`+filepath.Join(dir, "scontrol.log")+`"
+`), 0o755)
 	return bin
 }
 
@@ -200,17 +209,19 @@ func fakeSlurm(t *testing.T, dir string) string {
 // records in the run folder.
 func TestTaskBody(t *testing.T) {
 	cases := []struct {
-		name, mode, qstate string
-		term               bool
-		exit               int
-		state, reason      string
-		requeue            bool
+		name, mode, qstate, scontrol string
+		term                         bool
+		exit                         int
+		state, reason                string
+		requeue                      bool
 	}{
-		{"finished", "finish", "RUNNING", false, 0, "finished", "", false},
-		{"train fails", "fail", "RUNNING", false, 1, "failed", "hyperctl: train: config boom.toml: ppo.clip", false},
-		{"time limit: requeued", "wait", "RUNNING", true, 0, "requeued", "checkpoint written, task requeued. hyperctl: train: interrupted at iteration 2", true},
-		{"scancel: cancelled", "wait", "COMPLETING", true, 1, "cancelled", "stopped by Slurm (job state COMPLETING). hyperctl: train: interrupted", false},
-		{"no progress: not requeued", "stall", "RUNNING", true, 1, "failed", "no iteration done in this attempt; not requeued", false},
+		{"finished", "finish", "RUNNING", "", false, 0, "finished", "", false},
+		{"train fails", "fail", "RUNNING", "", false, 1, "failed", "hyperctl: train: config boom.toml: ppo.clip", false},
+		{"time limit: requeued", "wait", "RUNNING", "", true, 0, "requeued", "checkpoint written, task requeued. hyperctl: train: interrupted at iteration 2", true},
+		{"requeue signals the job", "wait", "RUNNING", "term", true, 0, "requeued", "checkpoint written, task requeued.", true},
+		{"requeue refused", "wait", "RUNNING", "fail", true, 1, "failed", "scontrol requeue failed: scontrol: error: Requested operation is presently disabled", false},
+		{"scancel: cancelled", "wait", "COMPLETING", "", true, 1, "cancelled", "stopped by Slurm (job state COMPLETING). hyperctl: train: interrupted", false},
+		{"no progress: not requeued", "stall", "RUNNING", "", true, 1, "failed", "no iteration done in this attempt; not requeued", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,7 +243,7 @@ func TestTaskBody(t *testing.T) {
 				os.WriteFile(filepath.Join(run, "train.csv"), []byte("iteration,x\n0,1\n1,1\n"), 0o644)
 			}
 			cmd := exec.Command("bash", script)
-			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_MODE="+c.mode, "FAKE_QSTATE="+c.qstate,
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_MODE="+c.mode, "FAKE_QSTATE="+c.qstate, "FAKE_SCONTROL="+c.scontrol,
 				"SLURM_ARRAY_JOB_ID=41", "SLURM_ARRAY_TASK_ID=1", "SLURM_CPUS_PER_TASK=3", "SLURM_RESTART_COUNT=2")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			var out strings.Builder
