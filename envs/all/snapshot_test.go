@@ -591,3 +591,44 @@ func TestSnapshotCorruption(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkerSnapshotLateInEpisode: BipedalWalker's restore replays the
+// episode, so it is tested late in a full-length episode too: snapshot at
+// step 1500 of the registered 1600-step limit (walkerStand keeps it up),
+// then continue across the truncation and into the next episode.
+func TestWalkerSnapshotLateInEpisode(t *testing.T) {
+	const at, after = 1500, 220
+	a := makeEnv(t, "bipedalwalker", 1600)
+	defer a.Close()
+	if _, err := a.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	acts := make([][]float64, at+after)
+	for i := range acts {
+		acts[i] = walkerStand
+	}
+	copy(acts[1600:], actions(a.Spec(), 3, len(acts)-1600))
+	if run(t, a, acts[:at], nil) {
+		t.Fatal("the episode ended before the snapshot")
+	}
+	snap, err := envs.Snapshot(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want trace
+	run(t, a, acts[at:], &want)
+	if want.episodes == 0 || !strings.Contains(want.b.String(), "trunc true") {
+		t.Fatal("the continuation did not cross the time limit")
+	}
+	b := makeEnv(t, "bipedalwalker", 1600)
+	defer b.Close()
+	if err := envs.Restore(b, snap); err != nil {
+		t.Fatal(err)
+	}
+	var got trace
+	run(t, b, acts[at:], &got)
+	if got.b.String() != want.b.String() {
+		t.Fatalf("continuation differs at %s", firstDiff(want.b.String(), got.b.String()))
+	}
+	t.Logf("snapshot at step %d: %d bytes", at, len(snap))
+}

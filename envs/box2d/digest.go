@@ -2,22 +2,24 @@ package box2d
 
 import (
 	"encoding/binary"
-	"hash"
 	"hash/fnv"
 	"math"
 
 	b2 "github.com/ByteArena/box2d"
 )
 
-// digester hashes numbers (floats by their bits) with FNV-1a 64.
+// digester collects numbers (floats by their bits) to hash them with
+// FNV-1a 64.
 type digester struct {
-	h   hash.Hash64
-	buf [8]byte
+	buf []byte
 }
 
-func (d *digester) u(v uint64) {
-	binary.LittleEndian.PutUint64(d.buf[:], v)
-	d.h.Write(d.buf[:])
+func (d *digester) u(v uint64) { d.buf = binary.LittleEndian.AppendUint64(d.buf, v) }
+
+func (d *digester) sum() uint64 {
+	h := fnv.New64a()
+	h.Write(d.buf)
+	return h.Sum64()
 }
 
 func (d *digester) i(v int)       { d.u(uint64(int64(v))) }
@@ -54,7 +56,7 @@ func proxyID(f *b2.B2Fixture) int {
 // anywhere in the world, not only in what the observation shows, is
 // refused.
 func (w *Walker) worldDigest() uint64 {
-	d := digester{h: fnv.New64a()}
+	d := digester{buf: make([]byte, 0, 64<<10)}
 	world := w.world
 	d.i(world.M_flags)
 	d.f(world.M_inv_dt0)
@@ -159,5 +161,5 @@ func (w *Walker) worldDigest() uint64 {
 		d.f(j.M_maxMotorTorque)
 		d.i(int(j.M_limitState))
 	}
-	return d.h.Sum64()
+	return d.sum()
 }

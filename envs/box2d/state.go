@@ -43,11 +43,13 @@ import (
 // Any difference is an error, so a replay that would not be exact is refused
 // instead of used.
 //
-// Cost: the snapshot grows with the episode, 32 bytes per step plus about
-// 4 bytes per tree node (BipedalWalker-v3's 1600-step limit gives at most
-// about 53 KB); restoring costs a Reset plus one Box2D step per recorded
-// step (see BenchmarkSnapshotRestore). Without a time limit an episode, and
-// so the record, can grow without bound.
+// Cost: the snapshot grows with the episode, 32 bytes per step plus 8 bytes
+// per dynamic-tree node (512 nodes after the first episode) and under 1 KB
+// of fixed fields: 48,750 bytes 1500 steps into the first episode
+// (TestWalkerSnapshotLateInEpisode), so about 56 KB at most under
+// BipedalWalker-v3's 1600-step limit. Restoring costs a Reset plus one Box2D
+// step per recorded step (BenchmarkSnapshot in envs/all). Without a time
+// limit an episode, and so the record, can grow without bound.
 //
 // Payload layout, section "bipedalwalker" version 1: the environment id,
 // ready (bool), has-generator (bool) and the generator's state; when ready:
