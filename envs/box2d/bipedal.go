@@ -49,6 +49,11 @@
 //     state is recovered and returned as an error instead of a crash or
 //     silent NaNs; further steps fail until Reset, which rebuilds the world
 //     from scratch.
+//
+// Snapshots: Walker implements envs.StateSaver as a deterministic replay of
+// the current episode from the broad-phase state and generator it started
+// from, verified on restore against recorded values and a digest of the
+// whole world; see state.go for the choice and its cost.
 package box2d
 
 import (

@@ -34,13 +34,22 @@ import (
 // Outputs the environments read between steps, held verbatim: after
 // mj_step they describe the last internal forward pass, not the final qpos
 // (Reacher's and Pusher's rewards are computed from these stale body
-// positions before the step, as in Gymnasium), so mj_forward after a
-// restore would change them and is not called:
+// positions before the step, as in Gymnasium):
 //
 //	xpos (nbody×3), site_xpos (nsite×3), qfrc_constraint (nv)
 //
 // Every other mjData array is recomputed from the inputs by the next
-// mj_step's forward pass before anything reads it.
+// mj_step's forward pass before anything reads it. mj_forward is not called
+// after a restore: it changes the continuation of HalfCheetah, Pusher and
+// Reacher (TestRestoreArraysThatMatter), through the stale positions and
+// the warm start.
+//
+// Which held arrays matter is measured by TestRestoreArraysThatMatter
+// (restore with one array left at another trajectory's values): qpos and
+// qvel for all four, qacc_warmstart for HalfCheetah, xpos for Pusher and
+// Reacher. time, ctrl (overwritten by every action), the applied forces
+// (always 0 here) and the empty arrays change nothing in these
+// environments; they are held because mj_step reads them.
 //
 // Gymnasium layer: whether a Reset succeeded, the reset generator
 // (envs/rng state, buffered half included), the instability count and last
