@@ -11,8 +11,7 @@
 // Exact resume: Snapshot and Restore save and restore the complete state of
 // an environment, Vec.Snapshot and Vec.Restore that of a vector of them, as
 // self-describing, checksummed bytes; a restored environment (even a newly
-// made one, in another process) continues bit-identically. See
-// snapshot.go and StateSaver.
+// made one, in another process) continues bit-identically. See StateSaver.
 package envs
 
 import (

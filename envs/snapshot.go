@@ -7,7 +7,10 @@ import (
 	"github.com/hyperctl/hyperctl/envs/internal/wire"
 )
 
-// Snapshots: exact save and restore of environment state.
+// StateSaver is implemented by environments whose whole state can be saved
+// and restored exactly; all registered environments implement it. Use
+// Snapshot and Restore (or Vec.Snapshot and Vec.Restore) rather than its
+// methods: they add the self-describing, checksummed envelope.
 //
 // Snapshot(env) and Vec.Snapshot encode the whole state of an environment or
 // a vector of environments as bytes; Restore(env, b) and Vec.Restore(b) put
@@ -41,14 +44,22 @@ import (
 //	[-4:]   CRC-32C (Castagnoli) of every byte before it
 //
 // Restore checks the magic, the checksum, the version, the kind, the id and
-// the number of copies before it decodes anything, then decodes the whole
-// payload before it changes any state: a snapshot of another environment or
-// another number of copies is an error naming both, and corrupt or
-// truncated bytes are an error (never a panic or a silently wrong state).
-
-// StateSaver is implemented by environments whose whole state can be saved
-// and restored exactly. Use Snapshot and Restore rather than these methods:
-// they add the self-describing, checksummed envelope.
+// the number of copies before it decodes anything, and every layer decodes
+// and checks its part before it changes any state (Vec.Restore describes
+// its one partial case): a snapshot of another environment or another
+// number of copies is an error naming both, and corrupt or truncated bytes
+// are an error, never a panic or a silently wrong state.
+//
+// Typical use (a trainer's checkpoint):
+//
+//	b, err := vec.Snapshot()         // with the rest of the checkpoint
+//	...
+//	vec, err := envs.NewVec(name, n, anySeed) // in the resumed process
+//	err = vec.Restore(b)             // then continue with vec.Obs()
+//
+// and envs.Snapshot / envs.Restore likewise for a single environment (an
+// evaluation environment: BipedalWalker's world carries state from one
+// episode to the next, so it matters even between evaluations).
 type StateSaver interface {
 	// SaveState encodes the environment's complete state.
 	SaveState() ([]byte, error)
@@ -67,7 +78,7 @@ const (
 	snapKindEnv = 1
 	snapKindVec = 2
 	maxIDLen    = 256
-	// header: magic, version, kind, id length; tail: checksum.
+	// magic, version, kind, id length, copies, payload length, checksum.
 	snapMinLen = len(snapMagic) + 2 + 1 + 4 + 4 + 4 + 4
 )
 
@@ -204,14 +215,14 @@ func (t *TimeLimit) LoadState(b []byte) error {
 	}
 	r := wire.NewReader(b)
 	r.Tag("timelimit", 1)
-	max := r.I64("time limit")
+	limit := r.I64("time limit")
 	steps := r.Int("time limit step count", 0, 1<<62)
 	inner := r.Bytes32("wrapped environment state", len(b))
 	if err := r.Done(); err != nil {
 		return fmt.Errorf("time limit: %w", err)
 	}
-	if max != int64(t.max) {
-		return fmt.Errorf("%w: the snapshot's time limit is %d steps, this environment's is %d", ErrSnapshot, max, t.max)
+	if limit != int64(t.max) {
+		return fmt.Errorf("%w: the snapshot's time limit is %d steps, this environment's is %d", ErrSnapshot, limit, t.max)
 	}
 	if err := s.LoadState(inner); err != nil {
 		return err

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -631,4 +634,70 @@ func TestWalkerSnapshotLateInEpisode(t *testing.T) {
 		t.Fatalf("continuation differs at %s", firstDiff(want.b.String(), got.b.String()))
 	}
 	t.Logf("snapshot at step %d: %d bytes", at, len(snap))
+}
+
+// childEnv names the snapshot directory when the test binary runs as the
+// child of TestSnapshotAcrossProcesses.
+const childEnv = "HYPERCTL_SNAPSHOT_CHILD_DIR"
+
+// TestSnapshotAcrossProcesses: Vec snapshots of every environment, written
+// to files, are restored by another process (this test binary run again)
+// whose continuation is bit-identical to the writer's.
+func TestSnapshotAcrossProcesses(t *testing.T) {
+	const n, before, after = 2, 57, 60
+	if dir := os.Getenv(childEnv); dir != "" {
+		// Child: restore each snapshot into a new Vec and write its trace.
+		for _, c := range envCases {
+			snap, err := os.ReadFile(filepath.Join(dir, c.name+".snap"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := newVec(t, c, n, 1, 0)
+			if err := v.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+			var got trace
+			vecTrace(t, v, vecActions(v.Spec(), n, 6, before+after)[before:], &got)
+			v.Close()
+			if err := os.WriteFile(filepath.Join(dir, c.name+".child"), []byte(got.b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	dir := t.TempDir()
+	want := map[string]string{}
+	for _, c := range envCases {
+		v := newVec(t, c, n, 2, 13)
+		if _, err := v.Reset(); err != nil {
+			t.Fatal(err)
+		}
+		acts := vecActions(v.Spec(), n, 6, before+after)
+		vecTrace(t, v, acts[:before], nil)
+		snap, err := v.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.name+".snap"), snap, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var tr trace
+		vecTrace(t, v, acts[before:], &tr)
+		want[c.name] = tr.b.String()
+		v.Close()
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSnapshotAcrossProcesses$", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+	for _, c := range envCases {
+		got, err := os.ReadFile(filepath.Join(dir, c.name+".child"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want[c.name] {
+			t.Fatalf("%s: the other process's continuation differs at %s", c.name, firstDiff(want[c.name], string(got)))
+		}
+	}
 }

@@ -402,14 +402,14 @@ func (w *Walker) LoadState(b []byte) (err error) {
 	t.gen = gen
 	if ready {
 		if err := t.replay(resetGen, &base, actions); err != nil {
-			return fmt.Errorf("%s: restore: replay of %d steps failed: %w", w.spec.ID, len(actions)/4, err)
+			return fmt.Errorf("%s: restore: %w: the replay of %d steps failed: %w", w.spec.ID, envs.ErrSnapshot, len(actions)/4, err)
 		}
 		got, err := t.check()
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.spec.ID, err)
 		}
 		if d := want.diff(&got); d != "" {
-			return fmt.Errorf("%s: restore: the replay of %d steps does not reproduce the saved state: %s", w.spec.ID, len(actions)/4, d)
+			return fmt.Errorf("%s: restore: %w: the replay of %d steps does not reproduce the saved state: %s", w.spec.ID, envs.ErrSnapshot, len(actions)/4, d)
 		}
 		t.ready = true
 	}
