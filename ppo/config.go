@@ -9,9 +9,8 @@ import (
 // Defaults follow CleanRL's ppo_continuous_action for MuJoCo (see
 // DefaultConfig); every implementation detail is a key.
 type Config struct {
-	// Hyper holds the per-iteration hyperparameters (batch_size, clip,
-	// gae_lambda, lr), the keys a controller may tune; the values here are in
-	// force where a key is not tuned.
+	// Hyper holds the per-iteration hyperparameters, the keys a controller
+	// may tune; the values here are in force where a key is not tuned.
 	Hyper
 
 	// Networks.
