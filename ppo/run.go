@@ -2,7 +2,6 @@ package ppo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -74,7 +73,8 @@ func HyperFor(base Config, it, total int, names []string, values controller.Conf
 // from the trainer's configuration with HyperFor, runs Iterate, reports the
 // result to ctl, evaluates when due, and calls each (if non-nil) with the
 // report; an error from each stops the run and is returned. Cancelling ctx
-// stops Run between iterations with ctx.Err(). A controller restored
+// stops Run between iterations with ctx.Err(): an iteration that started
+// is trained, evaluated when due and reported. A controller restored
 // together with the trainer must be at the same iteration.
 func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOptions, each func(Report) error) error {
 	if opts.Iterations < 0 {
@@ -129,11 +129,12 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 		}
 		rep := Report{Stats: st, ControllerTime: ctlTime}
 		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || it == opts.Iterations-1) {
-			es, err := t.Evaluate(ctx, 0)
+			// The iteration is trained: its evaluation and report complete
+			// even if ctx is cancelled meanwhile, so a caller that
+			// checkpoints on cancellation has logged every iteration the
+			// trainer ran (an evaluation is bounded by the time limit).
+			es, err := t.Evaluate(context.WithoutCancel(ctx), 0)
 			if err != nil {
-				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-					return err
-				}
 				return fmt.Errorf("ppo: run: %w", err)
 			}
 			rep.Eval = &es

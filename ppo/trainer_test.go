@@ -520,3 +520,41 @@ func TestBootstrapTruncatedSwitch(t *testing.T) {
 		t.Fatal("the last step's advantages do not depend on bootstrapping")
 	}
 }
+
+// cancelAfter is a context whose Err reports Canceled from its n-th call
+// on: it cancels Run at a chosen check, deterministically.
+type cancelAfter struct {
+	context.Context
+	n, calls int
+}
+
+func (c *cancelAfter) Err() error {
+	c.calls++
+	if c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRunCancelledDuringEvaluation: a cancellation that arrives while an
+// iteration is evaluated (Run's third check: loop, Iterate, Evaluate)
+// still completes the evaluation and reports the iteration, so every
+// iteration the trainer ran reaches the callback (a checkpoint written on
+// cancellation then loses no row).
+func TestRunCancelledDuringEvaluation(t *testing.T) {
+	cfg := toyConfig()
+	cfg.BatchSize = 64
+	tr := newToyTrainer(t, "ppotest-target", cfg, 2)
+	ctx := &cancelAfter{Context: context.Background(), n: 3}
+	var reps []Report
+	err := Run(ctx, tr, nil, RunOptions{Iterations: 3, EvalEvery: 1}, func(r Report) error {
+		reps = append(reps, r)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if tr.Iteration() != 1 || len(reps) != 1 || reps[0].Eval == nil {
+		t.Fatalf("trainer at iteration %d, %d reports (evaluated: %v); want 1 reported and evaluated iteration", tr.Iteration(), len(reps), len(reps) == 1 && reps[0].Eval != nil)
+	}
+}

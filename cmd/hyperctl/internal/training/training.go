@@ -155,6 +155,11 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		Int("iterations", run.Iterations).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
 
 	checkpoint := func() error {
+		if tr.Iteration() != ps.Iteration {
+			// Never pair a trainer with logs of another iteration: the
+			// previous checkpoint stays.
+			return fmt.Errorf("checkpoint: the trainer is at iteration %d, the logs at %d", tr.Iteration(), ps.Iteration)
+		}
 		c := rundir.Checkpoint{Progress: ps}
 		var err error
 		if c.Trainer, err = tr.Snapshot(); err != nil {
