@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 )
 
 // slurmTestConfig: 16 iterations of a small batch, a checkpoint every 3.
@@ -217,7 +220,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 		wantSeq(t, r.Dir+" eval.csv", csvIterations(t, filepath.Join(run, "eval.csv")), []int{3, 7, 11, 15})
 	}
 	for _, c := range []struct{ dir, task string }{{termDir, termTask}, {cancelDir, cancelTask}} {
-		log, err := os.ReadFile(filepath.Join(out, c.dir, "train.log"))
+		log, err := os.ReadFile(filepath.Join(out, c.dir, rundir.LogFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,10 +232,10 @@ func TestSlurmEndToEnd(t *testing.T) {
 		for _, m := range resumed {
 			at = append(at, m[1])
 		}
-		rec, _ := os.ReadFile(filepath.Join(out, c.dir, "slurm-task.txt"))
+		rec, _ := os.ReadFile(filepath.Join(out, c.dir, slurm.TaskFile))
 		t.Logf("%s (task %s) resumed from its checkpoint at iteration %s; last record: %s", c.dir, c.task, strings.Join(at, ", "), strings.ReplaceAll(strings.TrimSpace(string(rec)), "\n", " "))
 	}
-	rec, _ := os.ReadFile(filepath.Join(out, termDir, "slurm-task.txt"))
+	rec, _ := os.ReadFile(filepath.Join(out, termDir, slurm.TaskFile))
 	if !strings.Contains(string(rec), "job="+termTask+"\nattempt=1\nstate=finished") {
 		t.Errorf("the requeued task's record: %s", rec)
 	}

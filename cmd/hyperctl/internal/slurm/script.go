@@ -31,6 +31,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 )
 
 // SignalLead is how long before its time limit Slurm sends TERM to a task's
@@ -212,7 +214,7 @@ func Render(s Script) (string, error) {
 	}
 	w("  *) echo \"hyperctl: array task '${SLURM_ARRAY_TASK_ID:-}' has no run in this script\" >&2; exit 2 ;;\n")
 	w("esac\n")
-	b.WriteString(taskBody)
+	b.WriteString(taskBodyNames.Replace(taskBody))
 	return b.String(), nil
 }
 
@@ -226,30 +228,30 @@ record() { # state exit reason
   {
     printf 'job=%s\nattempt=%s\nstate=%s\nexit=%s\nnode=%s\ntime=%s\n' "$task" "$attempt" "$1" "$2" "$(hostname -s)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     printf 'reason=%s\n' "$(printf '%s' "$3" | tr '\n' ' ')"
-  } >"$dir/.slurm-task.tmp" && mv -f "$dir/.slurm-task.tmp" "$dir/` + TaskFile + `"
+  } >"$dir/.slurm-task.tmp" && mv -f "$dir/.slurm-task.tmp" "$dir/@TASKFILE@"
 }
-rows() { if [ -f "$dir/train.csv" ]; then wc -l <"$dir/train.csv"; else echo 0; fi; }
+rows() { if [ -f "$dir/@CSV@" ]; then wc -l <"$dir/@CSV@"; else echo 0; fi; }
 mkdir -p "$dir" || { echo "hyperctl: cannot create $dir" >&2; exit 1; }
 echo "hyperctl: task $task attempt $attempt on $(hostname -s): $dir"
 record running 0 ""
-log_start=$(stat -c %s "$dir/train.log" 2>/dev/null || echo 0)
+log_start=$(stat -c %s "$dir/@LOG@" 2>/dev/null || echo 0)
 rows_start=$(rows)
 term=0
 child=
 trap 'term=1; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM
-GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json train "${args[@]}" --threads "$threads" >>"$dir/train.log" 2>&1 &
+GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json train "${args[@]}" --threads "$threads" >>"$dir/@LOG@" 2>&1 &
 child=$!
 if [ "$term" = 1 ]; then kill -TERM "$child" 2>/dev/null; fi
 wait "$child"
 rc=$?
 while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done
-if [ -f "$dir/summary.json" ]; then
+if [ -f "$dir/@SUMMARY@" ]; then
   record finished 0 ""
   echo "hyperctl: task $task finished"
   exit 0
 fi
-reason=$(tail -c +"$((log_start + 1))" "$dir/train.log" 2>/dev/null | grep -a '^hyperctl: ' | tail -n 1)
-reason="${reason:-train exited with status $rc; see train.log}"
+reason=$(tail -c +"$((log_start + 1))" "$dir/@LOG@" 2>/dev/null | grep -a '^hyperctl: ' | tail -n 1)
+reason="${reason:-train exited with status $rc; see @LOG@}"
 if [ "$term" = 1 ]; then
   qstate=$(squeue -h -j "$task" -o %T 2>/dev/null | head -n 1)
   if [ "$qstate" = RUNNING ]; then
@@ -275,6 +277,9 @@ fi
 record failed "$rc" "$reason"
 exit "$rc"
 `
+
+// taskBodyNames puts the run folder's file names into taskBody.
+var taskBodyNames = strings.NewReplacer("@LOG@", rundir.LogFile, "@CSV@", rundir.TrainCSV, "@SUMMARY@", rundir.SummaryFile, "@TASKFILE@", TaskFile)
 
 // shellQuote quotes s for bash.
 func shellQuote(s string) string {

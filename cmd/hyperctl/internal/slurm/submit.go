@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/rundir"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 )
 
 // Files of the backend inside the compare folder.
