@@ -13,11 +13,14 @@
 # root (the daemons run as root, the munge and slurm users), and no systemd.
 #
 # Every file lives under one scratch folder, $HYPERCTL_SLURM_DIR (default
-# /tmp/hyperctl-slurm): slurm.conf, state, spool, logs, pid files. Clients
-# find the cluster through SLURM_CONF=$HYPERCTL_SLURM_DIR/slurm.conf; nothing
-# is written to /etc/slurm. The munge key is Debian's /etc/munge/munge.key,
-# created here if it is missing. Ports: $HYPERCTL_SLURM_CTLD_PORT (6817) and
-# $HYPERCTL_SLURM_D_PORT (6818).
+# /tmp/hyperctl-slurm): slurm.conf, state, spool, logs, pid files, and the
+# socket of the cluster's own munged (slurm.conf's AuthInfo points Slurm at
+# it), so two clusters in two folders share nothing and stopping one leaves
+# the other and the system's munged alone. Clients find the cluster through
+# SLURM_CONF=$HYPERCTL_SLURM_DIR/slurm.conf; nothing is written to /etc/slurm.
+# The munge key is Debian's /etc/munge/munge.key, created here if it is
+# missing. Ports: $HYPERCTL_SLURM_CTLD_PORT (6817) and $HYPERCTL_SLURM_D_PORT
+# (6818).
 #
 # The node's CPUs and memory come from `slurmd -C` (memory minus 5%, so a
 # busy machine does not drain the node for "low RealMemory"). DefMemPerCPU
@@ -27,14 +30,14 @@
 # ../shared/notes/slurm-on-this-machine.md).
 #
 # start and stop are idempotent: start leaves running daemons alone, stop
-# does nothing when nothing runs. munged is stopped only if this script
-# started it.
+# does nothing when nothing runs.
 set -euo pipefail
 
 dir="${HYPERCTL_SLURM_DIR:-/tmp/hyperctl-slurm}"
 ctld_port="${HYPERCTL_SLURM_CTLD_PORT:-6817}"
 d_port="${HYPERCTL_SLURM_D_PORT:-6818}"
 conf="$dir/slurm.conf"
+msock="$dir/munge/munge.socket"
 export SLURM_CONF="$conf"
 
 log() { echo "slurm-local: $*" >&2; }
@@ -79,7 +82,7 @@ stop_pid() {
   log "stopped $2 (pid $pid)"
 }
 
-munge_ok() { munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
+munge_ok() { munge -S "$msock" -n 2>/dev/null | unmunge -S "$msock" >/dev/null 2>&1; }
 
 write_conf() {
   local host node cpus mem line
@@ -99,6 +102,7 @@ SlurmctldPort=$ctld_port
 SlurmdPort=$d_port
 SlurmUser=slurm
 AuthType=auth/munge
+AuthInfo=socket=$msock
 CryptoType=crypto/munge
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -137,17 +141,18 @@ start() {
     chown munge:munge /etc/munge/munge.key
     chmod 400 /etc/munge/munge.key
   fi
-  if ! munge_ok; then
-    mkdir -p /run/munge /var/log/munge /var/lib/munge
-    chown munge:munge /run/munge /var/log/munge /var/lib/munge
-    chmod 755 /run/munge
-    runuser -u munge -- /usr/sbin/munged
-    cp /run/munge/munged.pid "$dir/run/munged.pid"
-    local i
-    for i in $(seq 1 50); do munge_ok && break; sleep 0.1; done
-    munge_ok || die "munged started but munge -n | unmunge fails; see /var/log/munge/munged.log"
-    log "started munged (pid $(cat "$dir/run/munged.pid"))"
+  if ! alive "$dir/munge/munged.pid" munged; then
+    mkdir -p "$dir/munge"
+    chown munge:munge "$dir/munge"
+    chmod 755 "$dir/munge"
+    runuser -u munge -- /usr/sbin/munged --socket="$msock" --pid-file="$dir/munge/munged.pid" \
+      --seed-file="$dir/munge/munged.seed" --log-file="$dir/munge/munged.log" ||
+      die "munged failed to start; see $dir/munge/munged.log"
+    log "started munged (pid $(cat "$dir/munge/munged.pid"), socket $msock)"
   fi
+  local i
+  for i in $(seq 1 50); do munge_ok && break; sleep 0.1; done
+  munge_ok || die "munged runs but munge -n | unmunge fails on $msock; see $dir/munge/munged.log"
 
   if alive "$dir/run/slurmctld.pid" slurmctld && alive "$dir/run/slurmd.pid" slurmd; then
     log "slurmctld and slurmd already run (pids $(cat "$dir/run/slurmctld.pid"), $(cat "$dir/run/slurmd.pid"))"
@@ -200,18 +205,15 @@ stop() {
   fi
   stop_pid "$dir/run/slurmd.pid" slurmd
   stop_pid "$dir/run/slurmctld.pid" slurmctld
-  if [ -f "$dir/run/munged.pid" ]; then
-    stop_pid "$dir/run/munged.pid" munged
-  fi
+  stop_pid "$dir/munge/munged.pid" munged
 }
 
 status() {
-  local name rc=0
-  for name in munged slurmctld slurmd; do
-    if alive "$dir/run/$name.pid" "$name"; then
-      echo "$name: running (pid $(cat "$dir/run/$name.pid"))"
-    elif [ "$name" = munged ] && munge_ok; then
-      echo "munged: running (not started by this script)"
+  local pidfile name rc=0
+  for pidfile in munge/munged.pid run/slurmctld.pid run/slurmd.pid; do
+    name="$(basename "$pidfile" .pid)"
+    if alive "$dir/$pidfile" "$name"; then
+      echo "$name: running (pid $(cat "$dir/$pidfile"))"
     else
       echo "$name: not running"
       rc=1
