@@ -65,7 +65,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	}
 	scratch := "/tmp/hyperctl-slurm-e2e"
 	lock := lockFile(t, scratch+".lock")
-	defer lock.Close()
+	t.Cleanup(func() { lock.Close() }) // registered first, so released after the daemons stop
 	env := append(os.Environ(), "HYPERCTL_SLURM_DIR="+scratch, "HYPERCTL_SLURM_CTLD_PORT=6837", "HYPERCTL_SLURM_D_PORT=6838")
 	sh := func(arg string) (string, error) {
 		c := exec.Command("bash", script, arg)
