@@ -1,3 +1,7 @@
+// Package common holds the helpers every method in baselines/ shares:
+// observation and destination checks, the unit-box mapping of
+// configurations, state encoding and decision periods. It is internal to
+// baselines/.
 package common
 
 import (

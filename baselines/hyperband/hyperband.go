@@ -1,15 +1,6 @@
-package baselines
-
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-	"slices"
-
-	"github.com/hyperctl/hyperctl/controller"
-)
-
-// HyperBandSettings configure HyperBand.
+// Package hyperband is HyperBand (Li et al. 2017, "Hyperband: A Novel
+// Bandit-Based Approach to Hyperparameter Optimization") in one online
+// training run, registered as "hyperband".
 //
 // Adaptation to one online training run (Li et al. 2017 train every
 // configuration separately and from scratch; here one policy trains
@@ -32,7 +23,31 @@ import (
 // budget (1e6) as R, so in 1000 iterations it never leaves the first rung of
 // the first bracket and behaves like random search switching every couple
 // of iterations; we use a budget that completes.
-type HyperBandSettings struct {
+package hyperband
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// Name is the registered controller name.
+const Name = "hyperband"
+
+func init() {
+	controller.MustRegister(controller.Entry{
+		Name:     Name,
+		Summary:  "HyperBand (Li et al. 2017) in one online run: brackets of successive halving over decision periods",
+		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
+	})
+}
+
+// Settings configure HyperBand (see the package documentation).
+type Settings struct {
 	// R is the most decision periods one configuration gets in one rung
 	// (Li et al.'s R, the maximum resource), >= 1.
 	R int `toml:"r"`
@@ -40,17 +55,17 @@ type HyperBandSettings struct {
 	Eta int `toml:"eta"`
 }
 
-// DefaultHyperBandSettings returns R = 18 decision periods and η = 3.
-func DefaultHyperBandSettings() HyperBandSettings { return HyperBandSettings{R: 18, Eta: 3} }
+// DefaultSettings returns R = 18 decision periods and η = 3.
+func DefaultSettings() Settings { return Settings{R: 18, Eta: 3} }
 
-// maxHyperBandR bounds R so that the first bracket's n ≤ R stays small
+// maxR bounds R so that the first bracket's n ≤ R stays small
 // enough to hold in memory.
-const maxHyperBandR = 1 << 20
+const maxR = 1 << 20
 
 // Validate checks the settings.
-func (s *HyperBandSettings) Validate() error {
-	if s.R < 1 || s.R > maxHyperBandR {
-		return fmt.Errorf("r: must be in [1, %d] decision periods, got %d", maxHyperBandR, s.R)
+func (s *Settings) Validate() error {
+	if s.R < 1 || s.R > maxR {
+		return fmt.Errorf("r: must be in [1, %d] decision periods, got %d", maxR, s.R)
 	}
 	if s.Eta < 2 {
 		return fmt.Errorf("eta: must be >= 2, got %d", s.Eta)
@@ -59,7 +74,7 @@ func (s *HyperBandSettings) Validate() error {
 }
 
 // New returns a fresh HyperBand.
-func (s *HyperBandSettings) New() (controller.Method, error) {
+func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("hyperband: %w", err)
 	}
@@ -112,7 +127,7 @@ func Brackets(R, eta int) []Bracket {
 
 // HyperBand runs Li et al.'s brackets over decision periods of one run.
 type HyperBand struct {
-	set      HyperBandSettings
+	set      Settings
 	brackets []Bracket
 	space    controller.Space
 	rng      *rand.Rand
@@ -171,7 +186,7 @@ func (m *HyperBand) config() []float64 {
 	d := m.space.Dim()
 	idx := st.Active[st.Pos]
 	for st.Sampled <= idx {
-		uniform(m.space, m.rng, st.Configs[st.Sampled*d:(st.Sampled+1)*d])
+		common.Uniform(m.space, m.rng, st.Configs[st.Sampled*d:(st.Sampled+1)*d])
 		st.Sampled++
 	}
 	return st.Configs[idx*d : (idx+1)*d]
@@ -223,9 +238,9 @@ func (m *HyperBand) promote() {
 // Suggest writes the configuration for the next decision period.
 func (m *HyperBand) Suggest(dst controller.Config) error {
 	if m.rng == nil {
-		return notInit("hyperband")
+		return common.NotInit("hyperband")
 	}
-	if err := checkDst(m.space, dst); err != nil {
+	if err := common.CheckDst(m.space, dst); err != nil {
 		return fmt.Errorf("hyperband: %w", err)
 	}
 	st := &m.st
@@ -268,9 +283,9 @@ func (m *HyperBand) Suggest(dst controller.Config) error {
 // Observe adds o's objective to the score of the configuration in force.
 func (m *HyperBand) Observe(o controller.Observation) error {
 	if m.rng == nil {
-		return notInit("hyperband")
+		return common.NotInit("hyperband")
 	}
-	if err := checkObservation(m.space, o); err != nil {
+	if err := common.CheckObservation(m.space, o); err != nil {
 		return fmt.Errorf("hyperband: observe: %w", err)
 	}
 	if m.st.Started && !m.st.Done {
@@ -285,12 +300,12 @@ func (m *HyperBand) Observe(o controller.Observation) error {
 func (m *HyperBand) Done() bool { return m.st.Done }
 
 // MarshalBinary returns the full bracket state.
-func (m *HyperBand) MarshalBinary() ([]byte, error) { return encode("hyperband", m.st) }
+func (m *HyperBand) MarshalBinary() ([]byte, error) { return common.Encode("hyperband", m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary.
 func (m *HyperBand) UnmarshalBinary(b []byte) error {
 	var st hyperbandState
-	if err := decode("hyperband", b, &st); err != nil {
+	if err := common.Decode("hyperband", b, &st); err != nil {
 		return err
 	}
 	d := m.space.Dim()
