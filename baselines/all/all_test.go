@@ -19,3 +19,15 @@ func TestRegistersEveryController(t *testing.T) {
 		t.Errorf("registered %v, want %v", got, want)
 	}
 }
+
+// The driver-level contract of every method (methodtest.Contract), for the
+// methods whose checks run with their default settings; goucb, neuralbo
+// and deltabo run theirs with settings, in their own packages.
+func TestContract(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		otherSpace bool // the state of another space is refused (Random has no state to check)
+	}{{"gpucb", true}, {"pb2", true}, {"bilevel", true}, {"hyperband", true}, {"random", false}, {"randomstart", true}} {
+		t.Run(c.name, func(t *testing.T) { methodtest.Contract(t, c.name, c.otherSpace) })
+	}
+}

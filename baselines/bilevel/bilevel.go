@@ -62,21 +62,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "bilevel"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "Bayesian bilevel optimisation with UCB (Fu, He, Tian and Tao, \"Convergence of Bayesian Bilevel Optimization\", ICLR 2024, Algorithm 2): GP-UCB with beta_t = sqrt(B^2 + t phi(N)^2 / (sigma^2 N)) times sigma; interval = \"auto\" follows N ~ T (convex) or N ~ T^2 (PL)",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Horizons accepted by Settings.Horizon.
 const (
@@ -179,7 +167,7 @@ func (s *Settings) New() (controller.Method, error) {
 	}
 	set := *s
 	set.Horizon = strings.ToLower(strings.TrimSpace(set.Horizon))
-	return &Method{set: set}, nil
+	return &Method{set: set, loop: gploop.Named(Name)}, nil
 }
 
 // WithRun returns a copy of the settings with StepsPerIteration filled in
@@ -319,18 +307,8 @@ func (m *Method) Failures() int { return m.st.Failures }
 
 // MarshalBinary returns the data, the open period, the round count, the
 // last period length, the warm-start hyperparameters and the last β_t.
-func (m *Method) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
+func (m *Method) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary; on error the state
 // is unchanged.
-func (m *Method) UnmarshalBinary(b []byte) error {
-	var st state
-	if err := common.Decode(Name, b, &st); err != nil {
-		return err
-	}
-	if err := m.loop.Check(&st.State); err != nil {
-		return err
-	}
-	m.st = st
-	return nil
-}
+func (m *Method) UnmarshalBinary(b []byte) error { return gploop.Unmarshal(&m.loop, b, &m.st, nil) }

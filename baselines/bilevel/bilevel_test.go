@@ -14,21 +14,12 @@ func build(t testing.TB, set controller.Settings, space controller.Space, interv
 	return methodtest.Build(t, Name, set, space, interval, seed)
 }
 
-// The driver-level contract of every method (methodtest).
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, OtherSpace: true}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { s := DefaultSettings(); methodtest.UseBeforeInit(t, &s) })
-}
-
 // Each bad field is rejected with an error naming its TOML key, by
 // Validate, New and RecommendInterval.
 func TestSettingsValidateNamesField(t *testing.T) {
 	mod := func(f func(*Settings)) *Settings { s := DefaultSettings(); f(&s); return &s }
 	cases := []methodtest.FieldCase{
-		{Field: "kernel", Settings: mod(func(s *Settings) { s.Kernel = "cubic" })},
+		// The shared blocks: one field each (their fields: gploop's tests).
 		{Field: "window", Settings: mod(func(s *Settings) { s.Window = 1 })},
 		{Field: "b", Settings: mod(func(s *Settings) { s.B = 0 })},
 		{Field: "sigma", Settings: mod(func(s *Settings) { s.Sigma = math.NaN() })},
@@ -39,9 +30,7 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{Field: "steps_per_iteration", Settings: mod(func(s *Settings) { s.StepsPerIteration = -1 })},
 		{Field: "horizon", Settings: mod(func(s *Settings) { s.Horizon = "concave" })},
 		{Field: "horizon_scale", Settings: mod(func(s *Settings) { s.HorizonScale = -2 })},
-		{Field: "restarts", Settings: mod(func(s *Settings) { s.Restarts = 101 })},
 		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},
-		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = 0 })},
 		{Field: "refine", Settings: mod(func(s *Settings) { s.Refine = s.Candidates + 1 })},
 	}
 	methodtest.RejectsFields(t, cases)
@@ -57,21 +46,9 @@ func TestSettingsTOML(t *testing.T) {
 		StepsPerIteration: 320, Horizon: "pl", HorizonScale: 2}
 	want.Kernel, want.Window = "se", 50
 	want.Restarts, want.RestartEvery, want.Candidates, want.Refine = 0, 3, 64, 2
-	methodtest.DecodesTOML(t, `kernel = "se"
-window = 50
-b = 2.0
-sigma = 0.5
-delta = 0.05
-lipschitz = 0.5
-loss_bound = 2.0
-phi_scale = 0.1
-steps_per_iteration = 320
-horizon = "pl"
-horizon_scale = 2.0
-restarts = 0
-restart_every = 3
-candidates = 64
-refine = 2`, &Settings{}, &want)
+	methodtest.DecodesTOML(t, methodtest.TOML(`kernel = "se"`, "window = 50", "b = 2.0", "sigma = 0.5", "delta = 0.05",
+		"lipschitz = 0.5", "loss_bound = 2.0", "phi_scale = 0.1", "steps_per_iteration = 320", `horizon = "pl"`,
+		"horizon_scale = 2.0", "restarts = 0", "restart_every = 3", "candidates = 64", "refine = 2"), &Settings{}, &want)
 }
 
 // φ(N) and β_t against hand computation of Theorem 1's expression and
@@ -217,22 +194,15 @@ func TestDecisionUsesSchedule(t *testing.T) {
 // default, β_60 ≈ 52) the same runs keep exploring: the last-10 median
 // regret exceeds 0.05 on at least 3 of 5 seeds in 2-D.
 func TestFindsMaximum(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		d      int
-		f      func(int, []float64) float64
-		budget int
-	}{{"1-D", 1, methodtest.Bumps1D, 30}, {"2-D", 2, methodtest.Bumps2D, 60}} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range methodtest.Bimodal {
+		t.Run(c.Name, func(t *testing.T) {
 			explorers, misses := 0, 0
 			for _, scale := range []float64{0.1, 1} {
 				for seed := uint64(1); seed <= 5; seed++ {
-					space := methodtest.UnitSpace(t, c.d)
 					s := DefaultSettings()
 					s.PhiScale = scale
-					ctl := build(t, &s, space, 1, seed)
-					cfgs := methodtest.NewFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget)
-					med, best := methodtest.LastMedian(cfgs, c.f)
+					ctl, cfgs := methodtest.RunUnit(t, Name, &s, c.D, c.F, c.Budget, seed)
+					med, best := methodtest.LastMedian(cfgs, c.F)
 					median := 1 - med
 					m := ctl.Method().(*Method)
 					t.Logf("phi_scale %v seed %d: best f %.3f, last-10 median regret %.3f, β %.2f", scale, seed, best, median, m.LastBeta())
@@ -248,10 +218,10 @@ func TestFindsMaximum(t *testing.T) {
 					}
 				}
 			}
-			if allowed := c.d - 1; misses > allowed {
+			if allowed := c.D - 1; misses > allowed {
 				t.Errorf("phi_scale 0.1: %d of 5 seeds missed the maximum, want <= %d", misses, allowed)
 			}
-			if c.d == 2 && explorers < 3 {
+			if c.D == 2 && explorers < 3 {
 				t.Errorf("default constants: %d of 5 seeds still exploring at the end, want >= 3", explorers)
 			}
 		})

@@ -95,21 +95,9 @@ import (
 	"sort"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "deltabo"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "DeltaBO (Lin et al., Algorithm 1): GP-UCB on the difference from a source GP fitted once to earlier runs (transfer_from / --transfer-from)",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Settings configure DeltaBO. Keys are the TOML keys of [controller.deltabo].
 type Settings struct {
@@ -208,7 +196,7 @@ func (s *Settings) New() (controller.Method, error) {
 	dk, _ := gp.ParseKind(s.DeltaKernel)
 	c := *s
 	c.Records = append([]Record(nil), s.Records...)
-	return &DeltaBO{set: c, gKind: s.Kind(), dKind: dk}, nil
+	return &DeltaBO{set: c, gKind: s.Kind(), dKind: dk, loop: gploop.Named(Name)}, nil
 }
 
 // DeltaBO is Algorithm 1 of the DeltaBO paper over decision periods.
@@ -582,32 +570,23 @@ func (m *DeltaBO) Failures() int { return m.st.Failures }
 // MarshalBinary returns the full state: the source data and g's fitted
 // hyperparameters (g is rebuilt from them exactly), the target points, the
 // open period, the round count and δ's warm-start hyperparameters.
-func (m *DeltaBO) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
+func (m *DeltaBO) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary, on a DeltaBO Init-ed
 // over the same space with the same settings (the source is taken from the
 // state, not re-read). On error the state is unchanged.
 func (m *DeltaBO) UnmarshalBinary(b []byte) error {
-	if m.loop.Rng() == nil {
-		return common.NotInit(Name)
-	}
-	var st state
-	if err := common.Decode(Name, b, &st); err != nil {
-		return err
-	}
-	if err := m.loop.Check(&st.State); err != nil {
-		return err
-	}
-	d := m.loop.Space().Dim()
-	cols := m.loop.Cols()
-	if st.Dim != d || st.Cols != cols || len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 ||
-		!(st.SrcScale > 0) || !(st.Scale > 0) || (st.DHyper != nil && len(st.DHyper.Ls) != cols) {
-		return errors.New("deltabo: unmarshal state: inconsistent with this space and settings")
-	}
-	g, err := rebuildSource(gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}, st)
-	if err != nil {
-		return fmt.Errorf("deltabo: unmarshal state: %w", err)
-	}
-	m.g, m.st = g, st
-	return nil
+	return gploop.Unmarshal(&m.loop, b, &m.st, func(st *state) error {
+		cols := m.loop.Cols()
+		if st.Dim != m.loop.Space().Dim() || st.Cols != cols || len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 ||
+			!(st.SrcScale > 0) || !(st.Scale > 0) || (st.DHyper != nil && len(st.DHyper.Ls) != cols) {
+			return errors.New("deltabo: unmarshal state: inconsistent with this space and settings")
+		}
+		g, err := rebuildSource(gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}, *st)
+		if err != nil {
+			return fmt.Errorf("deltabo: unmarshal state: %w", err)
+		}
+		m.g = g
+		return nil
+	})
 }

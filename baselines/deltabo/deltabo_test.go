@@ -107,18 +107,13 @@ func TestValidateNamesField(t *testing.T) {
 		{Field: "objective", Settings: mod(func(s *Settings) { s.Objective = "loss" })},
 		{Field: "objective", Settings: mod(func(s *Settings) { s.Objective = "" })},
 		{Field: "progress", Settings: mod(func(s *Settings) { s.Progress = "epochs" })},
-		{Field: "kernel", Settings: mod(func(s *Settings) { s.Kernel = "cubic" })},
 		{Field: "delta_kernel", Settings: mod(func(s *Settings) { s.DeltaKernel = "linear" })},
 		{Field: "source_block", Settings: mod(func(s *Settings) { s.SourceBlock = 0 })},
 		{Field: "max_source", Settings: mod(func(s *Settings) { s.MaxSource = 1 })},
+		// The shared blocks: one field each (their fields: gploop's tests).
 		{Field: "window", Settings: mod(func(s *Settings) { s.Window = 1 })},
-		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = 1 })},
-		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = math.NaN() })},
 		{Field: "grid", Settings: mod(func(s *Settings) { s.Grid = 1 })},
-		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = 0 })},
-		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = math.Inf(1) })},
 		{Field: "restarts", Settings: mod(func(s *Settings) { s.Restarts = -1 })},
-		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},
 		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = 0 })},
 	})
 }
@@ -128,20 +123,9 @@ func TestSettingsTOML(t *testing.T) {
 	want := Settings{TransferFrom: "runs/source", Objective: "reward", Progress: "time", SourceBlock: 3, MaxSource: 100,
 		DeltaKernel: "matern52", Candidates: 64}
 	want.Kernel, want.Window, want.Delta, want.Grid, want.BetaScale, want.Restarts, want.RestartEvery = "se", 50, 0.05, 20, 0.2, 0, 3
-	methodtest.DecodesTOML(t, `transfer_from = "runs/source"
-objective = "reward"
-progress = "time"
-source_block = 3
-max_source = 100
-kernel = "se"
-delta_kernel = "matern52"
-window = 50
-delta = 0.05
-grid = 20
-beta_scale = 0.2
-restarts = 0
-restart_every = 3
-candidates = 64`, &Settings{}, &want)
+	methodtest.DecodesTOML(t, methodtest.TOML(`transfer_from = "runs/source"`, `objective = "reward"`, `progress = "time"`, "source_block = 3", "max_source = 100",
+		`kernel = "se"`, `delta_kernel = "matern52"`, "window = 50", "delta = 0.05", "grid = 20",
+		"beta_scale = 0.2", "restarts = 0", "restart_every = 3", "candidates = 64"), &Settings{}, &want)
 	var sb strings.Builder
 	if err := toml.NewEncoder(&sb).Encode(want); err != nil {
 		t.Fatal(err)

@@ -423,23 +423,18 @@ func TestClosedFormUpdate(t *testing.T) {
 // one linearised rank-one update per round.
 func TestFindsMaximum(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		d      int
-		f      func(int, []float64) float64
-		budget int
-		need   int
-	}{{"1-D", 1, methodtest.Bumps1D, 40, 4}, {"2-D", 2, methodtest.Broad2D, 150, 3}} {
-		t.Run(c.name, func(t *testing.T) {
+		methodtest.Maximum
+		need int // seeds that must reach the maximum
+	}{{methodtest.Maximum{Name: "1-D", D: 1, F: methodtest.Bumps1D, Budget: 40}, 4}, {methodtest.Maximum{Name: "2-D", D: 2, F: methodtest.Broad2D, Budget: 150}, 3}} {
+		t.Run(c.Name, func(t *testing.T) {
 			ok := 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				space := methodtest.UnitSpace(t, c.d)
 				s := DefaultSettings()
-				s.Rounds = c.budget
-				ctl := methodtest.Build(t, Name, &s, space, 1, seed)
-				cfgs := methodtest.NewFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget+1)
+				s.Rounds = c.Budget
+				ctl, cfgs := methodtest.RunUnit(t, Name, &s, c.D, c.F, c.Budget+1, seed)
 				var last []float64
 				for _, cfg := range cfgs[len(cfgs)-10:] {
-					last = append(last, c.f(0, cfg))
+					last = append(last, c.F(0, cfg))
 				}
 				slices.Sort(last)
 				med := (last[4] + last[5]) / 2

@@ -40,21 +40,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "gpucb"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "GP-UCB (Srinivas et al. 2010): GP on (configuration -> objective), maximise mu + sqrt(beta_t) sigma",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Settings configure GP-UCB; the blocks' keys are the table's own
 // (kernel, window, delta, grid, beta_scale, restarts, restart_every,
@@ -94,7 +82,7 @@ func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("gpucb: %w", err)
 	}
-	return &GPUCB{set: *s}, nil
+	return &GPUCB{set: *s, loop: gploop.Named(Name)}, nil
 }
 
 // GPUCB is GP-UCB over decision periods.
@@ -134,18 +122,8 @@ func (m *GPUCB) Failures() int { return m.st.Failures }
 
 // MarshalBinary returns the data, the open period, the round count and the
 // warm-start hyperparameters.
-func (m *GPUCB) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
+func (m *GPUCB) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary; on error the state
 // is unchanged.
-func (m *GPUCB) UnmarshalBinary(b []byte) error {
-	var st gploop.State
-	if err := common.Decode(Name, b, &st); err != nil {
-		return err
-	}
-	if err := m.loop.Check(&st); err != nil {
-		return err
-	}
-	m.st = st
-	return nil
-}
+func (m *GPUCB) UnmarshalBinary(b []byte) error { return gploop.Unmarshal(&m.loop, b, &m.st, nil) }

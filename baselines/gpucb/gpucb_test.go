@@ -9,49 +9,13 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// The driver-level contract of every method (methodtest): registration,
-// determinism, snapshot and restore, refusal of bad observations and use
-// before Init.
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, OtherSpace: true}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { s := DefaultSettings(); methodtest.UseBeforeInit(t, &s) })
-}
-
-// Each bad field is rejected with an error naming its TOML key.
-func TestSettingsValidateNamesField(t *testing.T) {
-	mod := func(f func(*Settings)) controller.Settings { s := DefaultSettings(); f(&s); return &s }
-	methodtest.RejectsFields(t, []methodtest.FieldCase{
-		{Field: "kernel", Settings: mod(func(s *Settings) { s.Kernel = "cubic" })},
-		{Field: "window", Settings: mod(func(s *Settings) { s.Window = 1 })},
-		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = 1 })},
-		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = math.NaN() })},
-		{Field: "grid", Settings: mod(func(s *Settings) { s.Grid = 1 })},
-		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = 0 })},
-		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = math.Inf(1) })},
-		{Field: "restarts", Settings: mod(func(s *Settings) { s.Restarts = -1 })},
-		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},
-		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = 0 })},
-		{Field: "refine", Settings: mod(func(s *Settings) { s.Refine = s.Candidates + 1 })},
-	})
-}
-
 // Settings decode from TOML by their tags (strictly: every key is known).
 func TestSettingsTOML(t *testing.T) {
 	want := Settings{}
 	want.Kernel, want.Window, want.Delta, want.Grid, want.BetaScale = "se", 50, 0.05, 20, 0.2
 	want.Restarts, want.RestartEvery, want.Candidates, want.Refine = 0, 3, 64, 2
-	methodtest.DecodesTOML(t, `kernel = "se"
-window = 50
-delta = 0.05
-grid = 20
-beta_scale = 0.2
-restarts = 0
-restart_every = 3
-candidates = 64
-refine = 2`, &Settings{}, &want)
+	methodtest.DecodesTOML(t, methodtest.TOML(`kernel = "se"`, "window = 50", "delta = 0.05", "grid = 20", "beta_scale = 0.2",
+		"restarts = 0", "restart_every = 3", "candidates = 64", "refine = 2"), &Settings{}, &want)
 }
 
 // GP-UCB (default settings, decision interval 1, noise sd 0.05) finds the
@@ -60,18 +24,11 @@ refine = 2`, &Settings{}, &want)
 // of its last 10 rounds is ≤ 0.05 (the second mode has regret 0.5 in 1-D,
 // 0.4 in 2-D; single exploratory rounds are expected), for each of 5 seeds.
 func TestFindsMaximum(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		d      int
-		f      func(int, []float64) float64
-		budget int
-	}{{"1-D", 1, methodtest.Bumps1D, 30}, {"2-D", 2, methodtest.Bumps2D, 60}} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range methodtest.Bimodal {
+		t.Run(c.Name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
-				space := methodtest.UnitSpace(t, c.d)
-				ctl := methodtest.Build(t, Name, nil, space, 1, seed)
-				cfgs := methodtest.NewFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget)
-				med, best := methodtest.LastMedian(cfgs, c.f)
+				_, cfgs := methodtest.RunUnit(t, Name, nil, c.D, c.F, c.Budget, seed)
+				med, best := methodtest.LastMedian(cfgs, c.F)
 				t.Logf("seed %d: best f %.3f, last-10 median regret %.3f, last %v", seed, best, 1-med, cfgs[len(cfgs)-1])
 				if best < 0.95 || 1-med > 0.05 {
 					t.Errorf("seed %d: best f %.3f (want >= 0.95), last-10 median regret %.3f (want <= 0.05)", seed, best, 1-med)
@@ -92,6 +49,18 @@ func TestDegenerateData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Each bad field is rejected with an error naming its TOML key.
+func TestSettingsValidateNamesField(t *testing.T) {
+	mod := func(f func(*Settings)) controller.Settings { s := DefaultSettings(); f(&s); return &s }
+	methodtest.RejectsFields(t, []methodtest.FieldCase{
+		// One field per settings block (each block's fields: gploop's tests).
+		{Field: "kernel", Settings: mod(func(s *Settings) { s.Kernel = "cubic" })},
+		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = math.Inf(1) })},
+		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},
+		{Field: "refine", Settings: mod(func(s *Settings) { s.Refine = s.Candidates + 1 })},
+	})
 }
 
 // BenchmarkDecision times one decision (Suggest) holding n data points (one

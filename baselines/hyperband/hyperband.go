@@ -35,17 +35,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// Name is the registered controller name.
-const Name = "hyperband"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "HyperBand (Li et al. 2017) in one online run: brackets of successive halving over decision periods",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
-
 // Settings configure HyperBand (see the package documentation).
 type Settings struct {
 	// R is the most decision periods one configuration gets in one rung
@@ -78,7 +67,7 @@ func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("hyperband: %w", err)
 	}
-	return &HyperBand{set: *s, brackets: Brackets(s.R, s.Eta)}, nil
+	return &HyperBand{set: *s, base: common.NewBase(Name), brackets: Brackets(s.R, s.Eta)}, nil
 }
 
 // Bracket is one HyperBand bracket: successive halving with N[i]
@@ -129,8 +118,7 @@ func Brackets(R, eta int) []Bracket {
 type HyperBand struct {
 	set      Settings
 	brackets []Bracket
-	space    controller.Space
-	rng      *rand.Rand
+	base     common.Base
 	st       hyperbandState
 	order    []int // scratch for ranking
 }
@@ -155,13 +143,12 @@ type hyperbandState struct {
 
 // Init prepares a run over space.
 func (m *HyperBand) Init(space controller.Space, rng *rand.Rand) error {
-	if rng == nil {
-		return fmt.Errorf("hyperband: init: nil rng")
+	if err := m.base.Init(space, rng); err != nil {
+		return err
 	}
 	if len(m.brackets) == 0 {
 		return fmt.Errorf("hyperband: init: no brackets for r = %d, eta = %d", m.set.R, m.set.Eta)
 	}
-	m.space, m.rng = space, rng
 	m.st = hyperbandState{Best: make([]float64, space.Dim())}
 	return nil
 }
@@ -169,7 +156,7 @@ func (m *HyperBand) Init(space controller.Space, rng *rand.Rand) error {
 func (m *HyperBand) startBracket(b int) {
 	st := &m.st
 	br := m.brackets[b]
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	st.B, st.I, st.Pos, st.Sampled = b, 0, 0, 0
 	n := br.N[0]
 	st.Configs = slices.Grow(st.Configs[:0], n*d)[:n*d]
@@ -183,10 +170,10 @@ func (m *HyperBand) startBracket(b int) {
 // config returns the configuration at Active[Pos], drawing it if new.
 func (m *HyperBand) config() []float64 {
 	st := &m.st
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	idx := st.Active[st.Pos]
 	for st.Sampled <= idx {
-		common.Uniform(m.space, m.rng, st.Configs[st.Sampled*d:(st.Sampled+1)*d])
+		common.Uniform(m.base.Space(), m.base.Rng(), st.Configs[st.Sampled*d:(st.Sampled+1)*d])
 		st.Sampled++
 	}
 	return st.Configs[idx*d : (idx+1)*d]
@@ -237,11 +224,8 @@ func (m *HyperBand) promote() {
 
 // Suggest writes the configuration for the next decision period.
 func (m *HyperBand) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return common.NotInit("hyperband")
-	}
-	if err := common.CheckDst(m.space, dst); err != nil {
-		return fmt.Errorf("hyperband: %w", err)
+	if err := m.base.ReadyFor(dst); err != nil {
+		return err
 	}
 	st := &m.st
 	switch {
@@ -282,11 +266,8 @@ func (m *HyperBand) Suggest(dst controller.Config) error {
 
 // Observe adds o's objective to the score of the configuration in force.
 func (m *HyperBand) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return common.NotInit("hyperband")
-	}
-	if err := common.CheckObservation(m.space, o); err != nil {
-		return fmt.Errorf("hyperband: observe: %w", err)
+	if err := m.base.Check(o); err != nil {
+		return err
 	}
 	if m.st.Started && !m.st.Done {
 		m.st.Sum += o.Objective
@@ -300,15 +281,15 @@ func (m *HyperBand) Observe(o controller.Observation) error {
 func (m *HyperBand) Done() bool { return m.st.Done }
 
 // MarshalBinary returns the full bracket state.
-func (m *HyperBand) MarshalBinary() ([]byte, error) { return common.Encode("hyperband", m.st) }
+func (m *HyperBand) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary.
 func (m *HyperBand) UnmarshalBinary(b []byte) error {
 	var st hyperbandState
-	if err := common.Decode("hyperband", b, &st); err != nil {
+	if err := common.Decode(Name, b, &st); err != nil {
 		return err
 	}
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	if len(st.Best) != d || st.B < 0 || st.B >= len(m.brackets) || len(st.Configs)%max(d, 1) != 0 ||
 		len(st.Scores) != len(st.Active) || (st.Started && !st.Done && (st.Pos < 0 || st.Pos >= len(st.Active))) {
 		return fmt.Errorf("hyperband: unmarshal state: inconsistent with this space and settings")

@@ -11,15 +11,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// The driver-level contract of every method (methodtest).
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, OtherSpace: true}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { s := DefaultSettings(); methodtest.UseBeforeInit(t, &s) })
-}
-
 // Each bad field is rejected with an error naming its TOML key.
 func TestSettingsValidateNamesField(t *testing.T) {
 	methodtest.RejectsFields(t, []methodtest.FieldCase{

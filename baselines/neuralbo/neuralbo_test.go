@@ -33,9 +33,7 @@ func TestFindsMaximum1D(t *testing.T) {
 	const budget = 40
 	fmax := wideBumps(0, []float64{0.7})
 	for seed := uint64(1); seed <= 5; seed++ {
-		space := methodtest.UnitSpace(t, 1)
-		ctl := methodtest.Build(t, Name, nil, space, 1, seed)
-		cfgs := methodtest.NewFeedback(space, wideBumps, 0.05, seed).Run(t, ctl, 0, budget)
+		_, cfgs := methodtest.RunUnit(t, Name, nil, 1, wideBumps, budget, seed)
 		med, best := methodtest.LastMedian(cfgs, wideBumps)
 		median := fmax - med
 		t.Logf("seed %d: best f %.3f, last-10 median regret %.3f, last %.3f", seed, best, median, cfgs[len(cfgs)-1][0])

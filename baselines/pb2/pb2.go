@@ -53,21 +53,9 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "pb2"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "PB2 (Parker-Holder et al. 2020), population of one: time-varying GP on (time, reward, configuration) with UCB",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Settings configure PB2.
 type Settings struct {
@@ -145,9 +133,7 @@ func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("pb2: %w", err)
 	}
-	set := *s
-	set.Time = strings.ToLower(strings.TrimSpace(set.Time))
-	return &PB2{set: set}, nil
+	return &PB2{set: *s, loop: gploop.Named(Name), seconds: strings.EqualFold(strings.TrimSpace(s.Time), "seconds")}, nil
 }
 
 // Beta is Ray Tune's PB2 exploration weight β = c1 + max(0, log(c2·n))
@@ -158,9 +144,10 @@ func Beta(n int, c1, c2 float64) float64 {
 
 // PB2 is Population-Based Bandits with a population of one.
 type PB2 struct {
-	set  Settings
-	loop gploop.Loop
-	st   state
+	set     Settings
+	seconds bool // the time input is wall time (Time = "seconds")
+	loop    gploop.Loop
+	st      state
 	// The last fit (the member of the loop's decision).
 	model *gp.Model
 	fixed []float64
@@ -187,7 +174,7 @@ func (m *PB2) width() int { return m.loop.Cols() }
 // stamp is a period's (time at its start, reward before it).
 func (m *PB2) stamp(o controller.Observation) []float64 {
 	start := float64(o.Iteration)
-	if m.set.Time == "seconds" {
+	if m.seconds {
 		start = o.Time - o.Elapsed
 	}
 	return []float64{start, o.PrevReward}
@@ -311,7 +298,7 @@ func (m *PB2) Observe(o controller.Observation) error {
 		return err
 	}
 	m.st.Now, m.st.Reward = float64(o.Iteration+1), o.Reward
-	if m.set.Time == "seconds" {
+	if m.seconds {
 		m.st.Now = o.Time
 	}
 	return nil
@@ -329,18 +316,8 @@ func (m *PB2) Failures() int { return m.st.Failures }
 
 // MarshalBinary returns the rows, the open period, the current time and
 // reward, and the warm-start hyperparameters.
-func (m *PB2) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
+func (m *PB2) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary; on error the state
 // is unchanged.
-func (m *PB2) UnmarshalBinary(b []byte) error {
-	var st state
-	if err := common.Decode(Name, b, &st); err != nil {
-		return err
-	}
-	if err := m.loop.Check(&st.State); err != nil {
-		return err
-	}
-	m.st = st
-	return nil
-}
+func (m *PB2) UnmarshalBinary(b []byte) error { return gploop.Unmarshal(&m.loop, b, &m.st, nil) }

@@ -9,15 +9,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// The driver-level contract of every method (methodtest).
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, OtherSpace: true}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { s := DefaultSettings(); methodtest.UseBeforeInit(t, &s) })
-}
-
 // Each bad field is rejected with an error naming its TOML key.
 func TestSettingsValidateNamesField(t *testing.T) {
 	mod := func(f func(*Settings)) controller.Settings { s := DefaultSettings(); f(&s); return &s }
@@ -30,10 +21,9 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{Field: "c1", Settings: mod(func(s *Settings) { s.C1 = -1 })},
 		{Field: "c2", Settings: mod(func(s *Settings) { s.C2 = 0 })},
 		{Field: "clip", Settings: mod(func(s *Settings) { s.Clip = math.NaN() })},
+		// One field per shared block (their fields: gploop's tests).
 		{Field: "restarts", Settings: mod(func(s *Settings) { s.Restarts = 101 })},
-		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = -2 })},
 		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = -3 })},
-		{Field: "refine", Settings: mod(func(s *Settings) { s.Refine = -1 })},
 	})
 }
 
@@ -41,18 +31,9 @@ func TestSettingsValidateNamesField(t *testing.T) {
 func TestSettingsTOML(t *testing.T) {
 	want := Settings{Time: "seconds", WindowMin: 100, WindowStep: 5, WindowMax: 400, Epsilon: 0.2, C1: 0.3, C2: 0.5, Clip: 3}
 	want.Restarts, want.RestartEvery, want.Candidates, want.Refine = 2, 1, 128, 4
-	methodtest.DecodesTOML(t, `time = "seconds"
-window_min = 100
-window_step = 5
-window_max = 400
-epsilon = 0.2
-c1 = 0.3
-c2 = 0.5
-clip = 3.0
-restarts = 2
-restart_every = 1
-candidates = 128
-refine = 4`, &Settings{}, &want)
+	methodtest.DecodesTOML(t, methodtest.TOML(`time = "seconds"`, "window_min = 100", "window_step = 5", "window_max = 400", "epsilon = 0.2",
+		"c1 = 0.3", "c2 = 0.5", "clip = 3.0", "restarts = 2", "restart_every = 1",
+		"candidates = 128", "refine = 4"), &Settings{}, &want)
 }
 
 // PB2 adapts when the best region moves: the optimum of the per-iteration

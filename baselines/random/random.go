@@ -12,16 +12,24 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// Name is the registered controller name.
-const Name = "random"
+// Random draws a new configuration uniformly (in each parameter's own scale)
+// at every decision point, ignoring the objective.
+type Random struct{ base common.Base }
 
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "Random (Bergstra and Bengio 2012): a new uniform configuration every decision interval",
-		Defaults: func() controller.Settings { return &Settings{} },
-	})
+// Init prepares a run over space.
+func (m *Random) Init(space controller.Space, rng *rand.Rand) error { return m.base.Init(space, rng) }
+
+// Suggest writes a uniform configuration into dst.
+func (m *Random) Suggest(dst controller.Config) error {
+	if err := m.base.ReadyFor(dst); err != nil {
+		return err
+	}
+	common.Uniform(m.base.Space(), m.base.Rng(), dst)
+	return nil
 }
+
+// Observe validates o and otherwise ignores it.
+func (m *Random) Observe(o controller.Observation) error { return m.base.Check(o) }
 
 // Settings configure Random. It has no options: the decision interval
 // is the driver's.
@@ -31,46 +39,7 @@ type Settings struct{}
 func (s *Settings) Validate() error { return nil }
 
 // New returns a fresh Random.
-func (s *Settings) New() (controller.Method, error) { return &Random{}, nil }
-
-// Random draws a new configuration uniformly (in each parameter's own scale)
-// at every decision point, ignoring the objective.
-type Random struct {
-	space controller.Space
-	rng   *rand.Rand
-}
-
-// Init prepares a run over space.
-func (m *Random) Init(space controller.Space, rng *rand.Rand) error {
-	if rng == nil {
-		return fmt.Errorf("random: init: nil rng")
-	}
-	m.space, m.rng = space, rng
-	return nil
-}
-
-// Suggest writes a uniform configuration into dst.
-func (m *Random) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return common.NotInit("random")
-	}
-	if err := common.CheckDst(m.space, dst); err != nil {
-		return fmt.Errorf("random: %w", err)
-	}
-	common.Uniform(m.space, m.rng, dst)
-	return nil
-}
-
-// Observe validates o and otherwise ignores it.
-func (m *Random) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return common.NotInit("random")
-	}
-	if err := common.CheckObservation(m.space, o); err != nil {
-		return fmt.Errorf("random: observe: %w", err)
-	}
-	return nil
-}
+func (s *Settings) New() (controller.Method, error) { return &Random{base: common.NewBase(Name)}, nil }
 
 // randomState versions Random's (empty) state.
 const randomState = "random/v1"

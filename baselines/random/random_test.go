@@ -8,15 +8,6 @@ import (
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 )
 
-// The driver-level contract of every method (methodtest).
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { methodtest.UseBeforeInit(t, &Settings{}) })
-}
-
 // Random draws a fresh configuration every decision, uniformly in each
 // parameter's own scale.
 func TestUniformEveryDecision(t *testing.T) {

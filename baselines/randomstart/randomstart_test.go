@@ -7,15 +7,6 @@ import (
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 )
 
-// The driver-level contract of every method (methodtest).
-func TestContract(t *testing.T) {
-	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
-	t.Run("DeterministicGivenSeed", func(t *testing.T) { methodtest.Deterministic(t, Name, nil, methodtest.Valley, 120) })
-	t.Run("SnapshotRestoreContinues", func(t *testing.T) { methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, OtherSpace: true}) })
-	t.Run("NonFiniteObservationRejected", func(t *testing.T) { methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name}) })
-	t.Run("UseBeforeInit", func(t *testing.T) { methodtest.UseBeforeInit(t, &Settings{}) })
-}
-
 // Random Start keeps its first configuration; seeds give different ones.
 func TestKeepsFirstConfiguration(t *testing.T) {
 	space := methodtest.PaperSpace(t)

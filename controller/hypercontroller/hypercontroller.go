@@ -15,20 +15,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// Name is the registered name of HyperController.
-const Name = "hypercontroller"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:    Name,
-		Summary: "HyperController (Gornet et al., Algorithm 1): per-hyperparameter ridge predictors of the next objective from the last s objectives, greedy argmax over d grid values",
-		Defaults: func() controller.Settings {
-			s := DefaultSettings()
-			return &s
-		},
-	})
-}
-
 // maxContexts bounds d^s, the number of contexts per hyperparameter, so that
 // a context fits the low 48 bits of a model key (the hyperparameter index
 // takes the top 16). Contexts are allocated lazily, so the bound is on the

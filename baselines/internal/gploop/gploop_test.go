@@ -2,6 +2,7 @@ package gploop
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,61 @@ func TestRestartsAt(t *testing.T) {
 		}
 		if got := f.At(c.warm, c.n, c.k); got != want {
 			t.Errorf("At(warm %v, n %d, k %d) = %d, want %d", c.warm, c.n, c.k, got, want)
+		}
+	}
+}
+
+// Each settings block rejects a bad field with an error naming its TOML
+// key (the members' Validate return these errors unwrapped).
+func TestBlocksNameField(t *testing.T) {
+	model := func(f func(*Model)) func() error {
+		s := Model{Kernel: "matern52", Window: 200}
+		f(&s)
+		return s.Validate
+	}
+	conf := func(f func(*Confidence)) func() error {
+		s := Confidence{Delta: 0.1, Grid: 10, BetaScale: 1}
+		f(&s)
+		return s.Validate
+	}
+	fit := func(f func(*Fitting)) func() error {
+		s := Fitting{Restarts: 1, RestartEvery: 10}
+		f(&s)
+		return s.Validate
+	}
+	search := func(f func(*Search)) func() error {
+		s := Search{Candidates: 256, Refine: 3}
+		f(&s)
+		return s.Validate
+	}
+	for _, c := range []struct {
+		field    string
+		validate func() error
+	}{
+		{"kernel", model(func(s *Model) { s.Kernel = "cubic" })},
+		{"window", model(func(s *Model) { s.Window = 1 })},
+		{"window", model(func(s *Model) { s.Window = MaxWindow + 1 })},
+		{"delta", conf(func(s *Confidence) { s.Delta = 1 })},
+		{"delta", conf(func(s *Confidence) { s.Delta = math.NaN() })},
+		{"grid", conf(func(s *Confidence) { s.Grid = 1 })},
+		{"beta_scale", conf(func(s *Confidence) { s.BetaScale = 0 })},
+		{"beta_scale", conf(func(s *Confidence) { s.BetaScale = math.Inf(1) })},
+		{"restarts", fit(func(s *Fitting) { s.Restarts = -1 })},
+		{"restarts", fit(func(s *Fitting) { s.Restarts = 101 })},
+		{"restart_every", fit(func(s *Fitting) { s.RestartEvery = 0 })},
+		{"restart_every", fit(func(s *Fitting) { s.RestartEvery = -2 })},
+		{"candidates", search(func(s *Search) { s.Candidates = 0 })},
+		{"candidates", search(func(s *Search) { s.Candidates = -3 })},
+		{"refine", search(func(s *Search) { s.Refine = s.Candidates + 1 })},
+		{"refine", search(func(s *Search) { s.Refine = -1 })},
+	} {
+		if err := c.validate(); err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
+			t.Errorf("field %s: got error %v, want one starting with %q", c.field, err, c.field+":")
+		}
+	}
+	for _, v := range []func() error{model(func(*Model) {}), conf(func(*Confidence) {}), fit(func(*Fitting) {}), search(func(*Search) {})} {
+		if err := v(); err != nil {
+			t.Errorf("valid block refused: %v", err)
 		}
 	}
 }

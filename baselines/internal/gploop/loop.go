@@ -72,43 +72,44 @@ type Config struct {
 
 // Loop runs a member's decision periods over its State.
 type Loop struct {
-	cfg   Config
-	space controller.Space
-	rng   *rand.Rand
-	st    *State
-	u     []float64 // scratch
+	base common.Base
+	cfg  Config
+	st   *State
+	u    []float64 // scratch
 }
+
+// Named returns the loop of the member registered as name, for the
+// member's errors before Init.
+func Named(name string) Loop { return Loop{base: common.NewBase(name)} }
 
 // Init prepares a run over space, keeping the loop's state in st (which
 // it resets).
 func (l *Loop) Init(space controller.Space, rng *rand.Rand, st *State, cfg Config) error {
-	if rng == nil {
-		return fmt.Errorf("%s: init: nil rng", cfg.Name)
+	l.base = common.NewBase(cfg.Name)
+	if err := l.base.Init(space, rng); err != nil {
+		return err
 	}
 	*st = State{}
-	l.cfg, l.space, l.rng, l.st = cfg, space, rng, st
+	l.cfg, l.st = cfg, st
 	return nil
 }
 
 // Space is the controlled space.
-func (l *Loop) Space() controller.Space { return l.space }
+func (l *Loop) Space() controller.Space { return l.base.Space() }
 
-// Rng is the run's random source (the driver's).
-func (l *Loop) Rng() *rand.Rand { return l.rng }
+// Rng is the run's random source (the driver's; nil before Init).
+func (l *Loop) Rng() *rand.Rand { return l.base.Rng() }
 
 // Cols is the width of an input row: the stamp, then the configuration.
-func (l *Loop) Cols() int { return l.cfg.StampCols + l.space.Dim() }
+func (l *Loop) Cols() int { return l.cfg.StampCols + l.Space().Dim() }
 
 // Observe adds o to the open period; a new period is stamped. A bad
 // observation is an error and changes nothing.
 func (l *Loop) Observe(o controller.Observation) error {
-	if l.rng == nil {
-		return common.NotInit(l.cfg.Name)
+	if err := l.base.Check(o); err != nil {
+		return err
 	}
-	if err := common.CheckObservation(l.space, o); err != nil {
-		return fmt.Errorf("%s: observe: %w", l.cfg.Name, err)
-	}
-	l.u = common.ToUnit(l.space, o.Config, l.u)
+	l.u = common.ToUnit(l.Space(), o.Config, l.u)
 	a := &l.st.Acc
 	if a.Add(l.u, o.Objective, l.close) && l.cfg.Stamp != nil {
 		a.Stamp = append(a.Stamp[:0], l.cfg.Stamp(o)...)
@@ -144,11 +145,8 @@ func (l *Loop) close() {
 // Begin starts a decision: it checks that the member is initialised and
 // dst's length, closes the open period into a point and counts the round.
 func (l *Loop) Begin(dst controller.Config) error {
-	if l.rng == nil {
-		return common.NotInit(l.cfg.Name)
-	}
-	if err := common.CheckDst(l.space, dst); err != nil {
-		return fmt.Errorf("%s: %w", l.cfg.Name, err)
+	if err := l.base.ReadyFor(dst); err != nil {
+		return err
 	}
 	l.close()
 	l.st.Rounds++
@@ -188,21 +186,54 @@ func (l *Loop) Decide(dst controller.Config, m Member, kappa func() float64) err
 		}
 	}
 	if !fitted && m.FlatPrior() {
-		common.Uniform(l.space, l.rng, dst)
+		common.Uniform(l.Space(), l.Rng(), dst)
 		return nil
 	}
-	common.FromUnit(l.space, m.Maximize(kappa(), fitted), dst)
+	common.FromUnit(l.Space(), m.Maximize(kappa(), fitted), dst)
 	return nil
 }
 
-// Check reports whether a restored state fits this loop's space and window
+// check reports whether a restored state fits this loop's space and window
 // (and the member's stamp and per-point widths).
-func (l *Loop) Check(st *State) error {
-	n, d := len(st.Y), l.space.Dim()
+func (l *Loop) check(st *State) error {
+	n, d := len(st.Y), l.Space().Dim()
 	if len(st.X) != n*l.Cols() || len(st.Aux) != n*l.cfg.AuxCols || n > l.cfg.Window || !st.Acc.Fits(d) ||
 		(st.Acc.Open && len(st.Acc.Stamp) != l.cfg.StampCols) || st.Rounds < 0 || st.Last < 0 {
 		return fmt.Errorf("%s: unmarshal state: inconsistent with this space and settings", l.cfg.Name)
 	}
+	return nil
+}
+
+// LoopState returns s; a member's state embeds State, and so has it too.
+func (s *State) LoopState() *State { return s }
+
+// Marshal encodes a member's state (State, or a struct that embeds it).
+func (l *Loop) Marshal(st any) ([]byte, error) { return common.Encode(l.cfg.Name, st) }
+
+// Unmarshal decodes a member's state saved by Marshal into a fresh value,
+// checks the loop's part and, with check, the member's own, and only then
+// stores it in *dst: on error the member is unchanged. The member must
+// have been Init-ed over the same space with the same settings.
+func Unmarshal[S any, P interface {
+	*S
+	LoopState() *State
+}](l *Loop, b []byte, dst P, check func(P) error) error {
+	if err := l.base.Ready(); err != nil {
+		return err
+	}
+	var st S
+	if err := common.Decode(l.cfg.Name, b, &st); err != nil {
+		return err
+	}
+	if err := l.check(P(&st).LoopState()); err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(&st); err != nil {
+			return err
+		}
+	}
+	*dst = st
 	return nil
 }
 
@@ -223,9 +254,9 @@ type Stationary struct {
 // k = rounds − 1.
 func (s *Stationary) Fit() error {
 	st := s.Loop.st
-	k := gp.Kernel{Kind: s.Kind, Dim: s.Loop.space.Dim(), ARD: true}
+	k := gp.Kernel{Kind: s.Kind, Dim: s.Loop.Space().Dim(), ARD: true}
 	restarts := s.Fitting.At(st.Hyper != nil, len(st.Y), st.Rounds-1)
-	model, err := gp.Fit(st.X, st.Y, gp.FitOptions{Kernel: k, Init: st.Hyper, Restarts: restarts}, s.Loop.rng)
+	model, err := gp.Fit(st.X, st.Y, gp.FitOptions{Kernel: k, Init: st.Hyper, Restarts: restarts}, s.Loop.Rng())
 	if err != nil {
 		return err
 	}
@@ -240,6 +271,6 @@ func (s *Stationary) FlatPrior() bool { return true }
 // Maximize maximises μ + κσ of the fitted GP.
 func (s *Stationary) Maximize(kappa float64, _ bool) []float64 {
 	m := s.Search.Maximizer()
-	u, _ := m.Maximize(s.model, nil, s.Loop.space.Dim(), kappa, s.Loop.rng, nil)
+	u, _ := m.Maximize(s.model, nil, s.Loop.Space().Dim(), kappa, s.Loop.Rng(), nil)
 	return u
 }

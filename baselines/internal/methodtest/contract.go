@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/kalman"
 )
 
 // Gain is a synthetic per-iteration reward gain at iteration it and unit
@@ -37,6 +38,49 @@ func settingsOf(set func() controller.Settings) controller.Settings {
 		return nil
 	}
 	return set()
+}
+
+// Contract runs the checks every method passes through the driver on the
+// registered method name with its default settings: Registered,
+// Deterministic (Valley, 120 iterations), SnapshotRestore (with another
+// space's state refused when otherSpace), NonFiniteRejected and
+// UseBeforeInit. Methods whose runs need settings call the checks one by
+// one.
+func Contract(t *testing.T, name string, otherSpace bool) {
+	t.Run("Registered", func(t *testing.T) { Registered(t, name) })
+	t.Run("DeterministicGivenSeed", func(t *testing.T) { Deterministic(t, name, nil, Valley, 120) })
+	t.Run("SnapshotRestoreContinues", func(t *testing.T) { SnapshotRestore(t, Snapshot{Name: name, OtherSpace: otherSpace}) })
+	t.Run("NonFiniteObservationRejected", func(t *testing.T) { NonFiniteRejected(t, NonFinite{Name: name}) })
+	t.Run("UseBeforeInit", func(t *testing.T) {
+		e, err := controller.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		UseBeforeInit(t, e.Defaults())
+	})
+}
+
+// Maximum is a run on a stationary test function F over D unit parameters
+// for Budget rounds.
+type Maximum struct {
+	Name   string
+	D      int
+	F      Gain
+	Budget int
+}
+
+// Bimodal are the runs on Bumps1D for 30 rounds and on Bumps2D for 60.
+var Bimodal = []Maximum{{"1-D", 1, Bumps1D, 30}, {"2-D", 2, Bumps2D, 60}}
+
+// RunUnit runs the registered method name with settings set (nil: the
+// defaults) over d unit parameters for iters iterations of gain with noise
+// sd 0.05, at decision interval 1 and seed seed (of the driver and the
+// noise), and returns the driver and the configurations used.
+func RunUnit(t testing.TB, name string, set controller.Settings, d int, gain Gain, iters int, seed uint64) (*controller.Controller, []controller.Config) {
+	t.Helper()
+	space := UnitSpace(t, d)
+	ctl := Build(t, name, set, space, 1, seed)
+	return ctl, NewFeedback(space, gain, 0.05, seed).Run(t, ctl, 0, iters)
 }
 
 // Registered checks that name is registered with a summary, and that its
@@ -80,6 +124,9 @@ func RejectsFields(t *testing.T, cases []FieldCase) {
 		}
 	}
 }
+
+// TOML joins key = value lines into a TOML text.
+func TOML(lines ...string) string { return strings.Join(lines, "\n") }
 
 // DecodesTOML checks that text decodes strictly (every key known) into dst
 // as want, and that the result is valid.
@@ -427,7 +474,7 @@ func Regret(b *testing.B, name string, settings controller.Settings, h, n, inter
 	b.Helper()
 	var mean, se float64
 	for range b.N {
-		mean, se = MeanSE(RegretLGDS(b, name, settings, h, n, interval, seeds))
+		mean, se = kalman.MeanSE(RegretLGDS(b, name, settings, h, n, interval, seeds))
 	}
 	b.ReportMetric(mean, "R_n")
 	b.ReportMetric(se, "R_n_se")
