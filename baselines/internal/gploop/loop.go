@@ -17,8 +17,9 @@
 // [0, 1]^d after the stamp and the period's mean objective), the window of
 // the newest points, the round count, the ML-II restart schedule
 // (Fitting.At), the fallback when a fit fails, the observation and
-// destination checks, and the settings blocks the members embed (Model,
-// Confidence, Restarts, Search).
+// destination checks, state encoding and restore checks, and the settings
+// blocks the members embed (Model, Confidence, Fitting, Search), with their
+// validation.
 package gploop
 
 import (
@@ -46,7 +47,8 @@ type State struct {
 	Last   int       // iterations in the most recently closed period
 	Rounds int       // decisions made so far (t of the last decision)
 	// Hyper are the last fitted hyperparameters of a package gp model, the
-	// next fit's warm start (nil before the first fit).
+	// next fit's warm start (nil before the first fit; deltabo's difference
+	// GP keeps its own).
 	Hyper *gp.Hyper
 	// Failures counts the decisions whose fit failed (then the prior was
 	// in force).
