@@ -104,8 +104,9 @@ type Settings struct {
 	// TransferFrom is the folder of finished runs to transfer from.
 	TransferFrom string `toml:"transfer_from"`
 	// Objective is the objective the source runs logged: "delta",
-	// "reward" or "delta_per_second" (default "delta").
-	Objective string `toml:"objective"`
+	// "reward" or "delta_per_second" (default "delta"), decoded once from
+	// the TOML text.
+	Objective controller.Objective `toml:"objective"`
 	// Progress is the training-progress input: "iteration", "time" or
 	// "none".
 	Progress string `toml:"progress"`
@@ -137,7 +138,7 @@ type Settings struct {
 // Records).
 func DefaultSettings() Settings {
 	return Settings{
-		Objective:   "delta",
+		Objective:   controller.Delta,
 		Progress:    progressIteration,
 		SourceBlock: 5,
 		MaxSource:   400,
@@ -151,17 +152,15 @@ func DefaultSettings() Settings {
 
 // SetTransferFrom sets the source folder and the objective the source runs
 // must have logged (the CLI's --transfer-from).
-func (s *Settings) SetTransferFrom(dir, objective string) {
+func (s *Settings) SetTransferFrom(dir string, objective controller.Objective) {
 	s.TransferFrom = dir
-	if objective != "" {
-		s.Objective = objective
-	}
+	s.Objective = objective
 }
 
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
-	if _, err := controller.ParseObjective(s.Objective); err != nil || s.Objective == "" {
-		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %q", s.Objective)
+	if _, err := s.Objective.MarshalText(); err != nil {
+		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %v", s.Objective)
 	}
 	switch s.Progress {
 	case progressIteration, progressTime, progressNone:
