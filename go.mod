@@ -18,6 +18,7 @@ require (
 	golang.org/x/term v0.47.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -40,3 +41,5 @@ require (
 	golang.org/x/text v0.23.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
+
+tool google.golang.org/protobuf/cmd/protoc-gen-go
