@@ -7,6 +7,7 @@ go 1.26.0
 replace github.com/sugarme/gotch => ./third_party/gotch
 
 require (
+	git.sr.ht/~sbinet/gg v0.6.0
 	github.com/BurntSushi/toml v1.5.0
 	github.com/ByteArena/box2d v1.0.2
 	github.com/google/renameio/v2 v2.0.2
@@ -25,7 +26,6 @@ require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.1.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.10.0 // indirect
-	git.sr.ht/~sbinet/gg v0.6.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect

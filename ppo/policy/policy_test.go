@@ -18,50 +18,10 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
 
-// randomPolicy builds a policy with seeded random weights, non-trivial
-// normalisation statistics and bounds that the mean often exceeds.
-func randomPolicy(seed uint64, env string, obs, act int, hidden []int, activation string) *policy.Policy {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	layers := func(out int) []policy.Layer {
-		var ls []policy.Layer
-		in := obs
-		for _, h := range append(append([]int(nil), hidden...), out) {
-			l := policy.Layer{In: in, Out: h, W: make([]float32, in*h), B: make([]float32, h)}
-			for i := range l.W {
-				l.W[i] = float32(rng.NormFloat64() / math.Sqrt(float64(in)))
-			}
-			for i := range l.B {
-				l.B[i] = float32(0.1 * rng.NormFloat64())
-			}
-			ls = append(ls, l)
-			in = h
-		}
-		return ls
-	}
-	p := &policy.Policy{
-		Meta: policy.Meta{
-			Env: env, ObsSize: obs, ActSize: act,
-			Architecture: policy.Architecture{Activation: activation},
-			ObsNorm:      policy.ObsNorm{Enabled: true, Clip: 5, Epsilon: policy.NormEpsilon},
-			Iteration:    3, Frames: 6144, Seed: 4, HyperctlVersion: "test",
-		},
-		Actor: layers(act), Critic: layers(1), LogStd: make([]float32, act),
-	}
-	for j := 0; j < obs; j++ {
-		p.Meta.ObsNorm.Mean = append(p.Meta.ObsNorm.Mean, rng.NormFloat64())
-		p.Meta.ObsNorm.Var = append(p.Meta.ObsNorm.Var, 0.05+rng.Float64()*3)
-	}
-	for j := 0; j < act; j++ {
-		p.Meta.ActionLow = append(p.Meta.ActionLow, -0.5-0.1*float64(j))
-		p.Meta.ActionHigh = append(p.Meta.ActionHigh, 0.7)
-		p.LogStd[j] = float32(-0.5 * rng.Float64())
-	}
-	ret := 12.5
-	p.Meta.EvalReturn = &ret
-	return p
-}
+var randomPolicy = policytest.Random
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
@@ -358,8 +318,7 @@ func TestEvaluateIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := randomPolicy(9, spec.ID, spec.Observation.Dim(), spec.Action.Dim(), []int{16}, "tanh")
-	p.Meta.ActionLow, p.Meta.ActionHigh = spec.Action.Low, spec.Action.High
+	p := policytest.ForEnv(spec, 9)
 	r1, err := policy.Evaluate(context.Background(), p, 3, 7)
 	if err != nil {
 		t.Fatal(err)
