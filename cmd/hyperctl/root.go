@@ -54,7 +54,7 @@ and Random Start are available behind the same interface for comparison.`,
 		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a))
-	root.AddCommand(newBenchCmd(a))
+	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}

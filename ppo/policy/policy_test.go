@@ -197,8 +197,7 @@ func TestPythonLoadsPolicy(t *testing.T) {
 		normOff    bool
 	}{
 		{"halfcheetah-tanh-64x64", 17, 6, []int{64, 64}, "tanh", false},
-		{"reacher-relu-3x32", 10, 2, []int{32, 32, 32}, "relu", false},
-		{"bipedal-no-norm", 24, 4, []int{64}, "tanh", true},
+		{"bipedal-relu-3x32-no-norm", 24, 4, []int{32, 32, 32}, "relu", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
