@@ -58,7 +58,7 @@ func loadRunPolicy(dir, which string) (*policy.Policy, error) {
 		return nil, err
 	}
 	if err := p.CheckEnv(spec.ID, spec.Observation.Dim(), spec.Action.Dim()); err != nil {
-		return nil, fmt.Errorf("%s in %s: %w (config.toml)", name, dir, err)
+		return nil, fmt.Errorf("%s in %s does not fit the run's config.toml: %w", name, dir, err)
 	}
 	return p, nil
 }
