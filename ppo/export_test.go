@@ -27,7 +27,7 @@ func TestPolicyActsAsEvaluate(t *testing.T) {
 	tr := newToyTrainer(t, "halfcheetah", cfg, 3)
 	ctx := context.Background()
 	for it := 0; it < 2; it++ {
-		if _, err := tr.Iterate(ctx, cfg); err != nil {
+		if _, err := tr.Iterate(ctx, cfg.Hyper); err != nil {
 			t.Fatal(err)
 		}
 	}

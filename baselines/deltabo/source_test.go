@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// trainHeader is `hyperctl train`'s train.csv header.
-const trainHeader = "iteration,frames,wall_time_s,controller_time_s,train_reward,objective,episodes,mean_episode_return,batch_size,clip,gae_lambda,lr,rejected_updates"
+// trainHeader is `hyperctl train`'s train.csv header for the paper's four
+// hyperparameters (the fixture rows below write them in this order).
+var trainHeader = strings.Join(rundir.TrainColumns([]string{"batch_size", "clip", "gae_lambda", "lr"}), ",")
 
 // fixtureRun writes a run folder like `hyperctl train` leaves it: config.toml
 // (objective), train.csv with rows iterations 0…n−1 (the first without an

@@ -9,27 +9,10 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
-
-func TestRootHelpListsEveryController(t *testing.T) {
-	o, _, code := runCLI(t, "--help")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	names := append(controller.Names(), configs.Fixed)
-	if len(names) < 10 {
-		t.Fatalf("only %d controllers registered", len(names))
-	}
-	for _, n := range names {
-		if !strings.Contains(o, "  "+n+" ") {
-			t.Errorf("--help does not list %s:\n%s", n, o)
-		}
-	}
-}
 
 // fakeRun makes a run folder for env with the default config and random
 // policies (no training).

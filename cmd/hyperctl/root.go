@@ -6,14 +6,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -38,9 +36,16 @@ type app struct {
 func newRootCmd() *cobra.Command {
 	a := &app{}
 	root := &cobra.Command{
-		Use:           "hyperctl",
-		Short:         "Online hyperparameter control for reinforcement-learning training",
-		Long:          rootLong(),
+		Use:   "hyperctl",
+		Short: "Online hyperparameter control for reinforcement-learning training",
+		Long: `hyperctl tunes the hyperparameters of PPO training while it trains.
+
+HyperController (Gornet et al.) picks, every few iterations, the rollout batch
+size, PPO clip, GAE lambda and learning rate whose learned predictor forecasts
+the largest improvement of the training reward. The other registered
+controllers work behind the same interface, for comparison:
+` + otherControllers() + `.
+'hyperctl controllers' describes each.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -60,27 +65,16 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
-// rootLong is the root command's help: the controllers come from the
-// registry, so the list is complete whatever is registered.
-func rootLong() string {
-	var b strings.Builder
-	b.WriteString(`hyperctl tunes the hyperparameters of PPO training while it trains.
-
-HyperController (Gornet et al.) picks, every few iterations, the rollout batch
-size, PPO clip, GAE lambda and learning rate whose learned predictor forecasts
-the largest improvement of the training reward. Every registered controller
-runs behind the same interface (--controller NAME; 'hyperctl controllers'
-describes each):
-
-`)
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	for _, e := range controller.Entries() {
-		short, _, _ := strings.Cut(e.Summary, ":") // the method, without the details
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, short)
+// otherControllers lists the registered controllers other than
+// HyperController, from the registry.
+func otherControllers() string {
+	var out []string
+	for _, n := range controller.Names() {
+		if n != controller.HyperControllerName {
+			out = append(out, n)
+		}
 	}
-	fmt.Fprintf(tw, "  %s\t%s\n", configs.Fixed, "no controller (PPO with the configured hyperparameters)")
-	tw.Flush()
-	return b.String()
+	return strings.Join(out, ", ")
 }
 
 // wrapArgs turns argument-validation failures into usage errors.
