@@ -163,6 +163,10 @@ func TestTrainKillAndResume(t *testing.T) {
 		evals = append(evals, i)
 	}
 	wantSeq(t, "eval.csv", csvIterations(t, filepath.Join(out, "eval.csv")), evals)
+	// The events and the policies agree with the CSVs: no step twice, the
+	// best policy is the best of eval.csv's rows (not of the lost ones).
+	checkEvents(t, out)
+	checkPolicies(t, out, 40)
 }
 
 func TestTrainErrorsLeaveNoFolder(t *testing.T) {

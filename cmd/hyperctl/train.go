@@ -160,7 +160,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 // Run trains into --out and reports the outcome.
 func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) error {
 	res, err := training.Train(ctx, o.run, training.Options{
-		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a),
+		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
 	})
 	if err != nil {
 		return err

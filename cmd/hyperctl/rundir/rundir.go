@@ -13,6 +13,14 @@
 //	checkpoint/     checkpoint.bin, the latest checkpoint (written atomically)
 //	summary.json    written when the run finishes; its presence marks a finished run
 //	train.log       the log of a run started by `hyperctl compare`
+//	policy-final.safetensors, policy-final.json
+//	                the latest policy (package ppo/policy), written at every
+//	                evaluation and at the end
+//	policy-best.safetensors, policy-best.json
+//	                the policy with the highest evaluation return so far
+//	events.out.tfevents.*
+//	                TensorBoard events (package tbevents), one event per
+//	                iteration at step = frames trained
 //
 // # train.csv and eval.csv
 //
@@ -55,6 +63,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/tbevents"
 )
 
 // File names inside a run folder.
@@ -150,7 +161,19 @@ func CheckSameConfig(dir, was, now string) error {
 // Clear removes a run's files from dir (only the ones a run writes, except
 // the log), so a new run can start there.
 func Clear(dir string) error {
-	for _, n := range []string{SummaryFile, TrainCSV, EvalCSV, ConfigFile} {
+	names := []string{SummaryFile, TrainCSV, EvalCSV, ConfigFile}
+	for _, p := range []string{policy.Final, policy.Best} {
+		w, m := policy.Paths("", p)
+		names = append(names, m, w)
+	}
+	events, err := tbevents.Files(dir)
+	if err != nil {
+		return fmt.Errorf("overwrite %s: %w", dir, err)
+	}
+	for _, e := range events {
+		names = append(names, filepath.Base(e))
+	}
+	for _, n := range names {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("overwrite %s: %w", dir, err)
 		}
