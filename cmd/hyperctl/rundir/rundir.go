@@ -97,8 +97,12 @@ func (s State) String() string {
 	return [...]string{"empty", "unfinished", "finished"}[s]
 }
 
-// Inspect reports the state of a run folder.
+// Inspect reports the state of a run folder. A path that is a file, or
+// lies under one, is an error saying so.
 func Inspect(dir string) (State, error) {
+	if err := notAFile(dir); err != nil {
+		return Empty, err
+	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
 		return Finished, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -110,6 +114,26 @@ func Inspect(dir string) (State, error) {
 		return Empty, fmt.Errorf("output folder %s: %w", dir, err)
 	}
 	return Empty, nil
+}
+
+// notAFile refuses a folder path that is an existing file or lies under
+// one (stat would only say "not a directory" about a file inside it).
+func notAFile(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				if p == filepath.Clean(dir) {
+					return fmt.Errorf("output folder %s is a file, not a folder", dir)
+				}
+				return fmt.Errorf("output folder %s: %s is a file, not a folder", dir, p)
+			}
+			return nil
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return nil
+		}
+	}
 }
 
 // Plan is what a training command does with a run folder.

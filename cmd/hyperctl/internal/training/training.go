@@ -78,10 +78,10 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	if plan == rundir.Nothing {
-		return Result{AlreadyFinished: true}, nil
-	}
-	if plan == rundir.Continue {
+	if plan == rundir.Nothing || plan == rundir.Continue {
+		// A finished run is "nothing to do" only for the config it ran
+		// with: another one is refused with the difference, as for an
+		// unfinished run.
 		old, err := configs.Load(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
@@ -94,6 +94,9 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		if err := rundir.CheckSameConfig(out, was, now); err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
 		}
+	}
+	if plan == rundir.Nothing {
+		return Result{AlreadyFinished: true}, nil
 	}
 	if err := rundir.CheckWritable(out); err != nil {
 		return Result{}, err
@@ -247,7 +250,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 			if ferr := art.final(); ferr != nil {
 				return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
 			}
-			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume (plus the same --env/--config flags)", ps.Iteration, out)
+			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", ps.Iteration, out)
 		}
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
