@@ -148,6 +148,20 @@ func (e *Encoder) Close() error {
 	return e.waitErr
 }
 
+// Abort stops ffmpeg and removes the unfinished file. After Close it does
+// nothing.
+func (e *Encoder) Abort() {
+	if e.closed {
+		return
+	}
+	e.closed = true
+	e.stdin.Close()
+	_ = e.cmd.Process.Kill()
+	_ = e.cmd.Wait()
+	os.Remove(e.tmp)
+	e.waitErr = fmt.Errorf("video %s: aborted", e.path)
+}
+
 // Options configure Record.
 type Options struct {
 	Width, Height int
@@ -170,10 +184,11 @@ type Result struct {
 	Lengths []int     `json:"lengths"`
 }
 
-// Record renders p acting deterministically in a fresh instance of its
-// environment and encodes the frames to path: one frame after each reset
-// and after every step, at the environment's real-time frame rate
-// (envs.FrameRate).
+// Record renders p acting deterministically and encodes the frames to
+// path: one frame after each reset and after every step, at the
+// environment's real-time frame rate (envs.FrameRate). Each episode runs on
+// a fresh instance of the environment, reset with Seed+k, so it is the
+// episode `hyperctl eval` runs with that seed (see policy.Evaluate).
 func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Result, error) {
 	res := Result{Path: path, Width: o.Width, Height: o.Height}
 	if o.Episodes < 1 {
@@ -182,37 +197,45 @@ func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Resu
 	if o.Seed < 0 {
 		return res, fmt.Errorf("video: seed = %d, want >= 0", o.Seed)
 	}
-	env, err := envs.Make(p.Meta.Env)
-	if err != nil {
-		return res, fmt.Errorf("video: %w", err)
-	}
-	defer env.Close()
-	r, err := envs.NewRenderer(env, o.Width, o.Height)
-	if err != nil {
-		return res, fmt.Errorf("video: %w", err)
-	}
-	defer r.Close()
-	res.FPS = envs.FrameRate(env)
-	enc, err := NewEncoder(ctx, path, o.Width, o.Height, res.FPS)
-	if err != nil {
-		return res, err
-	}
-	defer enc.Close()
+	var enc *Encoder
+	defer func() {
+		if enc != nil {
+			enc.Abort() // after a failure: no partial video (a no-op after Close)
+		}
+	}()
 	img := image.NewRGBA(image.Rect(0, 0, o.Width, o.Height))
 	var still *image.RGBA
 	for k := 0; k < o.Episodes; k++ {
-		ret, n, err := policy.Episode(ctx, p, env, o.Seed+int64(k), func(step int) error {
-			if err := r.Render(img); err != nil {
-				return err
+		ret, n, err := func() (float64, int, error) {
+			env, err := envs.Make(p.Meta.Env)
+			if err != nil {
+				return 0, 0, err
 			}
-			if k == 0 && o.StillPath != "" && step <= o.StillStep {
-				if still == nil {
-					still = image.NewRGBA(img.Rect)
+			defer env.Close()
+			r, err := envs.NewRenderer(env, o.Width, o.Height)
+			if err != nil {
+				return 0, 0, err
+			}
+			defer r.Close()
+			if enc == nil {
+				res.FPS = envs.FrameRate(env)
+				if enc, err = NewEncoder(ctx, path, o.Width, o.Height, res.FPS); err != nil {
+					return 0, 0, err
 				}
-				copy(still.Pix, img.Pix)
 			}
-			return enc.WriteFrame(img)
-		})
+			return policy.Episode(ctx, p, env, o.Seed+int64(k), func(step int) error {
+				if err := r.Render(img); err != nil {
+					return err
+				}
+				if k == 0 && o.StillPath != "" && step <= o.StillStep {
+					if still == nil {
+						still = image.NewRGBA(img.Rect)
+					}
+					copy(still.Pix, img.Pix)
+				}
+				return enc.WriteFrame(img)
+			})
+		}()
 		if err != nil {
 			return res, fmt.Errorf("video: episode %d: %w", k, err)
 		}

@@ -171,3 +171,21 @@ func TestEncoderRefusesBadInput(t *testing.T) {
 		t.Fatalf("temporary files left: %v", ents)
 	}
 }
+
+func TestRecordFailureLeavesNoFile(t *testing.T) {
+	need(t, "ffmpeg")
+	spec, err := envs.Lookup("reacher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the episode stops at its first context check
+	_, err = video.Record(ctx, policytest.ForEnv(spec, 1), filepath.Join(dir, "x.mp4"), video.Options{Width: 64, Height: 48, Episodes: 1})
+	if err == nil {
+		t.Fatal("a cancelled recording succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("files left after a failed recording: %v", ents)
+	}
+}

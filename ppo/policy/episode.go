@@ -74,9 +74,12 @@ type EvalResult struct {
 	Max      float64   `json:"max"`
 }
 
-// Evaluate runs episodes deterministic episodes of p on a fresh instance of
-// its registered environment (envs/all must be imported); episode k is
-// reset with seed+k.
+// Evaluate runs episodes deterministic episodes of p, each on a fresh
+// instance of its registered environment (envs/all must be imported), reset
+// with seed+k for episode k. A fresh instance per episode makes an episode
+// depend on its seed alone: BipedalWalker keeps its Box2D world across
+// resets, as Gymnasium does, and the world's broad-phase state after one
+// episode changes the contact order of the next.
 func Evaluate(ctx context.Context, p *Policy, episodes int, seed int64) (EvalResult, error) {
 	res := EvalResult{Env: p.Meta.Env, Episodes: episodes, Seed: seed}
 	if episodes < 1 {
@@ -85,13 +88,13 @@ func Evaluate(ctx context.Context, p *Policy, episodes int, seed int64) (EvalRes
 	if seed < 0 {
 		return res, fmt.Errorf("evaluate: seed = %d, want >= 0", seed)
 	}
-	env, err := envs.Make(p.Meta.Env)
-	if err != nil {
-		return res, fmt.Errorf("evaluate: %w", err)
-	}
-	defer env.Close()
 	for k := 0; k < episodes; k++ {
+		env, err := envs.Make(p.Meta.Env)
+		if err != nil {
+			return res, fmt.Errorf("evaluate: %w", err)
+		}
 		ret, n, err := Episode(ctx, p, env, seed+int64(k), nil)
+		env.Close()
 		if err != nil {
 			return res, fmt.Errorf("evaluate: episode %d: %w", k, err)
 		}

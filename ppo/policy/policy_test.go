@@ -344,3 +344,27 @@ func TestEvaluateIsDeterministic(t *testing.T) {
 		t.Fatal("0 episodes accepted")
 	}
 }
+
+// TestEpisodeDependsOnItsSeedAlone: episode k of an evaluation from seed S
+// is the episode of an evaluation from seed S+k, even on BipedalWalker,
+// whose Box2D world outlives resets.
+func TestEpisodeDependsOnItsSeedAlone(t *testing.T) {
+	for _, name := range []string{"bipedalwalker", "halfcheetah"} {
+		spec, err := envs.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := policytest.ForEnv(spec, 4)
+		all, err := policy.Evaluate(context.Background(), p, 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := policy.Evaluate(context.Background(), p, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all.Returns[2] != one.Returns[0] || all.Lengths[2] != one.Lengths[0] {
+			t.Fatalf("%s: episode 2 from seed 0 returned %v in %d steps, seed 2 alone %v in %d", name, all.Returns[2], all.Lengths[2], one.Returns[0], one.Lengths[0])
+		}
+	}
+}
