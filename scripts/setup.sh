@@ -38,7 +38,7 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial libosmesa6-dev ffmpeg protobuf-compiler python3-numpy python3-torch python3-protobuf)
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler python3-numpy python3-torch python3-protobuf)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -21,6 +21,8 @@
 //	events.out.tfevents.*
 //	                TensorBoard events (package tbevents), one event per
 //	                iteration at step = frames trained
+//	slurm-task.txt  the last Slurm attempt's outcome, under `compare --backend slurm`
+//	                (written by the batch script; see cmd/hyperctl/internal/slurm)
 //
 // # train.csv and eval.csv
 //
