@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
-	"github.com/hyperctl/hyperctl/tbevents"
-	"github.com/hyperctl/hyperctl/tbevents/tbeventstest"
 )
 
 // readCSV returns a CSV's rows as maps from column to text.

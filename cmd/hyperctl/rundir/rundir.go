@@ -66,8 +66,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
 	"github.com/hyperctl/hyperctl/ppo/policy"
-	"github.com/hyperctl/hyperctl/tbevents"
 )
 
 // File names inside a run folder.

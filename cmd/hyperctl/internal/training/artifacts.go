@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
-	"github.com/hyperctl/hyperctl/tbevents"
 )
 
 // TensorBoard tags. Per iteration, at step = frames trained: the training

@@ -12,7 +12,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: tbevents/tbpb/event.proto
+// source: cmd/hyperctl/tbevents/tbpb/event.proto
 
 package tbpb
 
@@ -68,11 +68,11 @@ func (x DataClass) String() string {
 }
 
 func (DataClass) Descriptor() protoreflect.EnumDescriptor {
-	return file_tbevents_tbpb_event_proto_enumTypes[0].Descriptor()
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes[0].Descriptor()
 }
 
 func (DataClass) Type() protoreflect.EnumType {
-	return &file_tbevents_tbpb_event_proto_enumTypes[0]
+	return &file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes[0]
 }
 
 func (x DataClass) Number() protoreflect.EnumNumber {
@@ -81,7 +81,7 @@ func (x DataClass) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DataClass.Descriptor instead.
 func (DataClass) EnumDescriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{0}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{0}
 }
 
 type SessionLog_SessionStatus int32
@@ -120,11 +120,11 @@ func (x SessionLog_SessionStatus) String() string {
 }
 
 func (SessionLog_SessionStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_tbevents_tbpb_event_proto_enumTypes[1].Descriptor()
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes[1].Descriptor()
 }
 
 func (SessionLog_SessionStatus) Type() protoreflect.EnumType {
-	return &file_tbevents_tbpb_event_proto_enumTypes[1]
+	return &file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes[1]
 }
 
 func (x SessionLog_SessionStatus) Number() protoreflect.EnumNumber {
@@ -133,7 +133,7 @@ func (x SessionLog_SessionStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SessionLog_SessionStatus.Descriptor instead.
 func (SessionLog_SessionStatus) EnumDescriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{2, 0}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{2, 0}
 }
 
 // Event is one record of an events file.
@@ -156,7 +156,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[0]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -168,7 +168,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[0]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -181,7 +181,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{0}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Event) GetWallTime() float64 {
@@ -272,7 +272,7 @@ type SourceMetadata struct {
 
 func (x *SourceMetadata) Reset() {
 	*x = SourceMetadata{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[1]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +284,7 @@ func (x *SourceMetadata) String() string {
 func (*SourceMetadata) ProtoMessage() {}
 
 func (x *SourceMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[1]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +297,7 @@ func (x *SourceMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceMetadata.ProtoReflect.Descriptor instead.
 func (*SourceMetadata) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{1}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *SourceMetadata) GetWriter() string {
@@ -319,7 +319,7 @@ type SessionLog struct {
 
 func (x *SessionLog) Reset() {
 	*x = SessionLog{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[2]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +331,7 @@ func (x *SessionLog) String() string {
 func (*SessionLog) ProtoMessage() {}
 
 func (x *SessionLog) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[2]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +344,7 @@ func (x *SessionLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionLog.ProtoReflect.Descriptor instead.
 func (*SessionLog) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{2}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SessionLog) GetStatus() SessionLog_SessionStatus {
@@ -381,7 +381,7 @@ type SummaryMetadata struct {
 
 func (x *SummaryMetadata) Reset() {
 	*x = SummaryMetadata{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[3]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +393,7 @@ func (x *SummaryMetadata) String() string {
 func (*SummaryMetadata) ProtoMessage() {}
 
 func (x *SummaryMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[3]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +406,7 @@ func (x *SummaryMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryMetadata.ProtoReflect.Descriptor instead.
 func (*SummaryMetadata) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{3}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SummaryMetadata) GetPluginData() *SummaryMetadata_PluginData {
@@ -447,7 +447,7 @@ type Summary struct {
 
 func (x *Summary) Reset() {
 	*x = Summary{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[4]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +459,7 @@ func (x *Summary) String() string {
 func (*Summary) ProtoMessage() {}
 
 func (x *Summary) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[4]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +472,7 @@ func (x *Summary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Summary.ProtoReflect.Descriptor instead.
 func (*Summary) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{4}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Summary) GetValue() []*Summary_Value {
@@ -492,7 +492,7 @@ type SummaryMetadata_PluginData struct {
 
 func (x *SummaryMetadata_PluginData) Reset() {
 	*x = SummaryMetadata_PluginData{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[5]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +504,7 @@ func (x *SummaryMetadata_PluginData) String() string {
 func (*SummaryMetadata_PluginData) ProtoMessage() {}
 
 func (x *SummaryMetadata_PluginData) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[5]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +517,7 @@ func (x *SummaryMetadata_PluginData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SummaryMetadata_PluginData.ProtoReflect.Descriptor instead.
 func (*SummaryMetadata_PluginData) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{3, 0}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{3, 0}
 }
 
 func (x *SummaryMetadata_PluginData) GetPluginName() string {
@@ -548,7 +548,7 @@ type Summary_Value struct {
 
 func (x *Summary_Value) Reset() {
 	*x = Summary_Value{}
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[6]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -560,7 +560,7 @@ func (x *Summary_Value) String() string {
 func (*Summary_Value) ProtoMessage() {}
 
 func (x *Summary_Value) ProtoReflect() protoreflect.Message {
-	mi := &file_tbevents_tbpb_event_proto_msgTypes[6]
+	mi := &file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -573,7 +573,7 @@ func (x *Summary_Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Summary_Value.ProtoReflect.Descriptor instead.
 func (*Summary_Value) Descriptor() ([]byte, []int) {
-	return file_tbevents_tbpb_event_proto_rawDescGZIP(), []int{4, 0}
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP(), []int{4, 0}
 }
 
 func (x *Summary_Value) GetTag() string {
@@ -616,11 +616,11 @@ type Summary_Value_SimpleValue struct {
 
 func (*Summary_Value_SimpleValue) isSummary_Value_Value() {}
 
-var File_tbevents_tbpb_event_proto protoreflect.FileDescriptor
+var File_cmd_hyperctl_tbevents_tbpb_event_proto protoreflect.FileDescriptor
 
-const file_tbevents_tbpb_event_proto_rawDesc = "" +
+const file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDesc = "" +
 	"\n" +
-	"\x19tbevents/tbpb/event.proto\x12\x14hyperctl.tensorboard\"\xb4\x02\n" +
+	"&cmd/hyperctl/tbevents/tbpb/event.proto\x12\x14hyperctl.tensorboard\"\xb4\x02\n" +
 	"\x05Event\x12\x1b\n" +
 	"\twall_time\x18\x01 \x01(\x01R\bwallTime\x12\x12\n" +
 	"\x04step\x18\x02 \x01(\x03R\x04step\x12#\n" +
@@ -667,23 +667,23 @@ const file_tbevents_tbpb_event_proto_rawDesc = "" +
 	"\x12DATA_CLASS_UNKNOWN\x10\x00\x12\x15\n" +
 	"\x11DATA_CLASS_SCALAR\x10\x01\x12\x15\n" +
 	"\x11DATA_CLASS_TENSOR\x10\x02\x12\x1c\n" +
-	"\x18DATA_CLASS_BLOB_SEQUENCE\x10\x03B,Z*github.com/hyperctl/hyperctl/tbevents/tbpbb\x06proto3"
+	"\x18DATA_CLASS_BLOB_SEQUENCE\x10\x03B9Z7github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbpbb\x06proto3"
 
 var (
-	file_tbevents_tbpb_event_proto_rawDescOnce sync.Once
-	file_tbevents_tbpb_event_proto_rawDescData []byte
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescOnce sync.Once
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescData []byte
 )
 
-func file_tbevents_tbpb_event_proto_rawDescGZIP() []byte {
-	file_tbevents_tbpb_event_proto_rawDescOnce.Do(func() {
-		file_tbevents_tbpb_event_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_tbevents_tbpb_event_proto_rawDesc), len(file_tbevents_tbpb_event_proto_rawDesc)))
+func file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescGZIP() []byte {
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescOnce.Do(func() {
+		file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDesc), len(file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDesc)))
 	})
-	return file_tbevents_tbpb_event_proto_rawDescData
+	return file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDescData
 }
 
-var file_tbevents_tbpb_event_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tbevents_tbpb_event_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
-var file_tbevents_tbpb_event_proto_goTypes = []any{
+var file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_cmd_hyperctl_tbevents_tbpb_event_proto_goTypes = []any{
 	(DataClass)(0),                     // 0: hyperctl.tensorboard.DataClass
 	(SessionLog_SessionStatus)(0),      // 1: hyperctl.tensorboard.SessionLog.SessionStatus
 	(*Event)(nil),                      // 2: hyperctl.tensorboard.Event
@@ -694,7 +694,7 @@ var file_tbevents_tbpb_event_proto_goTypes = []any{
 	(*SummaryMetadata_PluginData)(nil), // 7: hyperctl.tensorboard.SummaryMetadata.PluginData
 	(*Summary_Value)(nil),              // 8: hyperctl.tensorboard.Summary.Value
 }
-var file_tbevents_tbpb_event_proto_depIdxs = []int32{
+var file_cmd_hyperctl_tbevents_tbpb_event_proto_depIdxs = []int32{
 	6, // 0: hyperctl.tensorboard.Event.summary:type_name -> hyperctl.tensorboard.Summary
 	4, // 1: hyperctl.tensorboard.Event.session_log:type_name -> hyperctl.tensorboard.SessionLog
 	3, // 2: hyperctl.tensorboard.Event.source_metadata:type_name -> hyperctl.tensorboard.SourceMetadata
@@ -710,35 +710,35 @@ var file_tbevents_tbpb_event_proto_depIdxs = []int32{
 	0, // [0:8] is the sub-list for field type_name
 }
 
-func init() { file_tbevents_tbpb_event_proto_init() }
-func file_tbevents_tbpb_event_proto_init() {
-	if File_tbevents_tbpb_event_proto != nil {
+func init() { file_cmd_hyperctl_tbevents_tbpb_event_proto_init() }
+func file_cmd_hyperctl_tbevents_tbpb_event_proto_init() {
+	if File_cmd_hyperctl_tbevents_tbpb_event_proto != nil {
 		return
 	}
-	file_tbevents_tbpb_event_proto_msgTypes[0].OneofWrappers = []any{
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[0].OneofWrappers = []any{
 		(*Event_FileVersion)(nil),
 		(*Event_Summary)(nil),
 		(*Event_SessionLog)(nil),
 	}
-	file_tbevents_tbpb_event_proto_msgTypes[6].OneofWrappers = []any{
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes[6].OneofWrappers = []any{
 		(*Summary_Value_SimpleValue)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tbevents_tbpb_event_proto_rawDesc), len(file_tbevents_tbpb_event_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDesc), len(file_cmd_hyperctl_tbevents_tbpb_event_proto_rawDesc)),
 			NumEnums:      2,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_tbevents_tbpb_event_proto_goTypes,
-		DependencyIndexes: file_tbevents_tbpb_event_proto_depIdxs,
-		EnumInfos:         file_tbevents_tbpb_event_proto_enumTypes,
-		MessageInfos:      file_tbevents_tbpb_event_proto_msgTypes,
+		GoTypes:           file_cmd_hyperctl_tbevents_tbpb_event_proto_goTypes,
+		DependencyIndexes: file_cmd_hyperctl_tbevents_tbpb_event_proto_depIdxs,
+		EnumInfos:         file_cmd_hyperctl_tbevents_tbpb_event_proto_enumTypes,
+		MessageInfos:      file_cmd_hyperctl_tbevents_tbpb_event_proto_msgTypes,
 	}.Build()
-	File_tbevents_tbpb_event_proto = out.File
-	file_tbevents_tbpb_event_proto_goTypes = nil
-	file_tbevents_tbpb_event_proto_depIdxs = nil
+	File_cmd_hyperctl_tbevents_tbpb_event_proto = out.File
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_goTypes = nil
+	file_cmd_hyperctl_tbevents_tbpb_event_proto_depIdxs = nil
 }

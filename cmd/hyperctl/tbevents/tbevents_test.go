@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/tbevents"
-	"github.com/hyperctl/hyperctl/tbevents/tbeventstest"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
 )
 
 func TestMaskedCRC(t *testing.T) {

@@ -31,7 +31,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hyperctl/hyperctl/tbevents/tbpb"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbpb"
 )
 
 // FilePrefix starts the name of every events file.
