@@ -20,11 +20,11 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 		t.Skip("git is absent: gen-proto.sh lists the committed .proto files with git")
 	}
 	out := t.TempDir()
-	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "gen-proto.sh"), out)
+	cmd := exec.Command("bash", filepath.Join("..", "..", "..", "..", "scripts", "gen-proto.sh"), out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen-proto.sh: %v\n%s", err, b)
 	}
-	want, err := os.ReadFile(filepath.Join(out, "tbevents", "tbpb", "event.pb.go"))
+	want, err := os.ReadFile(filepath.Join(out, "cmd", "hyperctl", "tbevents", "tbpb", "event.pb.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +33,6 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("tbevents/tbpb/event.pb.go is stale: run `make proto` (scripts/gen-proto.sh) and commit the result")
+		t.Fatal("cmd/hyperctl/tbevents/tbpb/event.pb.go is stale: run `make proto` (scripts/gen-proto.sh) and commit the result")
 	}
 }
