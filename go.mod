@@ -7,11 +7,13 @@ go 1.26.0
 replace github.com/sugarme/gotch => ./third_party/gotch
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/BurntSushi/toml v1.5.0
 	github.com/rs/zerolog v1.34.0
 	github.com/spf13/cobra v1.9.1
 	github.com/sugarme/gotch v0.7.0
 	golang.org/x/term v0.47.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -37,4 +39,9 @@ require (
 	golang.org/x/tools v0.26.0 // indirect
 	gonum.org/v1/gonum v0.16.0 // indirect
 	gonum.org/v1/plot v0.15.2 // indirect
+)
+
+tool (
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
+	google.golang.org/protobuf/cmd/protoc-gen-go
 )

@@ -55,6 +55,7 @@ and Random Start are available behind the same interface for comparison.`,
 	})
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a))
 	root.AddCommand(newBenchCmd(a))
+	root.AddCommand(newServeCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
