@@ -7,7 +7,9 @@
 #     through sudo). Debian's libtorch links the BLAS chosen by the
 #     libblas.so.3 alternative, which is the slow reference BLAS unless an
 #     optimised one is installed; the single-threaded OpenBLAS build avoids
-#     oversubscribing cores next to hyperctl's own parallelism.
+#     oversubscribing cores next to hyperctl's own parallelism. Also
+#     protobuf-compiler and libprotobuf-dev (`make proto`), python3-torch and
+#     python3-numpy (the Python PPO trained through `hyperctl serve`).
 #  2. gotch v0.7.0, the libtorch binding, patched for Debian's libtorch 1.13.1
 #     into third_party/gotch (git-ignored; go.mod replaces the module with it).
 #     gotch's sources are never committed: they come from the Go module proxy
@@ -33,7 +35,11 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial)
+# protobuf-compiler and libprotobuf-dev (Google's well-known .proto files):
+# `make proto` and the generated-code staleness tests. python3-torch and
+# python3-numpy (Debian's interpreter /usr/bin/python3): the Python PPO that
+# proves `hyperctl serve` end to end.
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial protobuf-compiler libprotobuf-dev python3-torch python3-numpy)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
