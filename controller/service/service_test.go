@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -572,8 +573,12 @@ func TestJSONOverHTTP1(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var b bytes.Buffer
-		b.ReadFrom(resp.Body)
+		var raw, b bytes.Buffer
+		raw.ReadFrom(resp.Body)
+		// protojson varies its whitespace on purpose; compare compacted.
+		if err := json.Compact(&b, raw.Bytes()); err != nil {
+			t.Fatalf("%s: not JSON: %s", method, raw.String())
+		}
 		return resp.StatusCode, b.String()
 	}
 	cases := []struct {
