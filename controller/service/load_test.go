@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,6 +94,10 @@ const (
 
 func runLoad(b *testing.B, c loadCase) {
 	dir := b.TempDir()
+	loadAvg := "?"
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		loadAvg = strings.Fields(string(la))[0]
+	}
 	srv, err := New(Options{StateDir: dir, Log: zerolog.Nop(), UnsafeNoSync: !c.sync, MaxSessions: c.sessions})
 	if err != nil {
 		b.Fatal(err)
@@ -215,8 +220,8 @@ func runLoad(b *testing.B, c loadCase) {
 		if c.json {
 			codec = "Connect, JSON"
 		}
-		fmt.Fprintf(f, "| %s | %d | %d | %s | %s | %d | %d | %.0f | %.1f | %d/%d identical |\n",
-			c.method, c.sessions, c.rounds, fs, codec, pct(0.5).Microseconds(), pct(0.99).Microseconds(), rps, wall.Seconds(), len(traces), len(traces))
+		fmt.Fprintf(f, "| %s | %d | %d | %s | %s | %d | %d | %.0f | %.1f | %d/%d identical | %s |\n",
+			c.method, c.sessions, c.rounds, fs, codec, pct(0.5).Microseconds(), pct(0.99).Microseconds(), rps, wall.Seconds(), len(traces), len(traces), loadAvg)
 		f.Close()
 	}
 	runtime.GC()

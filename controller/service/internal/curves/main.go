@@ -162,8 +162,7 @@ func summarise(dir string) error {
 				return err
 			}
 			c := palette[vi%len(palette)]
-			c.A = 70
-			l.Color, l.Width = c, vg.Points(0.7)
+			l.Color, l.Width = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 80}, vg.Points(0.7)
 			p.Add(l)
 		}
 		for i := 0; i < n; i++ {
