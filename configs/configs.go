@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -42,10 +41,10 @@ type Run struct {
 
 // Controller is the [controller] table.
 type Controller struct {
-	Name      string      `toml:"name"`      // registered controller name, or "fixed"
-	Interval  Interval    `toml:"interval"`  // decision interval in iterations, or "auto"
-	Objective string      `toml:"objective"` // delta | reward | delta_per_second
-	Tune      []TuneParam `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
+	Name      string               `toml:"name"`      // registered controller name, or "fixed"
+	Interval  Interval             `toml:"interval"`  // decision interval in iterations, or "auto"
+	Objective controller.Objective `toml:"objective"` // delta | reward | delta_per_second
+	Tune      []TuneParam          `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
 
 	// Settings holds each method's own table, [controller.<name>], decoded
 	// over that method's defaults. Methods without a table use defaults.
@@ -54,11 +53,11 @@ type Controller struct {
 
 // TuneParam is one [[controller.tune]] entry.
 type TuneParam struct {
-	Name    string  `toml:"name"`    // batch_size, clip, gae_lambda or lr
-	Low     float64 `toml:"low"`     // lower bound
-	High    float64 `toml:"high"`    // upper bound
-	Scale   string  `toml:"scale"`   // "linear" or "log"
-	Integer bool    `toml:"integer"` // round to integers
+	Name    string           `toml:"name"`    // a per-iteration key of ppo.Hyper (ppo.HyperNames)
+	Low     float64          `toml:"low"`     // lower bound
+	High    float64          `toml:"high"`    // upper bound
+	Scale   controller.Scale `toml:"scale"`   // "linear" or "log"
+	Integer bool             `toml:"integer"` // round to integers (always for integer keys such as batch_size)
 }
 
 // Error is a configuration error that names the file and the key.
@@ -86,26 +85,32 @@ func Base() Run {
 		Controller: Controller{
 			Name:      "hypercontroller",
 			Interval:  5,
-			Objective: "delta",
+			Objective: controller.Delta,
 			Tune:      PaperSpace(),
 		},
 	}
 }
 
 // PaperSpace returns the paper's four tuned hyperparameters with the bounds
-// of the authors' code: batch size [1000, 6000] frames, clip [0.1, 0.5], GAE
-// lambda [0.9, 1.0] and learning rate [1e-5, 1e-3], all on a linear scale.
+// of the authors' code, all on a linear scale: batch size [1000, 6000]
+// frames, clip [0.1, 0.5], GAE lambda [0.9, 1.0] and learning rate [1e-5,
+// 1e-3]. They are the keys of ppo.Hyper that declare paper bounds.
 func PaperSpace() []TuneParam {
-	return []TuneParam{
-		{Name: "batch_size", Low: 1000, High: 6000, Scale: "linear", Integer: true},
-		{Name: "clip", Low: 0.1, High: 0.5, Scale: "linear"},
-		{Name: "gae_lambda", Low: 0.9, High: 1.0, Scale: "linear"},
-		{Name: "lr", Low: 1e-5, High: 1e-3, Scale: "linear"},
+	var out []TuneParam
+	for _, k := range ppo.HyperKeys() {
+		if k.PaperLow != 0 || k.PaperHigh != 0 {
+			out = append(out, TuneParam{Name: k.Name, Low: k.PaperLow, High: k.PaperHigh, Scale: controller.Linear, Integer: k.Integer})
+		}
 	}
+	return out
 }
 
-// Load reads and validates a config file.
-func Load(path string) (Run, error) {
+// Override changes a decoded config before it is validated (a command-line
+// flag, for example), so the run is validated once, as it will run.
+type Override func(*Run)
+
+// Load reads a config file, applies the overrides and validates the result.
+func Load(path string, o ...Override) (Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -113,27 +118,18 @@ func Load(path string) (Run, error) {
 		}
 		return Run{}, &Error{File: path, Msg: err.Error()}
 	}
-	return Parse(path, string(b))
+	return Parse(path, string(b), o...)
 }
 
 // Default returns the embedded default config for an environment short name
-// (e.g. "halfcheetah").
-func Default(env string) (Run, error) {
+// (e.g. "halfcheetah"), with the overrides applied, validated.
+func Default(env string, o ...Override) (Run, error) {
 	name := strings.ToLower(strings.TrimSpace(env))
 	b, err := defaults.ReadFile(name + ".toml")
 	if err != nil {
 		return Run{}, &Error{File: "<default:" + name + ">", Msg: fmt.Sprintf("no default config for environment %q; defaults exist for: %s", env, strings.Join(DefaultNames(), ", "))}
 	}
-	return Parse("<default:"+name+">", string(b))
-}
-
-// DefaultText returns the embedded default config file for an environment.
-func DefaultText(env string) (string, error) {
-	b, err := defaults.ReadFile(strings.ToLower(strings.TrimSpace(env)) + ".toml")
-	if err != nil {
-		return "", fmt.Errorf("no default config for environment %q; defaults exist for: %s", env, strings.Join(DefaultNames(), ", "))
-	}
-	return string(b), nil
+	return Parse("<default:"+name+">", string(b), o...)
 }
 
 // DefaultNames lists the environments with an embedded default config.
@@ -149,9 +145,9 @@ func DefaultNames() []string {
 	return out
 }
 
-// Parse decodes TOML text over Base() strictly and validates it. file names
-// the source in errors.
-func Parse(file, text string) (Run, error) {
+// Parse decodes TOML text over Base() strictly, applies the overrides and
+// validates the result. file names the source in errors.
+func Parse(file, text string, o ...Override) (Run, error) {
 	run := Base()
 	// Lists in the file replace the defaults whole: BurntSushi would decode
 	// into the existing elements, so start them empty and restore the default
@@ -209,6 +205,9 @@ func Parse(file, text string) (Run, error) {
 			continue
 		}
 		return Run{}, &Error{File: file, Key: key.String(), Msg: "unknown key; " + allowedFor(key)}
+	}
+	for _, f := range o {
+		f(&run)
 	}
 	if err := run.Validate(); err != nil {
 		var ce *Error
@@ -295,25 +294,19 @@ func (r *Run) Validate() error {
 	} else if c.Interval < 1 {
 		return bad("controller.interval", fmt.Sprintf("want an integer >= 1 or \"auto\", got %d", int(c.Interval)))
 	}
-	if _, err := controller.ParseObjective(c.Objective); err != nil {
-		return bad("controller.objective", fmt.Sprintf("want one of delta, reward, delta_per_second, got %q", c.Objective))
-	}
 	if c.Name != Fixed && len(c.Tune) == 0 {
 		return bad("controller.tune", "no hyperparameters to tune; add [[controller.tune]] entries or set controller.name = \"fixed\"")
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Tune {
 		key := fmt.Sprintf("controller.tune[%d]", i)
-		if !slices.Contains(ppo.Tunable, t.Name) {
-			return bad(key+".name", fmt.Sprintf("%q is not tunable; tunable: %s", t.Name, strings.Join(ppo.Tunable, ", ")))
+		if _, err := ppo.LookupHyperKey(t.Name); err != nil {
+			return bad(key+".name", err.Error())
 		}
 		if seen[t.Name] {
 			return bad(key+".name", fmt.Sprintf("%q is tuned twice", t.Name))
 		}
 		seen[t.Name] = true
-		if _, err := controller.ParseScale(t.Scale); err != nil {
-			return bad(key+".scale", `want "linear" or "log", got `+fmt.Sprintf("%q", t.Scale))
-		}
 		if _, err := c.spaceParam(t); err != nil {
 			return bad(key, err.Error())
 		}
@@ -329,32 +322,25 @@ func (r *Run) Validate() error {
 	return nil
 }
 
-// checkTunedRange keeps tuned bounds inside what PPO accepts.
+// checkTunedRange keeps tuned bounds inside what PPO accepts, so every
+// value a controller picks in the space is a valid ppo.Hyper value.
 func checkTunedRange(t TuneParam) error {
-	p := ppo.DefaultConfig()
-	for _, v := range []float64{t.Low, t.High} {
-		if err := p.Set(t.Name, v); err != nil {
-			return err
-		}
-	}
-	lo, hi := p, p
-	_ = lo.Set(t.Name, t.Low)
-	_ = hi.Set(t.Name, t.High)
-	if err := lo.Validate(); err != nil {
+	var h ppo.Hyper
+	if err := h.Set(t.Name, t.Low); err != nil {
 		return fmt.Errorf("low: %v", err)
 	}
-	if err := hi.Validate(); err != nil {
+	if err := h.Set(t.Name, t.High); err != nil {
 		return fmt.Errorf("high: %v", err)
 	}
 	return nil
 }
 
 func (c *Controller) spaceParam(t TuneParam) (controller.Param, error) {
-	sc, err := controller.ParseScale(t.Scale)
+	k, err := ppo.LookupHyperKey(t.Name)
 	if err != nil {
 		return controller.Param{}, err
 	}
-	p := controller.Param{Name: t.Name, Low: t.Low, High: t.High, Scale: sc, Integer: t.Integer || t.Name == "batch_size"}
+	p := controller.Param{Name: t.Name, Low: t.Low, High: t.High, Scale: t.Scale, Integer: t.Integer || k.Integer}
 	if _, err := controller.NewSpace(p); err != nil {
 		return controller.Param{}, err
 	}
@@ -385,20 +371,6 @@ func (c *Controller) MethodSettings(name string) (controller.Settings, error) {
 		return nil, err
 	}
 	return e.Defaults(), nil
-}
-
-// Options returns the driver options for this config and seed. An
-// interval of "auto" depends on the run's iteration budget: use
-// Run.ControllerSetup, which resolves it.
-func (c *Controller) Options(seed int64) (controller.Options, error) {
-	if c.Interval == IntervalAuto {
-		return controller.Options{}, errors.New("controller.interval: \"auto\" is resolved per run (Run.ControllerSetup)")
-	}
-	obj, err := controller.ParseObjective(c.Objective)
-	if err != nil {
-		return controller.Options{}, err
-	}
-	return controller.Options{Interval: int(c.Interval), Objective: obj, Seed: uint64(seed)}, nil
 }
 
 // Encode writes the resolved config as TOML (for DIR/config.toml). Method

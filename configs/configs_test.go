@@ -3,6 +3,7 @@ package configs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,9 @@ func TestErrors(t *testing.T) {
 		{"unknown method table", "env = \"halfcheetah\"\n[controller.nosuch]\nd = 3\n", []string{"controller.nosuch", "cfgtest"}},
 		{"unknown method key", "env = \"halfcheetah\"\n[controller.cfgtest]\nq = 3\n", []string{"controller.cfgtest.q", "allowed: d"}},
 		{"method value out of range", "env = \"halfcheetah\"\n[controller.cfgtest]\nd = 1\n", []string{"controller.cfgtest", "d >= 2"}},
+		{"unknown objective", "env = \"halfcheetah\"\n[controller]\nobjective = \"loss\"\n", []string{"cfg.toml", "controller.objective", "line 3", "delta, reward, delta_per_second"}},
+		{"unknown scale", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\nscale = \"cubic\"\n", []string{"cfg.toml", "controller.tune.scale", "cubic", "log"}},
+		{"tuned bound outside ppo's range", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 1.5\n", []string{"controller.tune[0]", "high: ppo.clip", "(0, 1)"}},
 		{"missing env", "seed = 1\n", []string{"env", "missing"}},
 		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
 	}
@@ -125,5 +129,35 @@ func TestMethodTableAndRoundTrip(t *testing.T) {
 	again, _ := r2.Encode()
 	if again != enc {
 		t.Fatalf("round trip changed the config:\n%s\n---\n%s", enc, again)
+	}
+}
+
+// Overrides are applied after decoding and before the one validation, whose
+// errors still name the file.
+func TestOverrides(t *testing.T) {
+	text := "env = \"reacher\"\niterations = 5\n"
+	r, err := Parse("cfg.toml", text, func(r *Run) { r.Iterations = 7 }, func(r *Run) { r.Seed = 3 })
+	if err != nil || r.Iterations != 7 || r.Seed != 3 {
+		t.Fatalf("overrides: iterations %d seed %d, %v", r.Iterations, r.Seed, err)
+	}
+	_, err = Parse("cfg.toml", text, func(r *Run) { r.Iterations = 0 })
+	if err == nil || !strings.Contains(err.Error(), "config cfg.toml: iterations") {
+		t.Fatalf("invalid override: %v", err)
+	}
+	if r, err := Default("reacher", func(r *Run) { r.Controller.Name = Fixed }); err != nil || r.Controller.Name != Fixed {
+		t.Fatalf("Default with an override: %v", err)
+	}
+}
+
+// PaperSpace is the paper's four keys, read from ppo.Hyper's declaration.
+func TestPaperSpace(t *testing.T) {
+	want := []TuneParam{
+		{Name: "batch_size", Low: 1000, High: 6000, Scale: controller.Linear, Integer: true},
+		{Name: "clip", Low: 0.1, High: 0.5, Scale: controller.Linear},
+		{Name: "gae_lambda", Low: 0.9, High: 1.0, Scale: controller.Linear},
+		{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Linear},
+	}
+	if got := PaperSpace(); !slices.Equal(got, want) {
+		t.Fatalf("PaperSpace() = %+v", got)
 	}
 }

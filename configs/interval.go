@@ -131,9 +131,5 @@ func (r *Run) ControllerSetup() (controller.Settings, controller.Options, error)
 	if a, ok := s.(RunAdapter); ok {
 		s = a.WithRun(r.Iterations, k, r.StepsPerIteration())
 	}
-	obj, err := controller.ParseObjective(c.Objective)
-	if err != nil {
-		return nil, controller.Options{}, err
-	}
-	return s, controller.Options{Interval: k, Objective: obj, Seed: uint64(r.Seed)}, nil
+	return s, controller.Options{Interval: k, Objective: c.Objective, Seed: uint64(r.Seed)}, nil
 }

@@ -1,7 +1,10 @@
 // Package controller is hyperctl's online hyperparameter control: one small
-// Method interface that every algorithm implements (HyperController here,
-// GP-UCB, PB2, HyperBand, Random and Random Start in package baselines), and
-// one driver, Controller, that any training loop embeds.
+// Method interface that every algorithm implements, one driver, Controller,
+// that any training loop embeds, the registry of methods (Register, Build)
+// and the space of tuned hyperparameters (Space). The methods themselves live
+// in their own packages: HyperController in controller/hypercontroller, the
+// others in baselines/<name>; a blank import of baselines/all registers all
+// of them.
 //
 // The training loop owns the loop. Each iteration it asks the controller for
 // a configuration, trains with it, and reports the outcome:
@@ -25,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,7 +104,8 @@ func (o Objective) String() string {
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
 
-// ParseObjective parses "delta", "reward" or "delta_per_second".
+// ParseObjective parses "delta", "reward" or "delta_per_second"
+// (case-insensitive; "" means delta).
 func ParseObjective(s string) (Objective, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "delta":
@@ -111,6 +116,48 @@ func ParseObjective(s string) (Objective, error) {
 		return DeltaPerSecond, nil
 	}
 	return 0, fmt.Errorf("objective %q: want one of delta, reward, delta_per_second", s)
+}
+
+// UnmarshalText decodes an objective's config name (see ParseObjective), so
+// a TOML or JSON decoder reads it once, naming the key in its error.
+func (o *Objective) UnmarshalText(b []byte) error {
+	v, err := ParseObjective(string(b))
+	if err != nil {
+		return err
+	}
+	*o = v
+	return nil
+}
+
+// MarshalText writes the objective's config name.
+func (o Objective) MarshalText() ([]byte, error) {
+	if o < Delta || o > DeltaPerSecond {
+		return nil, fmt.Errorf("unknown objective %d", int(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// Value is the objective X_t of an iteration whose mean training reward is
+// reward (R_t), given the previous iteration's reward prev (R_{t−1};
+// havePrev is false at a run's first iteration) and the iteration's wall
+// time in seconds. ok is false where the objective is undefined: Delta and
+// DeltaPerSecond at the first iteration (x is then 0). This is the one
+// definition of the objective: the driver shows it to methods, and
+// `hyperctl train` logs it in train.csv, from which DeltaBO transfers.
+func (o Objective) Value(reward, prev float64, havePrev bool, elapsedS float64) (x float64, ok bool) {
+	switch o {
+	case Reward:
+		return reward, true
+	case Delta:
+		if havePrev {
+			return reward - prev, true
+		}
+	case DeltaPerSecond:
+		if havePrev {
+			return (reward - prev) / math.Max(elapsedS, 1e-9), true
+		}
+	}
+	return 0, false
 }
 
 // Options configure the driver.
@@ -191,6 +238,17 @@ func (c *Controller) Options() Options { return c.opts }
 // Iteration is the index of the next iteration to run (the number observed).
 func (c *Controller) Iteration() int { return c.st.Iteration }
 
+// Current returns a copy of the configuration in force: the one the last
+// Suggest returned, and so the one the last observed iteration ran with.
+// Unlike Suggest it never consults the method. ok is false before the first
+// Suggest.
+func (c *Controller) Current() (cfg Config, ok bool) {
+	if !c.st.HaveConfig {
+		return nil, false
+	}
+	return slices.Clone(c.st.Current), true
+}
+
 // Method returns the underlying method.
 func (c *Controller) Method() Method { return c.method }
 
@@ -243,17 +301,8 @@ func (c *Controller) Observe(r Result) error {
 		Elapsed:    el,
 		Time:       c.st.Time + el,
 	}
-	show := true
-	switch c.opts.Objective {
-	case Delta:
-		obs.Objective = r.Reward - prev
-		show = c.st.HavePrev
-	case Reward:
-		obs.Objective = r.Reward
-	case DeltaPerSecond:
-		obs.Objective = (r.Reward - prev) / math.Max(el, 1e-9)
-		show = c.st.HavePrev
-	}
+	var show bool
+	obs.Objective, show = c.opts.Objective.Value(r.Reward, prev, c.st.HavePrev, el)
 	if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
 		return fmt.Errorf("controller %s: iteration %d: objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
 	}

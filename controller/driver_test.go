@@ -313,3 +313,99 @@ func TestDriverRestoreWrongSnapshot(t *testing.T) {
 		t.Fatal("restored snapshot differs")
 	}
 }
+
+// TestCurrent: Current is the configuration in force and never consults
+// the method. After iterations = k·interval (25 = 5·5, as in the reference
+// runs) it is the configuration the last iteration ran with, while a
+// further Suggest would be a new decision.
+func TestCurrent(t *testing.T) {
+	f := &fakeMethod{}
+	ctl, err := controller.New("fake", f, twoParams(t), controller.Options{Interval: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := ctl.Current(); ok || c != nil {
+		t.Fatalf("Current before the first Suggest: %v, %v", c, ok)
+	}
+	var last controller.Config
+	for it := range 25 {
+		cfg, err := ctl.Suggest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = append(controller.Config(nil), cfg...)
+		if err := ctl.Observe(controller.Result{Reward: float64(it % 3)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decisions := len(f.suggests)
+	cur, ok := ctl.Current()
+	if !ok || !equal(cur, last) {
+		t.Fatalf("Current = %v, %v; want the last iteration's %v", cur, ok, last)
+	}
+	if len(f.suggests) != decisions || decisions != 5 {
+		t.Fatalf("Current consulted the method: %d decisions, want 5", len(f.suggests))
+	}
+	cur[0] = -1 // a copy: the driver's state is not changed through it
+	if again, _ := ctl.Current(); !equal(again, last) {
+		t.Fatal("Current returned the driver's own slice")
+	}
+	next, err := ctl.Suggest() // iteration 25: a decision point
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.suggests) != 6 || equal(next, last) {
+		t.Fatalf("the Suggest at iteration 25 made %d decisions, config %v (last %v)", len(f.suggests), next, last)
+	}
+}
+
+// TestObjectiveText: objectives and scales decode from their config names
+// (TextUnmarshaler, as the TOML decoder uses them) and encode back; bad
+// names are refused with the valid ones.
+func TestObjectiveText(t *testing.T) {
+	for _, o := range []controller.Objective{controller.Delta, controller.Reward, controller.DeltaPerSecond} {
+		b, err := o.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got controller.Objective
+		if err := got.UnmarshalText(b); err != nil || got != o {
+			t.Fatalf("%s: round trip %v, %v", o, got, err)
+		}
+	}
+	var o controller.Objective
+	if err := o.UnmarshalText([]byte("loss")); err == nil || !strings.Contains(err.Error(), "delta, reward, delta_per_second") {
+		t.Fatalf("unknown objective: %v", err)
+	}
+	if _, err := controller.Objective(9).MarshalText(); err == nil {
+		t.Fatal("objective 9 encoded")
+	}
+	for _, s := range []controller.Scale{controller.Linear, controller.Log} {
+		b, _ := s.MarshalText()
+		var got controller.Scale
+		if err := got.UnmarshalText(b); err != nil || got != s {
+			t.Fatalf("%s: round trip %v, %v", s, got, err)
+		}
+	}
+	var s controller.Scale
+	if err := s.UnmarshalText([]byte("cubic")); err == nil || !strings.Contains(err.Error(), "log") {
+		t.Fatalf("unknown scale: %v", err)
+	}
+	// Value is undefined at the first iteration for the delta objectives.
+	for _, c := range []struct {
+		o        controller.Objective
+		havePrev bool
+		x        float64
+		ok       bool
+	}{
+		{controller.Delta, false, 0, false},
+		{controller.Delta, true, 2, true},
+		{controller.Reward, false, 3, true},
+		{controller.DeltaPerSecond, false, 0, false},
+		{controller.DeltaPerSecond, true, 4, true},
+	} {
+		if x, ok := c.o.Value(3, 1, c.havePrev, 0.5); x != c.x || ok != c.ok {
+			t.Errorf("%s.Value(3, 1, %v, 0.5) = %v, %v; want %v, %v", c.o, c.havePrev, x, ok, c.x, c.ok)
+		}
+	}
+}

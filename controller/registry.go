@@ -9,11 +9,13 @@ import (
 
 // Settings are one method's own configuration: a pointer to a struct whose
 // fields carry `toml` tags. Configs decode the method's TOML table over the
-// defaults, strictly, then call Validate and New.
+// defaults, strictly, and call Validate; Build calls New.
 type Settings interface {
 	// Validate reports the first invalid field, naming it and what is allowed.
 	Validate() error
-	// New builds a fresh method from the settings.
+	// New builds a fresh method from the settings. It refuses invalid
+	// settings with Validate's error (Build relies on it and does not
+	// validate again).
 	New() (Method, error)
 }
 
@@ -95,7 +97,8 @@ func namesLocked() []string {
 	return out
 }
 
-// Build makes a driver for a registered method from its settings.
+// Build makes a driver for a registered method from its settings (nil: the
+// method's defaults). Invalid settings are refused by the method's New.
 func Build(name string, settings Settings, space Space, opts Options) (*Controller, error) {
 	e, err := Lookup(name)
 	if err != nil {
@@ -103,9 +106,6 @@ func Build(name string, settings Settings, space Space, opts Options) (*Controll
 	}
 	if settings == nil {
 		settings = e.Defaults()
-	}
-	if err := settings.Validate(); err != nil {
-		return nil, fmt.Errorf("controller %s: %w", e.Name, err)
 	}
 	m, err := settings.New()
 	if err != nil {

@@ -38,6 +38,25 @@ func ParseScale(s string) (Scale, error) {
 	return 0, fmt.Errorf("scale %q: want \"linear\" or \"log\"", s)
 }
 
+// UnmarshalText decodes "linear" or "log" (see ParseScale), so a TOML or
+// JSON decoder reads it once, naming the key in its error.
+func (s *Scale) UnmarshalText(b []byte) error {
+	v, err := ParseScale(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// MarshalText writes "linear" or "log".
+func (s Scale) MarshalText() ([]byte, error) {
+	if s != Linear && s != Log {
+		return nil, fmt.Errorf("unknown scale %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
 // Param is one tunable hyperparameter.
 type Param struct {
 	Name    string  // unique name, e.g. "lr"

@@ -7,6 +7,11 @@
 // Pusher-v4, Reacher-v4 on MuJoCo 2.2.2 through cgo) and envs/box2d
 // (BipedalWalker-v3 on a pure-Go Box2D). Import envs/all to register them
 // all.
+//
+// Exact resume: Snapshot and Restore save and restore the complete state of
+// an environment, Vec.Snapshot and Vec.Restore that of a vector of them, as
+// self-describing, checksummed bytes; a restored environment (even a newly
+// made one, in another process) continues bit-identically. See StateSaver.
 package envs
 
 import (

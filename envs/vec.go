@@ -58,6 +58,7 @@ type Vec struct {
 	errs                   []error
 
 	actions []float64 // Step's argument, set before waking the workers
+	states  [][]byte  // per-copy states for opSave (out) and opLoad (in)
 
 	out      VecStep
 	episodes []Episode
@@ -74,6 +75,8 @@ type vecOp uint8
 const (
 	opReset vecOp = iota
 	opStep
+	opSave // SaveState of every copy into states
+	opLoad // LoadState of every copy from states
 )
 
 // VecStep is the outcome of one Vec.Step. All slices are owned by the Vec
@@ -371,10 +374,15 @@ func (v *Vec) chunk(op vecOp, lo, hi int) {
 		}
 	}()
 	for ; i < hi; i++ {
-		if op == opReset {
+		switch op {
+		case opReset:
 			v.errs[i] = v.resetOne(i, v.seeded)
-		} else {
+		case opStep:
 			v.errs[i] = v.stepOne(i)
+		case opSave:
+			v.errs[i] = v.saveOne(i)
+		case opLoad:
+			v.errs[i] = v.loadOne(i)
 		}
 	}
 }

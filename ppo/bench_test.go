@@ -74,7 +74,7 @@ func BenchmarkIterateHalfCheetah(b *testing.B) {
 	var env, inf, upd float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		st, err := tr.Iterate(ctx, cfg)
+		st, err := tr.Iterate(ctx, cfg.Hyper)
 		if err != nil {
 			b.Fatal(err)
 		}

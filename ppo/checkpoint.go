@@ -105,7 +105,7 @@ func (t *Trainer) Restore(b []byte) error {
 	if c.Seed != t.seed {
 		return fmt.Errorf("ppo: restore: checkpoint has seed %d, this trainer %d", c.Seed, t.seed)
 	}
-	if err := t.checkStructure(c.Config); err != nil {
+	if err := structureMismatch(c.Config, t.base); err != nil {
 		return fmt.Errorf("ppo: restore: %w", err)
 	}
 	n := t.l.total
@@ -154,6 +154,30 @@ func (t *Trainer) Restore(b []byte) error {
 	clear(t.rew.Returns)
 	t.iteration, t.frames, t.evals, t.rejected = c.Iteration, c.Frames, c.Evals, c.Rejected
 	t.broken = nil
+	return nil
+}
+
+// structureMismatch names the first structural setting of a checkpoint's
+// config (got) that differs from the trainer's (want): the settings that
+// shape the networks and the normalisers' state. Machine-only settings
+// (threads) and the ones a restored state overrides (initialisation) may
+// differ.
+func structureMismatch(got, want Config) error {
+	bad := func(key string, got, want any) error {
+		return fmt.Errorf("ppo.%s: the checkpoint has %v, this trainer %v", key, got, want)
+	}
+	switch {
+	case !slices.Equal(got.Hidden, want.Hidden):
+		return bad("hidden", got.Hidden, want.Hidden)
+	case got.Activation != want.Activation:
+		return bad("activation", got.Activation, want.Activation)
+	case got.NumEnvs != want.NumEnvs:
+		return bad("num_envs", got.NumEnvs, want.NumEnvs)
+	case got.NormObs != want.NormObs:
+		return bad("norm_obs", got.NormObs, want.NormObs)
+	case got.ScaleReward != want.ScaleReward:
+		return bad("scale_reward", got.ScaleReward, want.ScaleReward)
+	}
 	return nil
 }
 

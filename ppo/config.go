@@ -9,6 +9,10 @@ import (
 // Defaults follow CleanRL's ppo_continuous_action for MuJoCo (see
 // DefaultConfig); every implementation detail is a key.
 type Config struct {
+	// Hyper holds the per-iteration hyperparameters, the keys a controller
+	// may tune; the values here are in force where a key is not tuned.
+	Hyper
+
 	// Networks.
 	Hidden     []int   `toml:"hidden"`       // hidden layer widths of actor and critic (separate MLPs)
 	Activation string  `toml:"activation"`   // "tanh" or "relu"
@@ -20,27 +24,23 @@ type Config struct {
 	InitGainValue  float64 `toml:"init_gain_value"`  // 1 in CleanRL
 
 	// Rollout.
-	NumEnvs   int `toml:"num_envs"`   // parallel environment copies; one forward pass serves them all
-	BatchSize int `toml:"batch_size"` // frames collected and trained on per iteration (tunable)
+	NumEnvs int `toml:"num_envs"` // parallel environment copies; one forward pass serves them all
 
 	// Advantage estimation.
-	Gamma     float64 `toml:"gamma"`      // discount γ
-	GAELambda float64 `toml:"gae_lambda"` // GAE λ (tunable)
+	Gamma float64 `toml:"gamma"` // discount γ
 	// BootstrapTruncated bootstraps the return of a time-limit-truncated
 	// episode from the value of its final observation; false treats
 	// truncation as termination (CleanRL's ppo_continuous_action does).
 	BootstrapTruncated bool `toml:"bootstrap_truncated"`
 
 	// Losses.
-	Clip          float64 `toml:"clip"`            // PPO clip ε (tunable)
 	ClipValueLoss bool    `toml:"clip_value_loss"` // clip the value loss as in CleanRL
 	ValueCoef     float64 `toml:"value_coef"`      // value loss coefficient
 	EntropyCoef   float64 `toml:"entropy_coef"`    // entropy bonus coefficient
 	NormAdvantage bool    `toml:"norm_advantage"`  // normalise advantages per minibatch
 
 	// Optimiser.
-	LR            float64 `toml:"lr"`             // Adam learning rate (tunable)
-	AnnealLR      bool    `toml:"anneal_lr"`      // linear decay to 0 over the run (ignored when lr is tuned)
+	AnnealLR      bool    `toml:"anneal_lr"`      // linear decay of lr to 0 over the run (ignored when lr is tuned)
 	AdamEps       float64 `toml:"adam_eps"`       // Adam epsilon
 	AdamBeta1     float64 `toml:"adam_beta1"`     // Adam first-moment decay (PyTorch default 0.9)
 	AdamBeta2     float64 `toml:"adam_beta2"`     // Adam second-moment decay (PyTorch default 0.999)
@@ -65,6 +65,7 @@ type Config struct {
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
 	return Config{
+		Hyper:              Hyper{BatchSize: 2048, Clip: 0.2, GAELambda: 0.95, LR: 3e-4},
 		Hidden:             []int{64, 64},
 		Activation:         "tanh",
 		InitLogStd:         0,
@@ -75,15 +76,11 @@ func DefaultConfig() Config {
 		AdamBeta1:          0.9,
 		AdamBeta2:          0.999,
 		NumEnvs:            8,
-		BatchSize:          2048,
 		Gamma:              0.99,
-		GAELambda:          0.95,
-		Clip:               0.2,
 		ClipValueLoss:      true,
 		ValueCoef:          0.5,
 		EntropyCoef:        0,
 		NormAdvantage:      true,
-		LR:                 3e-4,
 		AnnealLR:           true,
 		AdamEps:            1e-5,
 		MaxGradNorm:        0.5,
@@ -104,7 +101,9 @@ func (c Config) Validate() error {
 	bad := func(key, want string, got any) error {
 		return fmt.Errorf("ppo.%s: %s, got %v", key, want, got)
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if err := c.Hyper.Validate(); err != nil {
+		return err
+	}
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
 		return bad("hidden", "want 1 to 8 layer widths", c.Hidden)
 	}
@@ -126,20 +125,12 @@ func (c Config) Validate() error {
 		return bad("init_gain_value", "want a value in (0, 100]", c.InitGainValue)
 	case c.NumEnvs < 1 || c.NumEnvs > 256:
 		return bad("num_envs", "want an integer in [1, 256]", c.NumEnvs)
-	case c.BatchSize < 1 || c.BatchSize > 1<<20:
-		return bad("batch_size", "want frames per iteration in [1, 1048576]", c.BatchSize)
 	case !finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1:
 		return bad("gamma", "want a value in (0, 1]", c.Gamma)
-	case !finite(c.GAELambda) || c.GAELambda < 0 || c.GAELambda > 1:
-		return bad("gae_lambda", "want a value in [0, 1]", c.GAELambda)
-	case !finite(c.Clip) || c.Clip <= 0 || c.Clip >= 1:
-		return bad("clip", "want a value in (0, 1)", c.Clip)
 	case !finite(c.ValueCoef) || c.ValueCoef < 0:
 		return bad("value_coef", "want a value >= 0", c.ValueCoef)
 	case !finite(c.EntropyCoef) || c.EntropyCoef < 0:
 		return bad("entropy_coef", "want a value >= 0", c.EntropyCoef)
-	case !finite(c.LR) || c.LR <= 0 || c.LR > 1:
-		return bad("lr", "want a value in (0, 1]", c.LR)
 	case !finite(c.AdamEps) || c.AdamEps <= 0:
 		return bad("adam_eps", "want a value > 0", c.AdamEps)
 	case !finite(c.AdamBeta1) || c.AdamBeta1 < 0 || c.AdamBeta1 >= 1:
@@ -164,43 +155,4 @@ func (c Config) Validate() error {
 		return bad("eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes)
 	}
 	return nil
-}
-
-// Tunable lists the hyperparameters a controller may set each iteration, with
-// the paper's bounds as defaults (see configs/*.toml).
-var Tunable = []string{"batch_size", "clip", "gae_lambda", "lr"}
-
-// Set assigns a tunable hyperparameter by name.
-func (c *Config) Set(name string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("ppo: %s = %v is not finite", name, v)
-	}
-	switch name {
-	case "batch_size":
-		c.BatchSize = int(math.Round(v))
-	case "clip":
-		c.Clip = v
-	case "gae_lambda":
-		c.GAELambda = v
-	case "lr":
-		c.LR = v
-	default:
-		return fmt.Errorf("ppo: %q is not tunable; tunable: batch_size, clip, gae_lambda, lr", name)
-	}
-	return nil
-}
-
-// Get returns a tunable hyperparameter by name.
-func (c Config) Get(name string) (float64, error) {
-	switch name {
-	case "batch_size":
-		return float64(c.BatchSize), nil
-	case "clip":
-		return c.Clip, nil
-	case "gae_lambda":
-		return c.GAELambda, nil
-	case "lr":
-		return c.LR, nil
-	}
-	return 0, fmt.Errorf("ppo: %q is not tunable; tunable: batch_size, clip, gae_lambda, lr", name)
 }

@@ -1,7 +1,9 @@
 package ppo
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,16 +34,84 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	c := DefaultConfig()
-	for _, name := range Tunable {
-		v, err := c.Get(name)
-		if err != nil {
-			t.Fatal(err)
+	for i, name := range HyperNames() {
+		v := c.Hyper.Values()[i]
+		f, ok := v.(float64)
+		if n, isInt := v.(int); isInt {
+			f, ok = float64(n), true
 		}
-		if err := c.Set(name, v*1.1); err != nil {
+		if !ok {
+			t.Fatalf("%s: value %v (%T)", name, v, v)
+		}
+		if err := c.Hyper.Set(name, f*1.01); err != nil { // inside every range (Set checks it)
 			t.Fatal(err)
 		}
 	}
-	if err := c.Set("gamma", 0.5); err == nil {
+	if err := c.Hyper.Set("gamma", 0.5); err == nil {
 		t.Fatal("gamma is not tunable")
+	}
+}
+
+// TestHyperDeclaration: Hyper's tags are the one declaration of the
+// per-iteration keys: names, integer keys, ranges as Validate and Set word
+// them, the paper's bounds, and the "not tunable" error.
+func TestHyperDeclaration(t *testing.T) {
+	if got := strings.Join(HyperNames(), ","); got != "batch_size,clip,gae_lambda,lr" {
+		t.Fatalf("names %s", got)
+	}
+	want := []HyperKey{
+		{Name: "batch_size", Integer: true, PaperLow: 1000, PaperHigh: 6000},
+		{Name: "clip", PaperLow: 0.1, PaperHigh: 0.5},
+		{Name: "gae_lambda", PaperLow: 0.9, PaperHigh: 1.0},
+		{Name: "lr", PaperLow: 1e-5, PaperHigh: 1e-3},
+	}
+	if got := HyperKeys(); !slices.Equal(got, want) {
+		t.Fatalf("keys %+v, want %+v", got, want)
+	}
+	for _, tc := range []struct {
+		name string
+		v    float64
+		want string // "" = accepted
+	}{
+		{"clip", 1.5, "ppo.clip: want a value in (0, 1), got 1.5"},
+		{"clip", 0, "ppo.clip: want a value in (0, 1), got 0"},
+		{"clip", 0.999, ""},
+		{"gae_lambda", 0, ""},
+		{"gae_lambda", 1, ""},
+		{"gae_lambda", -0.1, "ppo.gae_lambda: want a value in [0, 1], got -0.1"},
+		{"lr", 1, ""},
+		{"lr", 0, "ppo.lr: want a value in (0, 1], got 0"},
+		{"batch_size", 0.4, "ppo.batch_size: want an integer in [1, 1048576], got 0"},
+		{"batch_size", 1e30, "ppo.batch_size: want an integer in [1, 1048576], got 1e+30"},
+		{"batch_size", 2047.6, ""},
+		{"lr", math.NaN(), "ppo: lr = NaN is not finite"},
+		{"gamma", 0.9, `ppo: "gamma" is not tunable; tunable: batch_size, clip, gae_lambda, lr`},
+	} {
+		h := DefaultConfig().Hyper
+		before := h
+		err := h.Set(tc.name, tc.v)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("Set(%s, %v): %v", tc.name, tc.v, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want):
+			t.Errorf("Set(%s, %v): error %v, want %q", tc.name, tc.v, err, tc.want)
+		case tc.want != "" && h != before:
+			t.Errorf("Set(%s, %v) failed but changed h to %+v", tc.name, tc.v, h)
+		}
+	}
+	h := DefaultConfig().Hyper
+	if err := h.Set("batch_size", 2047.6); err != nil || h.BatchSize != 2048 {
+		t.Fatalf("batch_size 2047.6 set to %d (%v), want 2048", h.BatchSize, err)
+	}
+	if got := fmt.Sprint(h.Values()...); got != fmt.Sprint(2048, 0.2, 0.95, 3e-4) {
+		t.Fatalf("values %s", got)
+	}
+	if _, err := LookupHyperKey("gamma"); err == nil || !strings.Contains(err.Error(), "tunable: batch_size, clip, gae_lambda, lr") {
+		t.Fatalf("LookupHyperKey(gamma): %v", err)
+	}
+	bad := DefaultConfig()
+	bad.LR = 2
+	if err := bad.Validate(); err == nil || err.Error() != "ppo.lr: want a value in (0, 1], got 2" {
+		t.Fatalf("Config.Validate with lr 2: %v", err)
 	}
 }

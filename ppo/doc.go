@@ -7,13 +7,14 @@
 //
 //	tr, err := ppo.New("halfcheetah", cfg, seed) // envs/all must be imported
 //	defer tr.Close()
-//	err = ppo.Run(ctx, tr, ctl, cfg, ppo.RunOptions{Iterations: 1000, EvalEvery: 10},
+//	err = ppo.Run(ctx, tr, ctl, ppo.RunOptions{Iterations: 1000, EvalEvery: 10},
 //		func(r ppo.Report) error { /* CSV row, progress, checkpoint */ return nil })
 //
 // Run is a thin loop over the primitives, which embedders may call directly:
-// Trainer.Iterate(ctx, cfg) runs one iteration with the given
-// hyperparameters (ConfigFor builds them from the base config, a
-// controller's suggestion and the learning-rate schedule), Trainer.Evaluate
+// Trainer.Iterate(ctx, h) runs one iteration with the per-iteration
+// hyperparameters h, a Hyper (HyperFor builds them from the trainer's
+// config, a controller's suggestion and the learning-rate schedule); every
+// other setting is fixed when the trainer is built. Trainer.Evaluate
 // runs deterministic episodes, Trainer.Snapshot/Restore checkpoint
 // everything. A nil controller trains with fixed hyperparameters (the
 // reference baseline).

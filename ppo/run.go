@@ -2,7 +2,6 @@ package ppo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -24,9 +23,8 @@ type RunOptions struct {
 
 // Report is what Run hands the callback after each iteration.
 type Report struct {
-	Stats  IterStats  // the iteration's outcome
-	Config Config     // the configuration it ran with (tuned values and annealed lr applied)
-	Eval   *EvalStats // the evaluation after this iteration, or nil
+	Stats IterStats  // the iteration's outcome, with the hyperparameters it ran with (tuned values and annealed lr applied)
+	Eval  *EvalStats // the evaluation after this iteration, or nil
 	// ControllerTime is the wall time spent in the controller's Suggest and
 	// Observe for this iteration (zero without a controller): the paper's
 	// "time elapsed during the hyperparameter search".
@@ -47,51 +45,51 @@ func AnnealedLR(lr float64, it, total int) float64 {
 	return lr * frac
 }
 
-// ConfigFor returns the configuration of iteration it: base, with the
-// controller's suggestion (values for the names of its space, which must be
-// tunable; nil names means no controller) applied and, when base.AnnealLR is
-// set and lr is not tuned, the annealed learning rate.
-func ConfigFor(base Config, it, total int, names []string, values controller.Config) (Config, error) {
-	cfg := base
-	cfg.Hidden = slices.Clone(base.Hidden)
+// HyperFor returns the hyperparameters of iteration it of a run of total
+// iterations: base.Hyper, with the controller's suggestion applied (values
+// for the names of its space, which must be Hyper keys; nil names means no
+// controller) and, when base.AnnealLR is set and lr is not tuned, the
+// annealed learning rate. A suggested value outside its key's range is an
+// error naming the key.
+func HyperFor(base Config, it, total int, names []string, values controller.Config) (Hyper, error) {
+	h := base.Hyper
 	if len(names) != len(values) {
-		return cfg, fmt.Errorf("ppo: %d tuned names for %d values", len(names), len(values))
+		return h, fmt.Errorf("ppo: %d tuned names for %d values", len(names), len(values))
 	}
 	for i, name := range names {
-		if err := cfg.Set(name, values[i]); err != nil {
-			return cfg, err
+		if err := h.Set(name, values[i]); err != nil {
+			return h, fmt.Errorf("ppo: iteration %d: %w", it, err)
 		}
 	}
 	if base.AnnealLR && !slices.Contains(names, "lr") {
-		cfg.LR = AnnealedLR(base.LR, it, total)
+		h.LR = AnnealedLR(base.LR, it, total)
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("ppo: iteration %d: %w", it, err)
-	}
-	return cfg, nil
+	return h, nil
 }
 
 // Run trains t from its current iteration up to opts.Iterations. Before
 // every iteration it asks ctl (nil: fixed hyperparameters, the reference
-// baseline) for the tuned hyperparameters, builds the iteration's
-// configuration with ConfigFor, runs Iterate, reports the result to ctl,
-// evaluates when due, and calls each (if non-nil) with the report; an error
-// from each stops the run and is returned. Cancelling ctx stops Run between
-// iterations with ctx.Err(). A controller restored together with the
-// trainer must be at the same iteration.
-func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Config, opts RunOptions, each func(Report) error) error {
+// baseline) for the tuned hyperparameters, builds the iteration's Hyper
+// from the trainer's configuration with HyperFor, runs Iterate, reports the
+// result to ctl, evaluates when due, and calls each (if non-nil) with the
+// report; an error from each stops the run and is returned. Cancelling ctx
+// stops Run between iterations with ctx.Err(): an iteration that started
+// is trained, evaluated when due and reported. A controller restored
+// together with the trainer must be at the same iteration.
+func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOptions, each func(Report) error) error {
 	if opts.Iterations < 0 {
 		return fmt.Errorf("ppo: run: iterations = %d, want >= 0", opts.Iterations)
 	}
 	if opts.EvalEvery < 0 {
 		return fmt.Errorf("ppo: run: eval_every = %d, want >= 0", opts.EvalEvery)
 	}
+	base := t.Config()
 	var names []string
 	if ctl != nil {
 		names = ctl.Space().Names()
 		for _, name := range names {
-			if !slices.Contains(Tunable, name) {
-				return fmt.Errorf("ppo: run: controller tunes %q; tunable: %v", name, Tunable)
+			if _, err := LookupHyperKey(name); err != nil {
+				return fmt.Errorf("ppo: run: controller space: %w", err)
 			}
 		}
 		if ctl.Iteration() != t.Iteration() {
@@ -113,11 +111,11 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Confi
 			}
 			values = v
 		}
-		cfg, err := ConfigFor(base, it, opts.Iterations, names, values)
+		h, err := HyperFor(base, it, opts.Iterations, names, values)
 		if err != nil {
 			return err
 		}
-		st, err := t.Iterate(ctx, cfg)
+		st, err := t.Iterate(ctx, h)
 		if err != nil {
 			return err
 		}
@@ -129,13 +127,14 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, base Confi
 				return fmt.Errorf("ppo: run: %w", err)
 			}
 		}
-		rep := Report{Stats: st, Config: cfg, ControllerTime: ctlTime}
+		rep := Report{Stats: st, ControllerTime: ctlTime}
 		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || it == opts.Iterations-1) {
-			es, err := t.Evaluate(ctx, 0)
+			// The iteration is trained: its evaluation and report complete
+			// even if ctx is cancelled meanwhile, so a caller that
+			// checkpoints on cancellation has logged every iteration the
+			// trainer ran (an evaluation is bounded by the time limit).
+			es, err := t.Evaluate(context.WithoutCancel(ctx), 0)
 			if err != nil {
-				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-					return err
-				}
 				return fmt.Errorf("ppo: run: %w", err)
 			}
 			rep.Eval = &es

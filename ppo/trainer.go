@@ -31,7 +31,7 @@ import (
 type Trainer struct {
 	envName string
 	spec    envs.Spec
-	base    Config // the structural settings in force (see Iterate)
+	base    Config // the configuration the trainer was built with (every setting but Hyper's, see Iterate)
 	seed    int64
 	log     zerolog.Logger
 
@@ -245,11 +245,8 @@ type IterStats struct {
 	Returns []float64
 	Lengths []int
 
-	// The hyperparameters in force.
-	BatchSize int
-	Clip      float64
-	GAELambda float64
-	LR        float64
+	// Hyper is the hyperparameters in force.
+	Hyper
 
 	Update UpdateStats
 
@@ -265,42 +262,10 @@ func (s IterStats) Result() controller.Result {
 	return controller.Result{Reward: s.Reward, Frames: s.Frames, Elapsed: s.Elapsed, Returns: s.Returns}
 }
 
-// checkStructure rejects changes to settings fixed at construction.
-func (t *Trainer) checkStructure(c Config) error {
-	b := t.base
-	bad := func(key string, got, want any) error {
-		return fmt.Errorf("ppo.%s: fixed when the trainer is built (%v), got %v", key, want, got)
-	}
-	switch {
-	case !slices.Equal(c.Hidden, b.Hidden):
-		return bad("hidden", c.Hidden, b.Hidden)
-	case c.Activation != b.Activation:
-		return bad("activation", c.Activation, b.Activation)
-	case c.InitLogStd != b.InitLogStd:
-		return bad("init_log_std", c.InitLogStd, b.InitLogStd)
-	case c.InitGainHidden != b.InitGainHidden:
-		return bad("init_gain_hidden", c.InitGainHidden, b.InitGainHidden)
-	case c.InitGainPolicy != b.InitGainPolicy:
-		return bad("init_gain_policy", c.InitGainPolicy, b.InitGainPolicy)
-	case c.InitGainValue != b.InitGainValue:
-		return bad("init_gain_value", c.InitGainValue, b.InitGainValue)
-	case c.NumEnvs != b.NumEnvs:
-		return bad("num_envs", c.NumEnvs, b.NumEnvs)
-	case c.NormObs != b.NormObs:
-		return bad("norm_obs", c.NormObs, b.NormObs)
-	case c.ScaleReward != b.ScaleReward:
-		return bad("scale_reward", c.ScaleReward, b.ScaleReward)
-	case c.Threads != b.Threads:
-		return bad("threads", c.Threads, b.Threads)
-	}
-	return nil
-}
-
-// Iterate runs one PPO iteration with the hyperparameters in cfg: every key
-// may differ from the previous call except the structural ones (hidden,
-// activation, init_log_std, init_gain_*, num_envs, norm_obs, scale_reward,
-// threads), which must equal the trainer's. cfg.LR is used as given: annealing, if
-// any, is the caller's (see Run and AnnealedLR).
+// Iterate runs one PPO iteration with the hyperparameters h; every other
+// setting is the trainer's configuration (Config). h.LR is used as given:
+// annealing, if any, is the caller's (see Run, HyperFor and AnnealedLR). h
+// is checked against Hyper's ranges, an error naming the key.
 //
 // An iteration runs to completion once started, so the trainer is always at
 // an iteration boundary when Iterate returns (ctx is checked before it
@@ -308,7 +273,7 @@ func (t *Trainer) checkStructure(c Config) error {
 // it was rolled back and counted (stats.Update.Rejected) and training goes
 // on. Any other error (an environment or libtorch failure) leaves the trainer
 // unusable until Restore.
-func (t *Trainer) Iterate(ctx context.Context, cfg Config) (IterStats, error) {
+func (t *Trainer) Iterate(ctx context.Context, h Hyper) (IterStats, error) {
 	var st IterStats
 	if err := ctx.Err(); err != nil {
 		return st, err
@@ -319,15 +284,12 @@ func (t *Trainer) Iterate(ctx context.Context, cfg Config) (IterStats, error) {
 	if t.broken != nil {
 		return st, fmt.Errorf("ppo: a previous iteration failed (%v); restore a checkpoint", t.broken)
 	}
-	if err := cfg.Validate(); err != nil {
-		return st, err
-	}
-	if err := t.checkStructure(cfg); err != nil {
+	if err := h.Validate(); err != nil {
 		return st, err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	st, err := t.iterate(cfg)
+	st, err := t.iterate(h)
 	if err != nil {
 		t.broken = err
 		return st, fmt.Errorf("ppo: iteration %d: %w", t.iteration, err)
@@ -335,11 +297,12 @@ func (t *Trainer) Iterate(ctx context.Context, cfg Config) (IterStats, error) {
 	return st, nil
 }
 
-func (t *Trainer) iterate(cfg Config) (IterStats, error) {
+func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 	start := time.Now()
-	st := IterStats{Iteration: t.iteration, BatchSize: cfg.BatchSize, Clip: cfg.Clip, GAELambda: cfg.GAELambda, LR: cfg.LR}
+	cfg := &t.base
+	st := IterStats{Iteration: t.iteration, Hyper: h}
 	n, od, ad := t.n, t.od, t.ad
-	steps := (cfg.BatchSize + n - 1) / n
+	steps := (h.BatchSize + n - 1) / n
 	frames := steps * n
 	b := &t.buf
 	b.obs = grow(b.obs, frames*od)
@@ -475,11 +438,11 @@ func (t *Trainer) iterate(cfg Config) (IterStats, error) {
 		lastV[e] = float64(b.lastV32[e])
 	}
 	gae(gaeInput{steps: steps, envs: n, rewards: b.rewards, values: b.values, terminated: b.term,
-		truncated: b.trunc, finalValues: b.finalValues, lastValues: lastV}, cfg.Gamma, cfg.GAELambda, b.adv, b.ret)
+		truncated: b.trunc, finalValues: b.finalValues, lastValues: lastV}, cfg.Gamma, h.GAELambda, b.adv, b.ret)
 
 	tu := time.Now()
 	us, err := t.ln.update(&updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret},
-		updateParams{clip: cfg.Clip, lr: cfg.LR, valueCoef: cfg.ValueCoef, entropyCoef: cfg.EntropyCoef,
+		updateParams{clip: h.Clip, lr: h.LR, valueCoef: cfg.ValueCoef, entropyCoef: cfg.EntropyCoef,
 			maxGradNorm: cfg.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: cfg.TargetKL,
 			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
 			epochs: cfg.Epochs, minibatch: cfg.MinibatchSize}, t.mbRNG)

@@ -58,7 +58,7 @@ func TestTrainingImproves(t *testing.T) {
 	}
 	var first, last IterStats
 	for it := 0; it < 12; it++ {
-		st, err := tr.Iterate(ctx, cfg)
+		st, err := tr.Iterate(ctx, cfg.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestCheckpointExactContinuation(t *testing.T) {
 	ctx := context.Background()
 	a := newToyTrainer(t, "ppotest-det", cfg, 7)
 	for i := 0; i < 2; i++ {
-		if _, err := a.Iterate(ctx, cfg); err != nil {
+		if _, err := a.Iterate(ctx, cfg.Hyper); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,11 +128,11 @@ func TestCheckpointExactContinuation(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		c := cfg
 		c.LR = AnnealedLR(cfg.LR, 2+i, 10)
-		sa, err := a.Iterate(ctx, c)
+		sa, err := a.Iterate(ctx, c.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, err := b.Iterate(ctx, c)
+		sb, err := b.Iterate(ctx, c.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestRestoreRejectsMismatches(t *testing.T) {
 	cfg.BatchSize = 64
 	ctx := context.Background()
 	a := newToyTrainer(t, "ppotest-target", cfg, 1)
-	if _, err := a.Iterate(ctx, cfg); err != nil {
+	if _, err := a.Iterate(ctx, cfg.Hyper); err != nil {
 		t.Fatal(err)
 	}
 	before := paramsOf(t, a)
@@ -201,8 +201,33 @@ func TestRestoreRejectsMismatches(t *testing.T) {
 	if !slices.Equal(before, paramsOf(t, a)) || a.Iteration() != 1 {
 		t.Fatal("a refused checkpoint changed the trainer")
 	}
-	if _, err := a.Iterate(ctx, cfg); err != nil {
+	if _, err := a.Iterate(ctx, cfg.Hyper); err != nil {
 		t.Fatalf("iterate after refused restores: %v", err)
+	}
+}
+
+// TestRestoreAcrossThreads: threads is a machine setting; a checkpoint
+// restores into a trainer built with another thread count (a run resumed
+// with another --threads).
+func TestRestoreAcrossThreads(t *testing.T) {
+	cfg := toyConfig()
+	cfg.BatchSize = 64
+	a := newToyTrainer(t, "ppotest-target", cfg, 1)
+	if _, err := a.Iterate(context.Background(), cfg.Hyper); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.Threads = 2
+	b := newToyTrainer(t, "ppotest-target", other, 1)
+	if err := b.Restore(snap); err != nil {
+		t.Fatalf("restore with threads 2: %v", err)
+	}
+	if !slices.Equal(paramsOf(t, a), paramsOf(t, b)) || b.Iteration() != 1 {
+		t.Fatal("restored trainer differs")
 	}
 }
 
@@ -226,7 +251,7 @@ func TestLearningRateChangeReachesUpdate(t *testing.T) {
 		}
 		c := cfg
 		c.LR = lr
-		st, err := tr.Iterate(ctx, c)
+		st, err := tr.Iterate(ctx, c.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +269,8 @@ func TestLearningRateChangeReachesUpdate(t *testing.T) {
 	}
 }
 
-// TestIterateValidation: bad and structural changes are refused by name.
+// TestIterateValidation: bad hyperparameters are refused by name. (The
+// structural settings are no longer Iterate's input: it takes a Hyper.)
 func TestIterateValidation(t *testing.T) {
 	cfg := toyConfig()
 	tr := newToyTrainer(t, "ppotest-target", cfg, 1)
@@ -253,22 +279,19 @@ func TestIterateValidation(t *testing.T) {
 		mut  func(c *Config)
 		want string
 	}{
-		{func(c *Config) { c.Hidden = []int{8} }, "ppo.hidden"},
-		{func(c *Config) { c.NumEnvs = 3 }, "ppo.num_envs"},
-		{func(c *Config) { c.Activation = "relu" }, "ppo.activation"},
 		{func(c *Config) { c.Clip = math.NaN() }, "ppo.clip"},
 		{func(c *Config) { c.BatchSize = 0 }, "ppo.batch_size"},
 	} {
 		c := cfg
 		c.Hidden = slices.Clone(cfg.Hidden)
 		tc.mut(&c)
-		if _, err := tr.Iterate(ctx, c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := tr.Iterate(ctx, c.Hyper); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one naming %s", err, tc.want)
 		}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := tr.Iterate(cctx, cfg); !errors.Is(err, context.Canceled) {
+	if _, err := tr.Iterate(cctx, cfg.Hyper); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 	if tr.Iteration() != 0 {
@@ -304,7 +327,7 @@ func TestPoisonedOptimizerRejectedInTrainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		st, err := tr.Iterate(ctx, cfg)
+		st, err := tr.Iterate(ctx, cfg.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +344,7 @@ func TestPoisonedOptimizerRejectedInTrainer(t *testing.T) {
 	if err := tr.Restore(clean); err != nil {
 		t.Fatal(err)
 	}
-	st, err := tr.Iterate(ctx, cfg)
+	st, err := tr.Iterate(ctx, cfg.Hyper)
 	if err != nil || st.Update.Rejected || slices.Equal(paramsOf(t, tr), th) {
 		t.Fatalf("after restoring a clean checkpoint: %v rejected %v", err, st.Update.Rejected)
 	}
@@ -342,7 +365,7 @@ func TestNoTensorLeak(t *testing.T) {
 		c.Clip = 0.1 + 0.4*rng.Float64()
 		c.GAELambda = 0.9 + 0.1*rng.Float64()
 		c.LR = 1e-5 + 1e-3*rng.Float64()
-		st, err := tr.Iterate(ctx, c)
+		st, err := tr.Iterate(ctx, c.Hyper)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -406,7 +429,7 @@ func TestRunWithController(t *testing.T) {
 	}
 	tr := newToyTrainer(t, "ppotest-target", cfg, 6)
 	var reps []Report
-	err = Run(context.Background(), tr, ctl, cfg, RunOptions{Iterations: 5, EvalEvery: 2}, func(r Report) error {
+	err = Run(context.Background(), tr, ctl, RunOptions{Iterations: 5, EvalEvery: 2}, func(r Report) error {
 		reps = append(reps, r)
 		return nil
 	})
@@ -430,33 +453,33 @@ func TestRunWithController(t *testing.T) {
 		t.Fatalf("objective %v, want R_1 − R_0 = %v", got, want)
 	}
 	// Resuming with a controller at another iteration is refused.
-	if err := Run(context.Background(), tr, ctl, cfg, RunOptions{Iterations: 7}, nil); err != nil {
+	if err := Run(context.Background(), tr, ctl, RunOptions{Iterations: 7}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tr2 := newToyTrainer(t, "ppotest-target", cfg, 6)
-	if err := Run(context.Background(), tr2, ctl, cfg, RunOptions{Iterations: 9}, nil); err == nil || !strings.Contains(err.Error(), "iteration") {
+	if err := Run(context.Background(), tr2, ctl, RunOptions{Iterations: 9}, nil); err == nil || !strings.Contains(err.Error(), "iteration") {
 		t.Fatalf("mismatched controller: %v", err)
 	}
 }
 
-// TestConfigForAnneals: without a controller, lr is annealed linearly as
+// TestHyperForAnneals: without a controller, lr is annealed linearly as
 // CleanRL (lr at iteration 0, lr/total at the last); a tuned lr is not.
-func TestConfigForAnneals(t *testing.T) {
+func TestHyperForAnneals(t *testing.T) {
 	base := DefaultConfig()
 	for _, tc := range []struct {
 		it   int
 		want float64
 	}{{0, 3e-4}, {5, 1.5e-4}, {9, 3e-5}} {
-		c, err := ConfigFor(base, tc.it, 10, nil, nil)
+		c, err := HyperFor(base, tc.it, 10, nil, nil)
 		if err != nil || math.Abs(c.LR-tc.want) > 1e-15 {
 			t.Errorf("iteration %d: lr %v (%v), want %v", tc.it, c.LR, err, tc.want)
 		}
 	}
-	c, err := ConfigFor(base, 9, 10, []string{"lr", "clip"}, controller.Config{7e-4, 0.3})
+	c, err := HyperFor(base, 9, 10, []string{"lr", "clip"}, controller.Config{7e-4, 0.3})
 	if err != nil || c.LR != 7e-4 || c.Clip != 0.3 {
 		t.Fatalf("tuned: lr %v clip %v (%v)", c.LR, c.Clip, err)
 	}
-	if _, err := ConfigFor(base, 0, 10, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
+	if _, err := HyperFor(base, 0, 10, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
 		t.Fatalf("out-of-range suggestion: %v", err)
 	}
 }
@@ -472,7 +495,7 @@ func TestBootstrapTruncatedSwitch(t *testing.T) {
 		cfg.BatchSize = 40 // 10 steps per copy: every copy truncates at its last step
 		cfg.BootstrapTruncated = boot
 		tr := newToyTrainer(t, "ppotest-target", cfg, 8)
-		if _, err := tr.Iterate(context.Background(), cfg); err != nil {
+		if _, err := tr.Iterate(context.Background(), cfg.Hyper); err != nil {
 			t.Fatal(err)
 		}
 		b := &tr.buf
@@ -495,5 +518,43 @@ func TestBootstrapTruncatedSwitch(t *testing.T) {
 	}
 	if slices.Equal(advs[0][36:], advs[1][36:]) {
 		t.Fatal("the last step's advantages do not depend on bootstrapping")
+	}
+}
+
+// cancelAfter is a context whose Err reports Canceled from its n-th call
+// on: it cancels Run at a chosen check, deterministically.
+type cancelAfter struct {
+	context.Context
+	n, calls int
+}
+
+func (c *cancelAfter) Err() error {
+	c.calls++
+	if c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRunCancelledDuringEvaluation: a cancellation that arrives while an
+// iteration is evaluated (Run's third check: loop, Iterate, Evaluate)
+// still completes the evaluation and reports the iteration, so every
+// iteration the trainer ran reaches the callback (a checkpoint written on
+// cancellation then loses no row).
+func TestRunCancelledDuringEvaluation(t *testing.T) {
+	cfg := toyConfig()
+	cfg.BatchSize = 64
+	tr := newToyTrainer(t, "ppotest-target", cfg, 2)
+	ctx := &cancelAfter{Context: context.Background(), n: 3}
+	var reps []Report
+	err := Run(ctx, tr, nil, RunOptions{Iterations: 3, EvalEvery: 1}, func(r Report) error {
+		reps = append(reps, r)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if tr.Iteration() != 1 || len(reps) != 1 || reps[0].Eval == nil {
+		t.Fatalf("trainer at iteration %d, %d reports (evaluated: %v); want 1 reported and evaluated iteration", tr.Iteration(), len(reps), len(reps) == 1 && reps[0].Eval != nil)
 	}
 }

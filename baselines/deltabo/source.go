@@ -15,15 +15,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/controller"
-)
-
-// File names of a `hyperctl train` run folder (cmd/hyperctl/internal/rundir,
-// which this package cannot import).
-const (
-	summaryFile = "summary.json"
-	trainCSV    = "train.csv"
-	configFile  = "config.toml"
 )
 
 // Record is one iteration of a source run: the tuned hyperparameters in
@@ -40,20 +33,22 @@ type Record struct {
 	// Config holds the tuned hyperparameters by name; every parameter of the
 	// controlled space must be present.
 	Config map[string]float64
-	// Objective is the objective the run logged for the iteration.
+	// Objective is the objective the run logged for the iteration (the
+	// objective column: controller.Objective.Value of the run's objective).
 	Objective float64
 }
 
 // Source is what ReadRuns found.
 type Source struct {
-	Dir       string   // the folder searched
-	Runs      []string // run folders used, sorted
-	Objective string   // the runs' controller.objective (all equal)
+	Dir       string               // the folder searched
+	Runs      []string             // run folders used, sorted
+	Objective controller.Objective // the runs' controller.objective (all equal)
 	Records   []Record
 }
 
 // ReadRuns walks dir for finished runs of `hyperctl train` or `hyperctl
-// compare` — folders holding summary.json and train.csv — and returns one
+// compare` — run folders (package rundir) holding summary.json and
+// train.csv — and returns one
 // Record per train.csv row with an objective value, keeping the columns of
 // params (the controlled space's names). Every error names the offending
 // path: a missing folder, no finished runs, a train.csv without a needed
@@ -78,11 +73,11 @@ func ReadRuns(dir string, params []string) (*Source, error) {
 		if !d.IsDir() {
 			return nil
 		}
-		if d.Name() == "checkpoint" && path != dir {
+		if d.Name() == rundir.CheckpointDir && path != dir {
 			return filepath.SkipDir
 		}
-		hasSummary := fileExists(filepath.Join(path, summaryFile))
-		hasTrain := fileExists(filepath.Join(path, trainCSV))
+		hasSummary := fileExists(filepath.Join(path, rundir.SummaryFile))
+		hasTrain := fileExists(filepath.Join(path, rundir.TrainCSV))
 		switch {
 		case hasSummary && hasTrain:
 			runs = append(runs, path)
@@ -96,9 +91,9 @@ func ReadRuns(dir string, params []string) (*Source, error) {
 		return nil, err
 	}
 	if len(runs) == 0 {
-		msg := fmt.Sprintf("transfer_from %s: no finished runs (folders holding %s and %s) below it", dir, summaryFile, trainCSV)
+		msg := fmt.Sprintf("transfer_from %s: no finished runs (folders holding %s and %s) below it", dir, rundir.SummaryFile, rundir.TrainCSV)
 		if unfinished > 0 {
-			msg += fmt.Sprintf("; %d unfinished run(s) without %s were skipped", unfinished, summaryFile)
+			msg += fmt.Sprintf("; %d unfinished run(s) without %s were skipped", unfinished, rundir.SummaryFile)
 		}
 		return nil, errors.New(msg)
 	}
@@ -115,7 +110,7 @@ func ReadRuns(dir string, params []string) (*Source, error) {
 		} else if obj != src.Objective {
 			return nil, fmt.Errorf("transfer_from %s: runs use different objectives: %s has %q, %s has %q", dir, objOf, src.Objective, r, obj)
 		}
-		recs, err := readTrainCSV(filepath.Join(r, trainCSV), params, i)
+		recs, err := readTrainCSV(filepath.Join(r, rundir.TrainCSV), params, i)
 		if err != nil {
 			return nil, err
 		}
@@ -134,28 +129,24 @@ func fileExists(p string) bool {
 
 // runObjective reads [controller] objective from a run's config.toml
 // ("delta", the default, when the file or the key is absent).
-func runObjective(run string) (string, error) {
-	path := filepath.Join(run, configFile)
+func runObjective(run string) (controller.Objective, error) {
+	path := filepath.Join(run, rundir.ConfigFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "delta", nil
+		return controller.Delta, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("transfer_from: %s: %w", path, err)
+		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
 	}
 	var c struct {
 		Controller struct {
-			Objective string `toml:"objective"`
+			Objective controller.Objective `toml:"objective"`
 		} `toml:"controller"`
 	}
 	if _, err := toml.Decode(string(b), &c); err != nil {
-		return "", fmt.Errorf("transfer_from: %s: %w", path, err)
+		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
 	}
-	o, err := controller.ParseObjective(c.Controller.Objective)
-	if err != nil {
-		return "", fmt.Errorf("transfer_from: %s: controller.%w", path, err)
-	}
-	return o.String(), nil
+	return c.Controller.Objective, nil
 }
 
 // readTrainCSV parses one train.csv into records (rows with an empty
@@ -177,7 +168,7 @@ func readTrainCSV(path string, params []string, run int) ([]Record, error) {
 	for i, h := range header {
 		col[strings.TrimSpace(h)] = i
 	}
-	need := append([]string{"iteration", "wall_time_s", "objective"}, params...)
+	need := append([]string{rundir.ColIteration, rundir.ColWallTime, rundir.ColObjective}, params...)
 	var missing []string
 	for _, n := range need {
 		if _, ok := col[n]; !ok {
@@ -223,7 +214,7 @@ func readTrainCSV(path string, params []string, run int) ([]Record, error) {
 			}
 			return v, nil
 		}
-		objS, err := get("objective")
+		objS, err := get(rundir.ColObjective)
 		if err != nil {
 			return nil, err
 		}
@@ -231,10 +222,10 @@ func readTrainCSV(path string, params []string, run int) ([]Record, error) {
 			continue
 		}
 		rec := Record{Run: run, Config: make(map[string]float64, len(params))}
-		if rec.Objective, err = num("objective"); err != nil {
+		if rec.Objective, err = num(rundir.ColObjective); err != nil {
 			return nil, err
 		}
-		it, err := num("iteration")
+		it, err := num(rundir.ColIteration)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +233,7 @@ func readTrainCSV(path string, params []string, run int) ([]Record, error) {
 			return nil, fmt.Errorf("transfer_from: %s: line %d: iteration %v, want an integer >= 0", path, line, it)
 		}
 		rec.Iteration = int(it)
-		if rec.Time, err = num("wall_time_s"); err != nil {
+		if rec.Time, err = num(rundir.ColWallTime); err != nil {
 			return nil, err
 		}
 		for _, p := range params {

@@ -51,6 +51,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 		want string // substring of stdout+stderr
 	}{
 		{"help", []string{"--help"}, 0, "controllers"},
+		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hyperband, neuralbo, pb2, random, randomstart."},
 		{"train help", []string{"train", "--help"}, 0, "--resume"},
 		{"version", []string{"version"}, 0, "mujoco    2.2.2"},
 		{"controllers lists fixed", []string{"controllers"}, 0, "fixed"},

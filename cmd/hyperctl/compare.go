@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/rundir"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
@@ -169,20 +169,17 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
+	// The resolved iteration count goes in the manifest.
+	iters := configs.Base().Iterations
 	if f.config != "" {
-		if _, err := configs.Load(f.config); err != nil {
+		r, err := configs.Load(f.config)
+		if err != nil {
 			return err
 		}
+		iters = r.Iterations
 	}
-	// The resolved iteration count goes in the manifest.
-	iters := f.iterations
-	if iters == 0 {
-		if f.config != "" {
-			r, _ := configs.Load(f.config)
-			iters = r.Iterations
-		} else {
-			iters = configs.Base().Iterations
-		}
+	if f.iterations != 0 {
+		iters = f.iterations
 	}
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
@@ -295,7 +292,7 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(j.dir, "train.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -322,7 +319,7 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	select {
 	case err := <-waitDone:
 		if err != nil {
-			return fmt.Errorf("%w (see %s)", err, filepath.Join(j.dir, "train.log"))
+			return fmt.Errorf("%w (see %s)", err, filepath.Join(j.dir, rundir.LogFile))
 		}
 		return nil
 	case <-ctx.Done():

@@ -11,6 +11,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -40,8 +43,10 @@ func newRootCmd() *cobra.Command {
 
 HyperController (Gornet et al.) picks, every few iterations, the rollout batch
 size, PPO clip, GAE lambda and learning rate whose learned predictor forecasts
-the largest improvement of the training reward. GP-UCB, PB2, HyperBand, Random
-and Random Start are available behind the same interface for comparison.`,
+the largest improvement of the training reward. The other registered
+controllers work behind the same interface, for comparison:
+` + otherControllers() + `.
+'hyperctl controllers' describes each.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -60,6 +65,18 @@ and Random Start are available behind the same interface for comparison.`,
 		wrapArgs(c)
 	}
 	return root
+}
+
+// otherControllers lists the registered controllers other than
+// HyperController, from the registry.
+func otherControllers() string {
+	var out []string
+	for _, n := range controller.Names() {
+		if n != hypercontroller.Name {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // wrapArgs turns argument-validation failures into usage errors.

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 // --transfer-from: usage errors for controllers that do not transfer,
@@ -18,7 +21,7 @@ func TestTransferFromFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	var csv strings.Builder
-	csv.WriteString(strings.Join(trainHeader, ",") + "\n")
+	csv.WriteString(strings.Join(rundir.TrainColumns(ppo.HyperNames()), ",") + "\n")
 	for it := range 20 {
 		obj := ""
 		if it > 0 {

@@ -98,7 +98,6 @@ type session struct {
 	ctl     *controller.Controller
 	files   *sessionFiles
 	last    *statepb.Observed // last applied observation, for retries
-	current []float64         // configuration in force, nil before the first
 	broken  error             // set when memory and disk may disagree
 	deleted bool
 	dirty   int         // observations since the last snapshot
@@ -211,9 +210,6 @@ func (s *Server) rebuild(id string, l *loaded) (*session, error) {
 	}
 	ss := newSession(id, spec, l.created.GetCreated(), b)
 	ss.files, ss.last = l.files, l.last
-	if l.last != nil {
-		ss.current = slices.Clone(l.last.GetConfig())
-	}
 	ss.dirty = len(l.tail)
 	return ss, nil
 }
@@ -423,7 +419,9 @@ func (ss *session) info() (*hyperctlv1.Session, error) {
 func (ss *session) infoLocked() *hyperctlv1.Session {
 	out := proto.CloneOf(ss.settings)
 	out.Iteration = int32(ss.ctl.Iteration())
-	out.Current = slices.Clone(ss.current)
+	if cur, ok := ss.ctl.Current(); ok {
+		out.Current = cur
+	}
 	return out
 }
 
@@ -459,7 +457,6 @@ func (s *Server) Suggest(ctx context.Context, id string, iteration *int32) (*hyp
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", ss.id, err)
 	}
-	ss.current = append(ss.current[:0], cfg...)
 	resp := &hyperctlv1.SuggestResponse{
 		Iteration: int32(next), Values: slices.Clone([]float64(cfg)), Decision: next%ss.interval == 0,
 		Config: make(map[string]float64, len(cfg)),
@@ -499,7 +496,7 @@ func (s *Server) reloadLocked(ss *session) error {
 		ss.broken = err
 		return err
 	}
-	ss.ctl, ss.files, ss.last, ss.current, ss.dirty = fresh.ctl, fresh.files, fresh.last, fresh.current, fresh.dirty
+	ss.ctl, ss.files, ss.last, ss.dirty = fresh.ctl, fresh.files, fresh.last, fresh.dirty
 	ss.broken = nil
 	s.opts.Log.Warn().Str("session", ss.id).Int("iteration", ss.ctl.Iteration()).Msg("session reloaded from disk")
 	return nil
@@ -559,7 +556,6 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 		return nil, errBroken{fmt.Sprintf("session %s: observation not recorded: %v; not applied, retry it", ss.id, err)}
 	}
 	ss.last = rec
-	ss.current = rec.Config
 	ss.dirty++
 	if ss.dirty >= s.opts.SnapshotEvery && ss.queued.CompareAndSwap(false, true) {
 		s.qmu.RLock()

@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	_ "github.com/hyperctl/hyperctl/baselines" // register the baseline controllers
+	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
 	"github.com/hyperctl/hyperctl/controller"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
@@ -114,7 +114,7 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"bad interval", func(r *hyperctlv1.CreateSessionRequest) { r.Interval = -2 }, "interval", "want an integer >= 1 or \"auto\", got -2"},
 		{"auto and a number", func(r *hyperctlv1.CreateSessionRequest) { r.Interval, r.IntervalAuto = 3, true }, "interval", "not both"},
 		{"auto without a recommender", func(r *hyperctlv1.CreateSessionRequest) { r.IntervalAuto = true }, "interval", "recommends its interval"},
-		{"bad objective", func(r *hyperctlv1.CreateSessionRequest) { r.Objective = "loss" }, "objective", "want one of delta, reward, delta_per_second, got \"loss\""},
+		{"bad objective", func(r *hyperctlv1.CreateSessionRequest) { r.Objective = "loss" }, "objective", `"loss": want one of delta, reward, delta_per_second`},
 		{"negative seed", func(r *hyperctlv1.CreateSessionRequest) { r.Seed = -1 }, "seed", "want an integer >= 0, got -1"},
 		{"negative iterations", func(r *hyperctlv1.CreateSessionRequest) { r.Iterations = -5 }, "iterations", "want an integer in [1, 10000000], got -5"},
 		{"empty space", func(r *hyperctlv1.CreateSessionRequest) { r.Space = nil }, "space", "no parameters"},

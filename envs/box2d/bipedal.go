@@ -49,6 +49,11 @@
 //     state is recovered and returned as an error instead of a crash or
 //     silent NaNs; further steps fail until Reset, which rebuilds the world
 //     from scratch.
+//
+// Snapshots: Walker implements envs.StateSaver as a deterministic replay of
+// the current episode from the broad-phase state and generator it started
+// from, verified on restore against recorded values and a digest of the
+// whole world; see state.go for the choice and its cost.
 package box2d
 
 import (
@@ -164,6 +169,14 @@ type Walker struct {
 	infoVals []float64
 
 	push float64 // the initial horizontal force of the last Reset
+
+	// The current episode as a replay record, for SaveState: the generator
+	// right before the episode's reset draws, the broad-phase and world
+	// state the episode started from, and the actions of its Steps (4 per
+	// step).
+	resetGen rng.Generator
+	base     worldBase
+	actions  []float64
 }
 
 var _ envs.Env = (*Walker)(nil)
@@ -232,13 +245,28 @@ func (w *Walker) Reset(seed int64) (obs []float64, err error) {
 	}
 	w.ready = false
 
-	// 1. Destroy the old bodies (without contact callbacks), install the
-	// listener, clear the episode flags.
+	// 1. Destroy the old bodies (without contact callbacks); record what
+	// the episode starts from, for SaveState.
 	w.destroy()
+	w.resetGen = *w.gen
+	if err := w.base.capture(w.world); err != nil {
+		panic(err) // recovered above: the world is rebuilt at the next Reset
+	}
+	w.startEpisode()
+	w.ready = true
+	return w.obs, nil
+}
+
+// startEpisode builds an episode in the emptied world from w.gen, as
+// Gymnasium's reset does after _destroy, and takes the internal zero-action
+// step. Reset and the replay of LoadState share it.
+func (w *Walker) startEpisode() {
+	// Install the listener, clear the episode flags.
 	w.world.SetContactListener(w.listen)
 	w.gameOver = false
 	w.hasPrev = false
 	w.prevShaping = 0
+	w.actions = w.actions[:0]
 
 	// 2. Terrain: 200 points, then 199 static edge bodies in order.
 	w.ter.generate(w.gen)
@@ -252,8 +280,6 @@ func (w *Walker) Reset(seed int64) (obs []float64, err error) {
 	// discarded.
 	var zero [4]float64
 	w.step(zero[:])
-	w.ready = true
-	return w.obs, nil
 }
 
 // destroy removes the bodies of the previous episode in Gymnasium's order:
@@ -390,7 +416,9 @@ func (w *Walker) Step(action []float64) (tr envs.Transition, err error) {
 			tr, err = envs.Transition{}, fmt.Errorf("%s: step: Box2D failed: %v; call Reset", w.spec.ID, r)
 		}
 	}()
-	return w.step(action), nil
+	tr = w.step(action)
+	w.actions = append(w.actions, action...)
+	return tr, nil
 }
 
 // applyAction sets the motors as Gymnasium does: speed SPEED·sign(a) and

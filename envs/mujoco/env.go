@@ -114,7 +114,9 @@ func (s *sim) Model() *Model { return s.model }
 
 // SetState copies qpos and qvel in and runs mj_forward, as Gymnasium's
 // set_state. Wrong lengths or NaN/Inf entries are errors and leave the state
-// unchanged.
+// unchanged. It is not a resume: the warm start, the time, the stale body
+// positions the rewards read and the generator are not set; use
+// envs.Snapshot and envs.Restore for that (state.go).
 func (s *sim) SetState(qpos, qvel []float64) error {
 	if s.closed {
 		return envs.ErrClosed

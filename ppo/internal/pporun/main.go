@@ -114,7 +114,7 @@ func run() error {
 	if every == 0 {
 		every = iters
 	}
-	err = ppo.Run(ctx, tr, nil, cfg, ppo.RunOptions{Iterations: iters, EvalEvery: every}, func(r ppo.Report) error {
+	err = ppo.Run(ctx, tr, nil, ppo.RunOptions{Iterations: iters, EvalEvery: every}, func(r ppo.Report) error {
 		s := r.Stats
 		envT += s.EnvTime
 		infT += s.InferenceTime

@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/rundir"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare`.
@@ -160,11 +160,11 @@ func loadRun(dir string) (*Run, error) {
 		}
 		return -1, fmt.Errorf("%s: no column %s", filepath.Join(dir, rundir.TrainCSV), names[0])
 	}
-	ci, e1 := col("iteration")
-	cf, e2 := col("frames")
-	cw, e3 := col("wall_time_s")
-	cc, e4 := col("controller_time_s")
-	cr, e5 := col("train_reward")
+	ci, e1 := col(rundir.ColIteration)
+	cf, e2 := col(rundir.ColFrames)
+	cw, e3 := col(rundir.ColWallTime)
+	cc, e4 := col(rundir.ColControllerTime)
+	cr, e5 := col(rundir.ColTrainReward)
 	if err := errors.Join(e1, e2, e3, e4, e5); err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func loadRun(dir string) (*Run, error) {
 		for i, h := range ehdr {
 			idx[h] = i
 		}
-		need := []string{"iteration", "frames", "wall_time_s", "controller_time_s", "eval_return"}
+		need := []string{rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn}
 		for _, n := range need {
 			if _, ok := idx[n]; !ok {
 				return nil, fmt.Errorf("%s: no column %s", filepath.Join(dir, rundir.EvalCSV), n)
@@ -202,11 +202,11 @@ func loadRun(dir string) (*Run, error) {
 		for k, row := range erows {
 			var ev EvalRow
 			var perr error
-			ev.Iteration, perr = strconv.Atoi(row[idx["iteration"]])
+			ev.Iteration, perr = strconv.Atoi(row[idx[rundir.ColIteration]])
 			for _, p := range []struct {
 				dst *float64
 				col string
-			}{{&ev.Frames, "frames"}, {&ev.Wall, "wall_time_s"}, {&ev.Ctrl, "controller_time_s"}, {&ev.Return, "eval_return"}} {
+			}{{&ev.Frames, rundir.ColFrames}, {&ev.Wall, rundir.ColWallTime}, {&ev.Ctrl, rundir.ColControllerTime}, {&ev.Return, rundir.ColEvalReturn}} {
 				v, err := strconv.ParseFloat(row[idx[p.col]], 64)
 				if err != nil {
 					perr = err

@@ -1,0 +1,279 @@
+// Package training runs one PPO training run into its run folder (see
+// package rundir): it builds the trainer and the controller from a resolved
+// config, applies the folder's reuse rules, resumes from its checkpoint,
+// appends the train.csv and eval.csv rows, writes checkpoints and, at the
+// end, the summary. `hyperctl train` is its command-line front end.
+package training
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo"
+)
+
+// Monitor follows a run's progress (a progress bar, log lines).
+type Monitor interface {
+	// Start is called once before training, with the iteration the run
+	// starts from (0, or the checkpoint's) and the run's length.
+	Start(from, total int)
+	// Iteration is called after every iteration.
+	Iteration(p rundir.Progress, rep ppo.Report)
+	// Finish is called once when training stops, finished or not.
+	Finish()
+}
+
+// Options configure Train.
+type Options struct {
+	Out     string         // the run folder
+	Resume  bool           // continue the unfinished run in Out
+	Force   bool           // overwrite the run in Out
+	Log     zerolog.Logger // where warnings and progress events go
+	Monitor Monitor        // optional
+}
+
+// Result says what Train did.
+type Result struct {
+	// AlreadyFinished: Out holds a finished run and Resume was asked without
+	// Force, so nothing was done.
+	AlreadyFinished bool
+	// Summary is the finished run's summary.json.
+	Summary rundir.Summary
+}
+
+// comparableConfig is a config's text with machine-only settings (threads)
+// neutralised, for the --resume check.
+func comparableConfig(r configs.Run) (string, error) {
+	r.PPO.Threads = 0
+	return r.Encode()
+}
+
+// Train runs run, a config validated by package configs, into opts.Out. It
+// refuses to reuse a folder against the rules of rundir.Decide, and to
+// resume a run started with another config. Cancelling ctx stops training
+// between iterations; the checkpoint is then written and the error says how
+// to continue.
+func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
+	out, log := opts.Out, opts.Log
+	state, err := rundir.Inspect(out)
+	if err != nil {
+		return Result{}, err
+	}
+	cfgText, err := run.Encode()
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := rundir.Decide(out, state, opts.Resume, opts.Force)
+	if err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	if plan == rundir.Nothing {
+		return Result{AlreadyFinished: true}, nil
+	}
+	if plan == rundir.Continue {
+		old, err := configs.Load(filepath.Join(out, rundir.ConfigFile))
+		if err != nil {
+			return Result{}, fmt.Errorf("train --resume: %w", err)
+		}
+		was, err1 := comparableConfig(old)
+		now, err2 := comparableConfig(run)
+		if err := errors.Join(err1, err2); err != nil {
+			return Result{}, err
+		}
+		if err := rundir.CheckSameConfig(out, was, now); err != nil {
+			return Result{}, fmt.Errorf("train --resume: %w", err)
+		}
+	}
+	if err := rundir.CheckWritable(out); err != nil {
+		return Result{}, err
+	}
+	if plan == rundir.Overwrite {
+		if err := rundir.Clear(out); err != nil {
+			return Result{}, err
+		}
+	}
+
+	// Build the trainer and the controller before writing anything else, so
+	// a failure here leaves the folder as it was.
+	tr, err := ppo.New(run.Env, run.PPO, run.Seed, ppo.WithLogger(log))
+	if err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	defer tr.Close()
+	ctl, err := buildController(run, log)
+	if err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+
+	var ps rundir.Progress
+	if plan == rundir.Continue {
+		ck, err := rundir.ReadCheckpoint(out)
+		if err != nil {
+			return Result{}, err
+		}
+		if ck != nil {
+			if err := tr.Restore(ck.Trainer); err != nil {
+				return Result{}, fmt.Errorf("train --resume: %w", err)
+			}
+			if ctl != nil {
+				if err := ctl.Restore(ck.Controller); err != nil {
+					return Result{}, fmt.Errorf("train --resume: %w", err)
+				}
+			}
+			ps = ck.Progress
+			log.Info().Str("out", out).Int("iteration", ps.Iteration).Msg("resuming from checkpoint")
+		} else {
+			log.Info().Str("out", out).Msg("no checkpoint yet: starting the run over")
+		}
+	}
+	if ps.Iteration >= run.Iterations {
+		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
+	}
+	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
+		return Result{}, err
+	}
+	tlog, err := rundir.OpenTrainLog(out, ppo.HyperNames(), ps.Iteration)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tlog.Close()
+	elog, err := rundir.OpenEvalLog(out, ps.Iteration)
+	if err != nil {
+		return Result{}, err
+	}
+	defer elog.Close()
+
+	log.Info().Str("env", run.Env).Str("controller", run.Controller.Name).Int64("seed", run.Seed).
+		Int("iterations", run.Iterations).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
+
+	checkpoint := func() error {
+		if tr.Iteration() != ps.Iteration {
+			// Never pair a trainer with logs of another iteration: the
+			// previous checkpoint stays.
+			return fmt.Errorf("checkpoint: the trainer is at iteration %d, the logs at %d", tr.Iteration(), ps.Iteration)
+		}
+		c := rundir.Checkpoint{Progress: ps}
+		var err error
+		if c.Trainer, err = tr.Snapshot(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		if ctl != nil {
+			if c.Controller, err = ctl.Snapshot(); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+		}
+		return rundir.WriteCheckpoint(out, c)
+	}
+	if opts.Monitor != nil {
+		opts.Monitor.Start(ps.Iteration, run.Iterations)
+	}
+	segStart := time.Now()
+	baseWall := ps.WallS
+	var lastFrames int64
+	each := func(rep ppo.Report) error {
+		st := rep.Stats
+		ps.WallS = baseWall + time.Since(segStart).Seconds()
+		ps.CtrlS += rep.ControllerTime.Seconds()
+		row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
+			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: st.Hyper.Values(), Rejected: tr.Rejected()}
+		row.Objective, row.HaveObjective = run.Controller.Objective.Value(st.Reward, ps.PrevReward, ps.HavePrev, st.Elapsed.Seconds())
+		ps.PrevReward, ps.HavePrev = st.Reward, true
+		for _, r := range st.Returns {
+			row.MeanReturn += r
+		}
+		if len(st.Returns) > 0 {
+			row.MeanReturn /= float64(len(st.Returns))
+		}
+		if err := tlog.Append(row); err != nil {
+			return err
+		}
+		if rep.Eval != nil {
+			steps := 0
+			for _, l := range rep.Eval.Lengths {
+				steps += l
+			}
+			if len(rep.Eval.Lengths) > 0 {
+				steps /= len(rep.Eval.Lengths)
+			}
+			if err := elog.Append(rundir.EvalRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
+				Return: rep.Eval.Mean, Steps: steps}); err != nil {
+				return err
+			}
+			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
+		}
+		ps.Iteration = st.Iteration + 1
+		lastFrames = st.TotalFrames
+		if ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations {
+			if err := checkpoint(); err != nil {
+				return err
+			}
+		}
+		if opts.Monitor != nil {
+			opts.Monitor.Iteration(ps, rep)
+		}
+		return nil
+	}
+	err = ppo.Run(ctx, tr, ctl, ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery}, each)
+	if opts.Monitor != nil {
+		opts.Monitor.Finish()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			if cerr := checkpoint(); cerr != nil {
+				return Result{}, fmt.Errorf("train: interrupted at iteration %d, and the checkpoint failed: %w", ps.Iteration, cerr)
+			}
+			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume (plus the same --env/--config flags)", ps.Iteration, out)
+		}
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	sum := rundir.Summary{
+		Env: run.Env, Controller: run.Controller.Name, Seed: run.Seed, Iterations: run.Iterations,
+		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: ps.PrevReward,
+		RejectedUpdates: tr.Rejected(),
+	}
+	if ps.WallS > 0 {
+		sum.FramesPerSecond = float64(lastFrames) / ps.WallS
+	}
+	if ps.HaveEval {
+		v := ps.LastEval
+		sum.FinalEvalReturn = &v
+	}
+	if ctl != nil {
+		if cfg, ok := ctl.Current(); ok {
+			sum.FinalHyper = ctl.Space().Map(cfg)
+		}
+	}
+	if err := rundir.WriteSummary(out, sum); err != nil {
+		return Result{}, err
+	}
+	_ = rundir.RemoveCheckpoint(out)
+	return Result{Summary: sum}, nil
+}
+
+// buildController builds run's controller (nil for the fixed controller),
+// with its settings adapted to the run and interval = "auto" resolved.
+func buildController(run configs.Run, log zerolog.Logger) (*controller.Controller, error) {
+	if run.Controller.Name == configs.Fixed {
+		return nil, nil
+	}
+	space, err := run.Controller.Space()
+	if err != nil {
+		return nil, err
+	}
+	settings, opts, err := run.ControllerSetup()
+	if err != nil {
+		return nil, err
+	}
+	if run.Controller.Interval == configs.IntervalAuto {
+		log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
+	}
+	return controller.Build(run.Controller.Name, settings, space, opts)
+}

@@ -1,0 +1,270 @@
+package rundir
+
+import (
+	"bytes"
+	"encoding/gob"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCSVResumeKeepsRowsBelowCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "train.csv")
+	hdr := []string{"iteration", "reward"}
+	c, err := OpenCSV(p, hdr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 7; i++ {
+		if err := c.Append(i, float64(i)*1.5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	// Simulate a kill in the middle of writing row 7.
+	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("7,10.")
+	f.Close()
+
+	cases := []struct {
+		name      string
+		keepBelow int
+		wantRows  int
+	}{
+		{"resume from checkpoint at 5", 5, 5},
+		{"resume past all rows drops only the torn line", 100, 5}, // rows 0..4 remain from the previous case
+		{"fresh start", 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := OpenCSV(p, hdr, tc.keepBelow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			b, _ := os.ReadFile(p)
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			if lines[0] != "iteration,reward" {
+				t.Fatalf("header %q", lines[0])
+			}
+			if got := len(lines) - 1; got != tc.wantRows {
+				t.Fatalf("%d rows, want %d:\n%s", got, tc.wantRows, b)
+			}
+			for i, l := range lines[1:] {
+				if strings.Split(l, ",")[0] != strconv.Itoa(i) {
+					t.Fatalf("row %d is %q: rows must be continuous", i, l)
+				}
+			}
+		})
+	}
+}
+
+func TestCSVHeaderMismatch(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "train.csv")
+	c, err := OpenCSV(p, []string{"iteration", "a"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := OpenCSV(p, []string{"iteration", "b"}, 0); err == nil || !strings.Contains(err.Error(), "header") {
+		t.Fatalf("got %v, want a header mismatch error", err)
+	}
+}
+
+func TestInspectAndSummary(t *testing.T) {
+	dir := t.TempDir()
+	if s, _ := Inspect(dir); s != Empty {
+		t.Fatalf("state %v, want empty", s)
+	}
+	os.WriteFile(filepath.Join(dir, ConfigFile), []byte("env = \"x\"\n"), 0o644)
+	if s, _ := Inspect(dir); s != Unfinished {
+		t.Fatalf("state %v, want unfinished", s)
+	}
+	ret := 12.5
+	if err := WriteSummary(dir, Summary{Env: "x", Iterations: 3, FinalEvalReturn: &ret}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := Inspect(dir); s != Finished {
+		t.Fatalf("state %v, want finished", s)
+	}
+	got, err := ReadSummary(dir)
+	if err != nil || got.Iterations != 3 || *got.FinalEvalReturn != 12.5 {
+		t.Fatalf("summary round trip: %+v, %v", got, err)
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root ignores permission bits; use a path under a regular file instead.
+		f := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(f, nil, 0o644)
+		if err := CheckWritable(filepath.Join(f, "sub")); err == nil || !strings.Contains(err.Error(), "cannot create") {
+			t.Fatalf("got %v, want a cannot-create error", err)
+		}
+	} else {
+		d := t.TempDir()
+		os.Chmod(d, 0o555)
+		if err := CheckWritable(filepath.Join(d, "sub")); err == nil {
+			t.Fatal("want an error for a read-only parent")
+		}
+	}
+	if err := CheckWritable(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigDiff(t *testing.T) {
+	a := "env = \"halfcheetah\"\nseed = 0\n[ppo]\nlr = 0.0003\n"
+	b := "env = \"halfcheetah\"\nseed = 1\n[ppo]\nlr = 0.0003\n"
+	if d := ConfigDiff(a, a); d != "" {
+		t.Fatalf("equal configs differ: %q", d)
+	}
+	d := ConfigDiff(a, b)
+	if d != "- seed = 0\n+ seed = 1\n" {
+		t.Fatalf("diff %q", d)
+	}
+}
+
+// TestDecide: the rules for reusing a folder, for every state and flag.
+func TestDecide(t *testing.T) {
+	for _, c := range []struct {
+		st            State
+		resume, force bool
+		want          Plan
+		err           string
+	}{
+		{Empty, false, false, Start, ""},
+		{Empty, true, false, Start, ""},
+		{Empty, false, true, Start, ""},
+		{Finished, false, false, 0, "holds a finished run; use --force"},
+		{Finished, true, false, Nothing, ""},
+		{Finished, false, true, Overwrite, ""},
+		{Finished, true, true, Overwrite, ""},
+		{Unfinished, false, false, 0, "holds an unfinished run; use --resume"},
+		{Unfinished, true, false, Continue, ""},
+		{Unfinished, false, true, Overwrite, ""},
+		{Unfinished, true, true, Overwrite, ""},
+	} {
+		got, err := Decide("runs/x", c.st, c.resume, c.force)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "runs/x") {
+				t.Errorf("%v resume %v force %v: error %v, want %q", c.st, c.resume, c.force, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%v resume %v force %v: %v, %v; want %v", c.st, c.resume, c.force, got, err, c.want)
+		}
+	}
+	if err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 0\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 1\n"); err == nil || !strings.Contains(err.Error(), "different config") || !strings.Contains(err.Error(), "+ seed = 1") {
+		t.Fatalf("different configs: %v", err)
+	}
+}
+
+// TestCheckpointFile: a checkpoint round-trips, a missing one is nil, a
+// corrupt one is an error naming the file, and Clear removes a run's files.
+func TestCheckpointFile(t *testing.T) {
+	dir := t.TempDir()
+	if c, err := ReadCheckpoint(dir); c != nil || err != nil {
+		t.Fatalf("no checkpoint: %v, %v", c, err)
+	}
+	want := Checkpoint{Progress: Progress{Iteration: 4, WallS: 1.5, PrevReward: -2, HavePrev: true}, Trainer: []byte("tr"), Controller: []byte("ctl")}
+	if err := WriteCheckpoint(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCheckpoint(dir)
+	if err != nil || got.Progress != want.Progress || string(got.Trainer) != "tr" || string(got.Controller) != "ctl" {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	os.WriteFile(CheckpointPath(dir), []byte("garbage"), 0o644)
+	if _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) {
+		t.Fatalf("corrupt checkpoint: %v", err)
+	}
+	for _, n := range []string{ConfigFile, TrainCSV, EvalCSV, SummaryFile, LogFile} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	if err := Clear(dir); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 1 || left[0].Name() != LogFile {
+		t.Fatalf("after Clear: %v, want only %s", left, LogFile)
+	}
+}
+
+// TestLogs: train.csv and eval.csv rows in the schema's columns and formats.
+func TestLogs(t *testing.T) {
+	dir := t.TempDir()
+	tl, err := OpenTrainLog(dir, []string{"batch_size", "lr"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []TrainRow{
+		{Iteration: 0, Frames: 2048, WallTimeS: 1.25, TrainReward: -1.5, Hyper: []any{2048, 3e-4}},
+		{Iteration: 1, Frames: 4096, WallTimeS: 2.5, ControllerTimeS: 1e-6, TrainReward: -1.25, Objective: 0.123456789, HaveObjective: true, Episodes: 2, MeanReturn: -50.123456, Hyper: []any{2048, 1e-4}, Rejected: 1},
+	}
+	for _, r := range rows {
+		if err := tl.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tl.Append(TrainRow{Hyper: []any{1}}); err == nil {
+		t.Fatal("a row with a missing hyperparameter was written")
+	}
+	tl.Close()
+	el, err := OpenEvalLog(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	el.Append(EvalRow{Iteration: 1, Frames: 4096, WallTimeS: 2.5, Return: -12.5, Steps: 50})
+	el.Close()
+	b, _ := os.ReadFile(filepath.Join(dir, TrainCSV))
+	want := "iteration,frames,wall_time_s,controller_time_s,train_reward,objective,episodes,mean_episode_return,batch_size,lr,rejected_updates\n" +
+		"0,2048,1.25,0,-1.5,,0,,2048,0.0003,0\n" +
+		"1,4096,2.5,1e-06,-1.25,0.123457,2,-50.1235,2048,0.0001,1\n"
+	if string(b) != want {
+		t.Fatalf("train.csv:\n%s\nwant:\n%s", b, want)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, EvalCSV))
+	if want := "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,4096,2.5,0,-12.5,50\n"; string(b) != want {
+		t.Fatalf("eval.csv:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// TestCheckpointReadsEarlierWriter: the file written by the previous
+// writer (package main's checkpointFile and progressState types, same field
+// names) still reads, so runs killed before this version resume.
+func TestCheckpointReadsEarlierWriter(t *testing.T) {
+	type progressState struct {
+		Iteration  int
+		WallS      float64
+		CtrlS      float64
+		PrevReward float64
+		HavePrev   bool
+		LastEval   float64
+		HaveEval   bool
+	}
+	type checkpointFile struct {
+		Version    int
+		Progress   progressState
+		Trainer    []byte
+		Controller []byte
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(checkpointFile{Version: 1, Progress: progressState{Iteration: 10, LastEval: 3, HaveEval: true}, Trainer: []byte{1}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, CheckpointDir), 0o755)
+	os.WriteFile(CheckpointPath(dir), buf.Bytes(), 0o644)
+	c, err := ReadCheckpoint(dir)
+	if err != nil || c.Progress != (Progress{Iteration: 10, LastEval: 3, HaveEval: true}) || len(c.Trainer) != 1 || c.Controller != nil {
+		t.Fatalf("earlier checkpoint: %+v, %v", c, err)
+	}
+}

@@ -1,0 +1,211 @@
+package ppo
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Hyper holds the per-iteration hyperparameters: the [ppo] keys that may
+// change before every iteration, so the keys a controller may tune.
+// Trainer.Iterate takes one; Config embeds one, whose values are in force
+// where a key is not tuned.
+//
+// Each field is the only declaration of its key. Its tags give
+//   - toml: the key, as in the config file, train.csv's column and the
+//     controller's space;
+//   - range: the values Validate and Set accept, as an interval such as
+//     "(0,1]" or "[1,inf)";
+//   - paper (optional): the bounds "low,high" over which the HyperController
+//     paper tunes the key, on a linear scale (configs.PaperSpace).
+//
+// The tunable names, train.csv's hyperparameter columns, the "not tunable"
+// error and the paper's space are derived from these tags. To make another
+// setting tunable, move its field from Config into Hyper with these tags and
+// have the trainer read it from the Hyper of the iteration.
+type Hyper struct {
+	BatchSize int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000"` // frames collected and trained on per iteration
+	Clip      float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`               // PPO clip ε
+	GAELambda float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`         // GAE λ
+	LR        float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`               // Adam learning rate
+}
+
+// HyperKey describes one per-iteration hyperparameter, a field of Hyper.
+type HyperKey struct {
+	Name    string // TOML key, e.g. "clip"
+	Integer bool   // an integer setting: Set rounds values to the nearest integer
+	// PaperLow and PaperHigh are the bounds over which the HyperController
+	// paper tunes the key; both 0 when the paper does not tune it.
+	PaperLow, PaperHigh float64
+}
+
+// hyperField is a HyperKey with what Validate and Set need.
+type hyperField struct {
+	HyperKey
+	index          int // field index in Hyper
+	lo, hi         float64
+	loOpen, hiOpen bool
+}
+
+// hyperFields are read from Hyper's tags once. A malformed tag is a
+// programming error in this file, caught by any test of the package.
+var hyperFields = func() []hyperField {
+	t := reflect.TypeFor[Hyper]()
+	out := make([]hyperField, t.NumField())
+	for i := range out {
+		f := t.Field(i)
+		hf := hyperField{HyperKey: HyperKey{Name: f.Tag.Get("toml")}, index: i}
+		switch f.Type.Kind() {
+		case reflect.Int:
+			hf.Integer = true
+		case reflect.Float64:
+		default:
+			panic(fmt.Sprintf("ppo: Hyper.%s: want an int or float64 field", f.Name))
+		}
+		r := f.Tag.Get("range")
+		lo, hi, ok := strings.Cut(strings.Trim(r, "[]()"), ",")
+		var err1, err2 error
+		hf.lo, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+		hf.hi, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		if hf.Name == "" || len(r) < 2 || !ok || err1 != nil || err2 != nil || !strings.ContainsAny(r[:1], "[(") || !strings.ContainsAny(r[len(r)-1:], "])") {
+			panic(fmt.Sprintf("ppo: Hyper.%s: want tags toml:\"key\" and range:\"[lo,hi]\" (brackets open or closed), got %q", f.Name, f.Tag))
+		}
+		hf.loOpen, hf.hiOpen = r[0] == '(', r[len(r)-1] == ')'
+		if p := f.Tag.Get("paper"); p != "" {
+			lo, hi, ok := strings.Cut(p, ",")
+			hf.PaperLow, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+			hf.PaperHigh, err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+			if !ok || err1 != nil || err2 != nil || !(hf.PaperLow < hf.PaperHigh) || hf.check(hf.PaperLow) != nil || hf.check(hf.PaperHigh) != nil {
+				panic(fmt.Sprintf("ppo: Hyper.%s: paper bounds %q: want \"low,high\" inside the range %s", f.Name, p, r))
+			}
+		}
+		out[i] = hf
+	}
+	return out
+}()
+
+// HyperKeys describes the fields of Hyper, in declaration order.
+func HyperKeys() []HyperKey {
+	out := make([]HyperKey, len(hyperFields))
+	for i, f := range hyperFields {
+		out[i] = f.HyperKey
+	}
+	return out
+}
+
+// HyperNames lists the keys of Hyper, in declaration order: the
+// hyperparameters a controller may tune.
+func HyperNames() []string {
+	out := make([]string, len(hyperFields))
+	for i, f := range hyperFields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// LookupHyperKey returns the per-iteration hyperparameter named name, or an
+// error saying that it is not tunable and listing the tunable ones.
+func LookupHyperKey(name string) (HyperKey, error) {
+	f, err := lookupField(name)
+	return f.HyperKey, err
+}
+
+func lookupField(name string) (hyperField, error) {
+	for _, f := range hyperFields {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return hyperField{}, fmt.Errorf("%q is not tunable; tunable: %s", name, strings.Join(HyperNames(), ", "))
+}
+
+// check reports whether v lies in the field's range, as Validate words it.
+func (f hyperField) check(v float64) error {
+	if !finite(v) || v < f.lo || v > f.hi || (f.loOpen && v == f.lo) || (f.hiOpen && v == f.hi) {
+		return fmt.Errorf("ppo.%s: want %s, got %v", f.Name, f.want(), v)
+	}
+	return nil
+}
+
+// want words the range: "a value in (0, 1)", "an integer in [1, 1048576]",
+// "a value >= 0".
+func (f hyperField) want() string {
+	what := "a value"
+	if f.Integer {
+		what = "an integer"
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	lb, rb, ge, le := "[", "]", ">=", "<="
+	if f.loOpen {
+		lb, ge = "(", ">"
+	}
+	if f.hiOpen {
+		rb, le = ")", "<"
+	}
+	switch {
+	case !math.IsInf(f.lo, 0) && !math.IsInf(f.hi, 0):
+		return fmt.Sprintf("%s in %s%s, %s%s", what, lb, num(f.lo), num(f.hi), rb)
+	case !math.IsInf(f.lo, 0):
+		return fmt.Sprintf("%s %s %s", what, ge, num(f.lo))
+	case !math.IsInf(f.hi, 0):
+		return fmt.Sprintf("%s %s %s", what, le, num(f.hi))
+	}
+	return "a finite " + strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a ")
+}
+
+func (h *Hyper) field(f hyperField) reflect.Value { return reflect.ValueOf(h).Elem().Field(f.index) }
+
+// Validate reports the first value outside its range, named as in TOML
+// (e.g. "ppo.clip: want a value in (0, 1), got 1.5").
+func (h Hyper) Validate() error {
+	for _, f := range hyperFields {
+		v := h.field(f)
+		x := 0.0
+		if f.Integer {
+			x = float64(v.Int())
+		} else {
+			x = v.Float()
+		}
+		if err := f.check(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Set assigns the hyperparameter named name, rounding integer ones to the
+// nearest integer. An unknown name, a non-finite value or one outside the
+// key's range is an error, and h is unchanged.
+func (h *Hyper) Set(name string, v float64) error {
+	f, err := lookupField(name)
+	if err != nil {
+		return fmt.Errorf("ppo: %w", err)
+	}
+	if !finite(v) {
+		return fmt.Errorf("ppo: %s = %v is not finite", name, v)
+	}
+	if f.Integer {
+		v = math.Round(v)
+	}
+	if err := f.check(v); err != nil {
+		return err
+	}
+	if f.Integer {
+		h.field(f).SetInt(int64(v))
+	} else {
+		h.field(f).SetFloat(v)
+	}
+	return nil
+}
+
+// Values returns the values in declaration order (HyperNames' order):
+// int for integer keys, float64 for the others.
+func (h Hyper) Values() []any {
+	out := make([]any, len(hyperFields))
+	for i, f := range hyperFields {
+		out[i] = h.field(f).Interface()
+	}
+	return out
+}
