@@ -28,6 +28,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,8 +144,15 @@ func New(opts Options) (*Server, error) {
 
 // load reads every session of the state folder.
 func (s *Server) load() error {
-	if err := os.MkdirAll(s.root, dirMode); err != nil {
-		return fmt.Errorf("state folder: %w", err)
+	if _, err := os.Stat(s.root); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(s.root, dirMode); err != nil {
+			return fmt.Errorf("state folder: %w", err)
+		}
+		if !s.opts.UnsafeNoSync {
+			if err := syncDir(s.opts.StateDir); err != nil {
+				return err
+			}
+		}
 	}
 	if err := cleanLeftovers(s.root, s.opts.Log); err != nil {
 		return err
