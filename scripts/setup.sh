@@ -35,11 +35,12 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-# protobuf-compiler and libprotobuf-dev (Google's well-known .proto files):
-# `make proto` and the generated-code staleness tests. python3-torch and
-# python3-numpy (Debian's interpreter /usr/bin/python3): the Python PPO that
-# proves `hyperctl serve` end to end.
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial protobuf-compiler libprotobuf-dev python3-torch python3-numpy)
+# slurm-wlm and munge: the Slurm end-to-end test. protobuf-compiler and
+# libprotobuf-dev (Google's well-known .proto files): `make proto` and the
+# generated-code staleness tests. python3-torch and python3-numpy (Debian's
+# interpreter /usr/bin/python3): the Python PPO that proves `hyperctl serve`
+# end to end.
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge protobuf-compiler libprotobuf-dev python3-torch python3-numpy)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
