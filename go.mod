@@ -7,6 +7,7 @@ go 1.26.0
 replace github.com/sugarme/gotch => ./third_party/gotch
 
 require (
+	connectrpc.com/connect v1.21.1
 	git.sr.ht/~sbinet/gg v0.6.0
 	github.com/BurntSushi/toml v1.5.0
 	github.com/ByteArena/box2d v1.0.2
@@ -15,6 +16,7 @@ require (
 	github.com/rs/zerolog v1.34.0
 	github.com/schollz/progressbar/v3 v3.18.0
 	github.com/spf13/cobra v1.9.1
+	github.com/spf13/pflag v1.0.6
 	github.com/sugarme/gotch v0.7.0
 	golang.org/x/term v0.47.0
 	gonum.org/v1/gonum v0.16.0
@@ -35,11 +37,13 @@ require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/spf13/pflag v1.0.6 // indirect
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
 
-tool google.golang.org/protobuf/cmd/protoc-gen-go
+tool (
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
+	google.golang.org/protobuf/cmd/protoc-gen-go
+)

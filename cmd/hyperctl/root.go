@@ -59,7 +59,7 @@ controllers work behind the same interface, for comparison:
 		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
-	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a))
+	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a), newServeCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
