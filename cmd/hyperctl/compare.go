@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
@@ -230,7 +231,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			defer wg.Done()
 			for j := range queue {
 				start := time.Now()
-				err := runTrainJob(ctx, self, j, f, threads)
+				err := runTrainJob(ctx, a.log, self, j, f, threads)
 				mu.Lock()
 				done++
 				ev := a.log.Info()
@@ -285,13 +286,58 @@ func writeManifest(out string, m report.Manifest, force bool) error {
 	return rundir.WriteFileAtomic(path, append(b, '\n'))
 }
 
+// lockPoll is how often compare checks whether a locked run folder is free.
+const lockPoll = 250 * time.Millisecond
+
+// waitUnlocked returns when no other process holds dir's writer lock (or
+// ctx ends), logging once that it waits and for which pid.
+func waitUnlocked(ctx context.Context, log zerolog.Logger, dir string) error {
+	lastPID := -1
+	for {
+		pid, held, err := rundir.Holder(dir)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return nil
+		}
+		if pid != lastPID {
+			log.Warn().Str("run", dir).Int("pid", pid).Msg("the run folder is locked by another writer; waiting for it to end")
+			lastPID = pid
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
 // runTrainJob runs one `hyperctl train --resume` as a child process, its
-// output going to the run folder's train.log. Cancellation sends SIGINT so the
-// child checkpoints before exiting.
-func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
+// output going to the run folder's train.log. It first waits while another
+// process writes the folder (an orphan of an earlier compare, a train
+// started by hand), and again if the child finds the folder locked
+// (exit code 3). Cancellation sends SIGINT so the child checkpoints before
+// exiting; if compare dies, the child gets SIGTERM (Pdeathsig, Linux) and
+// checkpoints too.
+func runTrainJob(ctx context.Context, log zerolog.Logger, self string, j job, f *compareFlags, threads int) error {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return err
 	}
+	for {
+		if err := waitUnlocked(ctx, log, j.dir); err != nil {
+			return err
+		}
+		err := runTrainChild(ctx, self, j, f, threads)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitLocked {
+			continue // another writer took the folder meanwhile: wait for it
+		}
+		return err
+	}
+}
+
+func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
 	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -311,6 +357,12 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf
 	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
+	c.SysProcAttr = childProcAttr()
+	// The parent-death signal fires when the thread that started the child
+	// exits, not the process: keep this goroutine on its thread until the
+	// child has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := c.Start(); err != nil {
 		return err
 	}

@@ -320,3 +320,31 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("eval.csv:\n%s\nwant:\n%s", b, want)
 	}
 }
+
+// TestCompareCSV: rows are compared with the timing columns removed.
+func TestCompareCSV(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	ref := write("ref.csv", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2,50\n")
+	cases := []struct {
+		name, text  string
+		same, total int
+		diff        string
+	}{
+		{"timing differs only", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,9,9,-3,50\n3,20,9,9,-2,50\n", 2, 2, ""},
+		{"a value differs", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2.5,50\n", 1, 2, "row 1: 3,20,-2.5,50 vs 3,20,-2,50"},
+		{"a row missing", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n", 1, 2, "row 1: (missing)"},
+		{"a row more", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2,50\n5,30,2,2,-1,50\n", 2, 2, "3 rows vs 2"},
+		{"other header", "iteration,frames,wall_time_s,eval_return\n", 0, 2, "headers differ"},
+	}
+	for _, c := range cases {
+		same, total, diff, err := CompareCSV(write("got.csv", c.text), ref)
+		if err != nil || same != c.same || total != c.total || !strings.Contains(diff, c.diff) || (c.diff == "") != (diff == "") {
+			t.Errorf("%s: %d/%d %q %v; want %d/%d %q", c.name, same, total, diff, err, c.same, c.total, c.diff)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package training
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io/fs"
 	"os"
@@ -115,69 +114,19 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
-// timingColumns are the columns that differ between any two runs.
-var timingColumns = []string{rundir.ColWallTime, rundir.ColControllerTime}
-
-// readRows reads a CSV without its timing columns.
-func readRows(t *testing.T, path string) (header []string, rows []string) {
+// sameRows compares a run's CSV with a reference run's, timing columns
+// aside (rundir.CompareCSV); it returns the number of identical rows and
+// the reference's total, and fails the test on any difference.
+func sameRows(t *testing.T, got, want, file string) (same, total int) {
 	t.Helper()
-	f, err := os.Open(path)
+	same, total, diff, err := rundir.CompareCSV(filepath.Join(got, file), filepath.Join(want, file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	all, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+	if diff != "" {
+		t.Errorf("%s: %d/%d identical; first difference (resumed vs uninterrupted): %s", file, same, total, diff)
 	}
-	var keep []int
-	for i, h := range all[0] {
-		if !slices.Contains(timingColumns, h) {
-			keep = append(keep, i)
-		}
-	}
-	pick := func(r []string) string {
-		var out []string
-		for _, i := range keep {
-			out = append(out, r[i])
-		}
-		return strings.Join(out, ",")
-	}
-	for _, r := range all[1:] {
-		rows = append(rows, pick(r))
-	}
-	return all[0], rows
-}
-
-// sameRows compares a run's CSV with a reference run's, timing columns
-// aside; it returns the number of identical rows and the reference's total.
-func sameRows(t *testing.T, got, want, file string) (same, total int) {
-	t.Helper()
-	hg, rg := readRows(t, filepath.Join(got, file))
-	hw, rw := readRows(t, filepath.Join(want, file))
-	if !slices.Equal(hg, hw) {
-		t.Fatalf("%s: headers differ: %v vs %v", file, hg, hw)
-	}
-	for i := range rw {
-		if i < len(rg) && rg[i] == rw[i] {
-			same++
-		}
-	}
-	if len(rg) != len(rw) || same != len(rw) {
-		for i := range max(len(rg), len(rw)) {
-			var g, w string
-			if i < len(rg) {
-				g = rg[i]
-			}
-			if i < len(rw) {
-				w = rw[i]
-			}
-			if g != w {
-				t.Errorf("%s row %d:\n resumed       %s\n uninterrupted %s", file, i, g, w)
-			}
-		}
-	}
-	return same, len(rw)
+	return same, total
 }
 
 // killAndResume runs run uninterrupted into a folder, then again into
