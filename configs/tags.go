@@ -6,8 +6,8 @@ import (
 )
 
 // tomlTags lists the TOML keys of a struct (or pointer to struct), in field
-// order, for error messages. The keys of an embedded struct without a tag
-// (ppo.Config's Hyper) are listed in its place, as the decoder reads them.
+// order, for error messages. The keys of an untagged embedded struct are
+// the outer table's own, as BurntSushi/toml decodes them.
 func tomlTags(v any) []string {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -20,7 +20,7 @@ func tomlTags(v any) []string {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+		if tag == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
 			out = append(out, tomlTags(reflect.New(f.Type).Interface())...)
 			continue
 		}

@@ -1,7 +1,10 @@
 // Package controller is hyperctl's online hyperparameter control: one small
 // Method interface that every algorithm implements, one driver, Controller,
 // that any training loop embeds, the registry of methods (Register, Build)
-// and the space of tuned hyperparameters (Space).
+// and the space of tuned hyperparameters (Space). The methods themselves live
+// in their own packages: HyperController in controller/hypercontroller, the
+// others in baselines/<name>; a blank import of baselines/all registers all
+// of them.
 //
 // The training loop owns the loop. Each iteration it asks the controller for
 // a configuration, trains with it, and reports the outcome:

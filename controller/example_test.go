@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	_ "github.com/hyperctl/hyperctl/baselines/all" // registers every method, HyperController included
 	"github.com/hyperctl/hyperctl/controller"
 )
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 func TestBanditConfigValidate(t *testing.T) {
@@ -151,7 +152,7 @@ func TestReferences(t *testing.T) {
 }
 
 func TestApplySettings(t *testing.T) {
-	e, err := controller.Lookup(controller.HyperControllerName)
+	e, err := controller.Lookup(hypercontroller.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestApplySettings(t *testing.T) {
 	if err := ApplySettings(s, 7, 2); err != nil {
 		t.Fatal(err)
 	}
-	hs := s.(*controller.HyperControllerSettings)
+	hs := s.(*hypercontroller.Settings)
 	if hs.D != 7 || hs.S != 2 || hs.Lambda != 1 {
 		t.Fatalf("settings after ApplySettings: %+v", *hs)
 	}
@@ -169,7 +170,7 @@ func TestApplySettings(t *testing.T) {
 }
 
 func TestRunRegretOutputs(t *testing.T) {
-	cfg := RegretConfig{Bandit: DefaultBanditConfig(2), N: 60, D: 5, S: 1, Interval: 1, Seeds: 2, Seed: 1, Controllers: []string{controller.HyperControllerName}}
+	cfg := RegretConfig{Bandit: DefaultBanditConfig(2), N: 60, D: 5, S: 1, Interval: 1, Seeds: 2, Seed: 1, Controllers: []string{hypercontroller.Name}}
 	bad := cfg
 	bad.Controllers = []string{"nosuch"}
 	if _, err := RunRegret(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "nosuch") {

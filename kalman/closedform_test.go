@@ -8,14 +8,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 // newHC returns a HyperController over one parameter on [0, 1] with d = 2.
-func newHC(t *testing.T, s int) *controller.HyperController {
+func newHC(t *testing.T, s int) *hypercontroller.HyperController {
 	t.Helper()
-	set := controller.DefaultHyperControllerSettings()
+	set := hypercontroller.DefaultSettings()
 	set.D, set.S = 2, s
-	hc, err := controller.NewHyperController(set)
+	hc, err := hypercontroller.New(set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestClosedFormPredictor(t *testing.T) {
 			seR1 += (x - p1) * (x - p1)
 			seR3 += (x - p3) * (x - p3)
 		}
-		for _, hc := range []*controller.HyperController{hc1, hc3} {
+		for _, hc := range []*hypercontroller.HyperController{hc1, hc3} {
 			if err := hc.Observe(controller.Observation{Iteration: i, Config: cfg, Objective: x}); err != nil {
 				t.Fatal(err)
 			}

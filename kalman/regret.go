@@ -80,19 +80,11 @@ type Curve struct {
 
 // Mean returns the mean over seeds of R_{t+1} and its standard error.
 func (c Curve) Mean(t int) (mean, se float64) {
-	n := float64(len(c.Runs))
-	for _, r := range c.Runs {
-		mean += r[t]
+	v := make([]float64, len(c.Runs))
+	for k, r := range c.Runs {
+		v[k] = r[t]
 	}
-	mean /= n
-	if len(c.Runs) > 1 {
-		var ss float64
-		for _, r := range c.Runs {
-			ss += (r[t] - mean) * (r[t] - mean)
-		}
-		se = math.Sqrt(ss / (n - 1) / n)
-	}
-	return mean, se
+	return MeanSE(v)
 }
 
 // Result is a regret benchmark's outcome.
@@ -389,7 +381,7 @@ func RunSweep(ctx context.Context, cfg RegretConfig, ds, ss []int) ([]SweepPoint
 	}
 	var out []SweepPoint
 	for k, v := range runs {
-		m, se := meanSE(v)
+		m, se := MeanSE(v)
 		out = append(out, SweepPoint{D: k.d, S: k.s, Name: k.name, Final: m, SE: se})
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -405,7 +397,8 @@ func RunSweep(ctx context.Context, cfg RegretConfig, ds, ss []int) ([]SweepPoint
 	return out, nil
 }
 
-func meanSE(v []float64) (mean, se float64) {
+// MeanSE returns the mean of v and its standard error (0 for one value).
+func MeanSE(v []float64) (mean, se float64) {
 	n := float64(len(v))
 	for _, x := range v {
 		mean += x

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
-	"github.com/hyperctl/hyperctl/controller"
 )
 
 // BenchmarkDecision times one decision (Suggest: ML-II fit and UCB
@@ -14,34 +13,8 @@ import (
 // cost is GP-UCB's (the same GP and maximiser); only β differs.
 func BenchmarkDecision(b *testing.B) {
 	space := methodtest.PaperSpace(b)
-	gain := func(_ int, u []float64) float64 {
-		return 1 - methodtest.Sq(u[0]-0.3) - methodtest.Sq(u[1]-0.5) - 2*methodtest.Sq(u[2]-0.8) - methodtest.Sq(u[3]-0.6)
-	}
 	for _, n := range []int{10, 50, 200} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			ctl := build(b, nil, space, 1, 1)
-			f := methodtest.NewFeedback(space, gain, 0.3, 1)
-			for it := range n + 1 {
-				f.Step(b, ctl, it)
-			}
-			m := ctl.Method()
-			state, err := m.MarshalBinary()
-			if err != nil {
-				b.Fatal(err)
-			}
-			dst := make(controller.Config, space.Dim())
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				if err := m.UnmarshalBinary(state); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := m.Suggest(dst); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { methodtest.Decision(b, build(b, nil, space, 1, 1), n) })
 	}
 }
 
@@ -61,12 +34,7 @@ func BenchmarkRegretLGDS(b *testing.B) {
 			b.Run(fmt.Sprintf("h=%d/interval=%d/phi_scale=%g", h, c.interval, c.scale), func(b *testing.B) {
 				s := DefaultSettings()
 				s.PhiScale = c.scale
-				var mean, se float64
-				for range b.N {
-					mean, se = methodtest.MeanSE(methodtest.RegretLGDS(b, Name, &s, h, 1000, c.interval, 5))
-				}
-				b.ReportMetric(mean, "R_n")
-				b.ReportMetric(se, "R_n_se")
+				methodtest.Regret(b, Name, &s, h, 1000, c.interval, 5)
 			})
 		}
 	}

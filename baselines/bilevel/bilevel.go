@@ -1,6 +1,7 @@
-// Package bilevel is Bayesian bilevel optimisation (BBO) with UCB, after the
-// seed paper on BBO's convergence (outer Bayesian optimisation, inner SGD;
-// its Algorithm 2 and Theorem 4, ../shared/seeds/000): GP-UCB whose exploration coefficient follows the paper's
+// Package bilevel is Bayesian bilevel optimisation (BBO) with UCB, after
+// Fu, He, Tian and Tao, "Convergence of Bayesian Bilevel Optimization"
+// (ICLR 2024; outer Bayesian optimisation, inner SGD; its Algorithm 2 and
+// Theorem 4): GP-UCB whose exploration coefficient follows the paper's
 // schedule
 //
 //	β_t = √(B² + σ⁻² t φ²(N) / N),
@@ -30,8 +31,9 @@
 //     benchmark, direct use) it is 1, i.e. N counts iterations.
 //   - The observation y_t is the mean objective over the period (by default
 //     the reward change per iteration), standardised like GP-UCB's targets;
-//     the GP is fitted by ML-II exactly as package baselines' GP-UCB
-//     (same kernel, bounds, window and acquisition maximiser).
+//     the GP is fitted by ML-II exactly as GP-UCB's (package gpucb): the
+//     same member of the GP-UCB family's loop (gploop.Stationary: kernel,
+//     bounds, window, restarts and acquisition maximiser), with this β_t.
 //   - B bounds the RKHS norm of the objective in standardised units;
 //     σ is the noise standard deviation in standardised units (the targets
 //     have unit variance, so σ ≤ 1 and the default 1 gives the smallest β
@@ -60,21 +62,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/baselines/gp"
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
+	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "bilevel"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "Bayesian bilevel optimisation with UCB (BBO seed paper, Algorithm 2): GP-UCB with beta_t = sqrt(B^2 + t phi(N)^2 / (sigma^2 N)) times sigma; interval = \"auto\" follows N ~ T (convex) or N ~ T^2 (PL)",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Horizons accepted by Settings.Horizon.
 const (
@@ -84,18 +74,10 @@ const (
 	PL = "pl"
 )
 
-// alwaysRestartBelow: with fewer data points than this, ML-II restarts run
-// at every decision (as in package baselines' GP-UCB).
-const alwaysRestartBelow = 64
-
-// Settings configure the bilevel controller. The GP fields mean what they
-// mean for GP-UCB (package baselines).
+// Settings configure the bilevel controller. The GP blocks (kernel,
+// window, restarts, restart_every, candidates, refine) are GP-UCB's.
 type Settings struct {
-	// Kernel is "matern52" or "se" (ARD either way).
-	Kernel string `toml:"kernel"`
-	// Window is the number of most recent data points (decision periods)
-	// the GP is fitted to.
-	Window int `toml:"window"`
+	gploop.Model
 	// B bounds the RKHS norm of the objective (standardised units), > 0.
 	B float64 `toml:"b"`
 	// Sigma is the noise standard deviation σ of β_t (standardised units), > 0.
@@ -117,14 +99,8 @@ type Settings struct {
 	Horizon string `toml:"horizon"`
 	// HorizonScale is c in N = c·T or N = c·T² (> 0).
 	HorizonScale float64 `toml:"horizon_scale"`
-	// Restarts is the number of random ML-II restarts (see GP-UCB).
-	Restarts int `toml:"restarts"`
-	// RestartEvery spaces the decisions with random restarts.
-	RestartEvery int `toml:"restart_every"`
-	// Candidates is the number of uniform points the UCB is scored at.
-	Candidates int `toml:"candidates"`
-	// Refine is the number of best candidates refined by L-BFGS.
-	Refine int `toml:"refine"`
+	gploop.Fitting
+	gploop.Search
 }
 
 // DefaultSettings returns the defaults: the theory's constants at 1
@@ -132,8 +108,7 @@ type Settings struct {
 // c = 1, and GP-UCB's GP and acquisition defaults.
 func DefaultSettings() Settings {
 	return Settings{
-		Kernel:       "matern52",
-		Window:       200,
+		Model:        gploop.Model{Kernel: "matern52", Window: 200},
 		B:            1,
 		Sigma:        1,
 		Delta:        0.1,
@@ -142,10 +117,8 @@ func DefaultSettings() Settings {
 		PhiScale:     1,
 		Horizon:      Convex,
 		HorizonScale: 1,
-		Restarts:     1,
-		RestartEvery: 10,
-		Candidates:   256,
-		Refine:       3,
+		Fitting:      gploop.Fitting{Restarts: 1, RestartEvery: 10},
+		Search:       gploop.Search{Candidates: 256, Refine: 3},
 	}
 }
 
@@ -153,12 +126,10 @@ func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
 // Validate checks every field; the error starts with the field's TOML key.
 func (s *Settings) Validate() error {
-	if _, err := gp.ParseKind(s.Kernel); err != nil {
-		return fmt.Errorf("kernel: %w", err)
+	if err := s.Model.Validate(); err != nil {
+		return err
 	}
 	switch {
-	case s.Window < 2 || s.Window > 5000:
-		return fmt.Errorf("window: must be in [2, 5000] data points, got %d", s.Window)
 	case !finitePos(s.B):
 		return fmt.Errorf("b: must be finite and > 0, got %v", s.B)
 	case !finitePos(s.Sigma):
@@ -177,16 +148,11 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("horizon: want %q (N ~ T) or %q (N ~ T^2), got %q", Convex, PL, s.Horizon)
 	case !finitePos(s.HorizonScale):
 		return fmt.Errorf("horizon_scale: must be finite and > 0, got %v", s.HorizonScale)
-	case s.Restarts < 0 || s.Restarts > 100:
-		return fmt.Errorf("restarts: must be in [0, 100], got %d", s.Restarts)
-	case s.RestartEvery < 1:
-		return fmt.Errorf("restart_every: must be >= 1 decision, got %d", s.RestartEvery)
-	case s.Candidates < 1 || s.Candidates > 100000:
-		return fmt.Errorf("candidates: must be in [1, 100000], got %d", s.Candidates)
-	case s.Refine < 0 || s.Refine > s.Candidates:
-		return fmt.Errorf("refine: must be in [0, candidates = %d], got %d", s.Candidates, s.Refine)
 	}
-	return nil
+	if err := s.Fitting.Validate(); err != nil {
+		return err
+	}
+	return s.Search.Validate()
 }
 
 func validHorizon(h string) bool {
@@ -199,10 +165,9 @@ func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("bilevel: %w", err)
 	}
-	kind, _ := gp.ParseKind(s.Kernel)
 	set := *s
 	set.Horizon = strings.ToLower(strings.TrimSpace(set.Horizon))
-	return &Method{set: set, kind: kind}, nil
+	return &Method{set: set, loop: gploop.Named(Name)}, nil
 }
 
 // WithRun returns a copy of the settings with StepsPerIteration filled in
@@ -285,112 +250,48 @@ func (s *Settings) Beta(t int, n float64) float64 {
 
 // Method is the bilevel controller over decision periods.
 type Method struct {
-	set   Settings
-	kind  gp.Kind
-	space controller.Space
-	rng   *rand.Rand
-	st    state
-	u     []float64 // scratch
+	set  Settings
+	loop gploop.Loop
+	gp   gploop.Stationary
+	st   state
 }
 
-// period accumulates one decision period's observations.
-// period is one decision period (see common.Period).
-type period = common.Period
-
+// state is everything MarshalBinary saves: the loop's and β_t of the last
+// decision that fitted the GP (0 before the first).
 type state struct {
-	X        []float64 // data, row-major in [0, 1]^d, the last Window points
-	Y        []float64 // mean objective per point
-	Acc      period
-	Rounds   int       // decisions made so far (t of the last decision)
-	LastN    int       // iterations in the most recently closed period
-	Hyper    *gp.Hyper // last fitted hyperparameters (warm start)
-	Beta     float64   // β_t of the last decision (0 before the first fit)
-	Failures int       // decisions that fell back to a random draw
+	gploop.State
+	Beta float64
 }
 
 // Init prepares a run over space.
 func (m *Method) Init(space controller.Space, rng *rand.Rand) error {
-	if rng == nil {
-		return fmt.Errorf("bilevel: init: nil rng")
-	}
-	m.space, m.rng = space, rng
+	m.gp = gploop.Stationary{Loop: &m.loop, Kind: m.set.Kind(), Fitting: m.set.Fitting, Search: m.set.Search}
 	m.st = state{}
-	return nil
-}
-
-func (m *Method) closePeriod() {
-	a := &m.st.Acc
-	mean, ok := a.Mean()
-	if !ok {
-		a.Reset()
-		return
-	}
-	m.st.X = append(m.st.X, a.X...)
-	m.st.Y = append(m.st.Y, mean)
-	m.st.LastN = a.Count
-	m.st.X = common.Slide(m.st.X, m.space.Dim(), m.set.Window)
-	m.st.Y = common.Slide(m.st.Y, 1, m.set.Window)
-	a.Reset()
+	return m.loop.Init(space, rng, &m.st.State, gploop.Config{Name: Name, Window: m.set.Window})
 }
 
 // InnerSteps is N of the last closed period: its iterations times
 // StepsPerIteration (1 when unset).
 func (m *Method) InnerSteps() float64 {
-	return float64(max(m.st.LastN, 1)) * float64(max(m.set.StepsPerIteration, 1))
+	return float64(max(m.st.Last, 1)) * float64(max(m.set.StepsPerIteration, 1))
 }
 
-// Suggest fits the GP and maximises μ + β_t σ.
+// Suggest fits the GP and maximises μ + β_t σ; the first decision, without
+// data, draws uniformly.
 func (m *Method) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return common.NotInit("bilevel")
+	if err := m.loop.Begin(dst); err != nil {
+		return err
 	}
-	if err := common.CheckDst(m.space, dst); err != nil {
-		return fmt.Errorf("bilevel: %w", err)
-	}
-	m.closePeriod()
-	m.st.Rounds++
-	d := m.space.Dim()
-	if len(m.st.Y) == 0 {
-		// Round 1 has no data: the prior UCB is flat, so draw uniformly.
-		common.Uniform(m.space, m.rng, dst)
-		return nil
-	}
-	k := gp.Kernel{Kind: m.kind, Dim: d, ARD: true}
-	restarts := 0
-	if m.st.Hyper == nil || len(m.st.Y) < alwaysRestartBelow || (m.st.Rounds-1)%m.set.RestartEvery == 0 {
-		restarts = m.set.Restarts
-	}
-	model, err := gp.Fit(m.st.X, m.st.Y, gp.FitOptions{Kernel: k, Init: m.st.Hyper, Restarts: restarts}, m.rng)
-	if err != nil {
-		// Data are finite by construction, so this is a numerically
-		// hopeless covariance; keep going with a random configuration.
-		m.st.Failures++
-		common.Uniform(m.space, m.rng, dst)
-		return nil
-	}
-	h := model.Hyper()
-	m.st.Hyper = &h
 	// Algorithm 2 line 7: λ_{t+1} = argmax −µ_t + β_{t+1}σ_t; the decision of
 	// round t uses β_t.
-	m.st.Beta = m.set.Beta(m.st.Rounds, m.InnerSteps())
-	acq := common.Maximizer{Candidates: m.set.Candidates, Refine: m.set.Refine, MaxIter: 30}
-	u, _ := acq.Maximize(model, nil, d, m.st.Beta, m.rng, nil)
-	common.FromUnit(m.space, u, dst)
-	return nil
+	return m.loop.Decide(dst, &m.gp, func() float64 {
+		m.st.Beta = m.set.Beta(m.st.Rounds, m.InnerSteps())
+		return m.st.Beta
+	})
 }
 
 // Observe adds o to the current period's data point.
-func (m *Method) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return common.NotInit("bilevel")
-	}
-	if err := common.CheckObservation(m.space, o); err != nil {
-		return fmt.Errorf("bilevel: observe: %w", err)
-	}
-	m.u = common.ToUnit(m.space, o.Config, m.u)
-	m.st.Acc.Add(m.u, o.Objective, m.closePeriod)
-	return nil
-}
+func (m *Method) Observe(o controller.Observation) error { return m.loop.Observe(o) }
 
 // LastBeta is β_t of the last decision that fitted the GP (0 before).
 func (m *Method) LastBeta() float64 { return m.st.Beta }
@@ -405,20 +306,9 @@ func (m *Method) Data() (x, y []float64) {
 func (m *Method) Failures() int { return m.st.Failures }
 
 // MarshalBinary returns the data, the open period, the round count, the
-// last period length and the warm-start hyperparameters.
-func (m *Method) MarshalBinary() ([]byte, error) { return common.Encode("bilevel", m.st) }
+// last period length, the warm-start hyperparameters and the last β_t.
+func (m *Method) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary; on error the state
 // is unchanged.
-func (m *Method) UnmarshalBinary(b []byte) error {
-	var st state
-	if err := common.Decode("bilevel", b, &st); err != nil {
-		return err
-	}
-	d := m.space.Dim()
-	if len(st.X) != len(st.Y)*d || len(st.Y) > m.set.Window || !st.Acc.Fits(d) || st.Rounds < 0 || st.LastN < 0 {
-		return fmt.Errorf("bilevel: unmarshal state: inconsistent with this space and settings")
-	}
-	m.st = st
-	return nil
-}
+func (m *Method) UnmarshalBinary(b []byte) error { return gploop.Unmarshal(&m.loop, b, &m.st, nil) }

@@ -1,14 +1,9 @@
 package bilevel
 
 import (
-	"bytes"
 	"math"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
@@ -19,92 +14,41 @@ func build(t testing.TB, set controller.Settings, space controller.Space, interv
 	return methodtest.Build(t, Name, set, space, interval, seed)
 }
 
-func TestRegistered(t *testing.T) {
-	e, err := controller.Lookup(Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := e.Defaults()
-	if err := s.Validate(); err != nil {
-		t.Fatalf("defaults invalid: %v", err)
-	}
-	if _, err := s.New(); err != nil {
-		t.Fatal(err)
-	}
-	if e.Summary == "" {
-		t.Error("no summary")
-	}
-}
-
-// Each bad field is rejected with an error naming its TOML key.
+// Each bad field is rejected with an error naming its TOML key, by
+// Validate, New and RecommendInterval.
 func TestSettingsValidateNamesField(t *testing.T) {
 	mod := func(f func(*Settings)) *Settings { s := DefaultSettings(); f(&s); return &s }
-	cases := []struct {
-		field string
-		s     *Settings
-	}{
-		{"kernel", mod(func(s *Settings) { s.Kernel = "cubic" })},
-		{"window", mod(func(s *Settings) { s.Window = 1 })},
-		{"b", mod(func(s *Settings) { s.B = 0 })},
-		{"sigma", mod(func(s *Settings) { s.Sigma = math.NaN() })},
-		{"delta", mod(func(s *Settings) { s.Delta = 1 })},
-		{"lipschitz", mod(func(s *Settings) { s.Lipschitz = -1 })},
-		{"loss_bound", mod(func(s *Settings) { s.LossBound = math.Inf(1) })},
-		{"phi_scale", mod(func(s *Settings) { s.PhiScale = 0 })},
-		{"steps_per_iteration", mod(func(s *Settings) { s.StepsPerIteration = -1 })},
-		{"horizon", mod(func(s *Settings) { s.Horizon = "concave" })},
-		{"horizon_scale", mod(func(s *Settings) { s.HorizonScale = -2 })},
-		{"restarts", mod(func(s *Settings) { s.Restarts = 101 })},
-		{"restart_every", mod(func(s *Settings) { s.RestartEvery = 0 })},
-		{"candidates", mod(func(s *Settings) { s.Candidates = 0 })},
-		{"refine", mod(func(s *Settings) { s.Refine = s.Candidates + 1 })},
+	cases := []methodtest.FieldCase{
+		// The shared blocks: one field each (their fields: gploop's tests).
+		{Field: "window", Settings: mod(func(s *Settings) { s.Window = 1 })},
+		{Field: "b", Settings: mod(func(s *Settings) { s.B = 0 })},
+		{Field: "sigma", Settings: mod(func(s *Settings) { s.Sigma = math.NaN() })},
+		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = 1 })},
+		{Field: "lipschitz", Settings: mod(func(s *Settings) { s.Lipschitz = -1 })},
+		{Field: "loss_bound", Settings: mod(func(s *Settings) { s.LossBound = math.Inf(1) })},
+		{Field: "phi_scale", Settings: mod(func(s *Settings) { s.PhiScale = 0 })},
+		{Field: "steps_per_iteration", Settings: mod(func(s *Settings) { s.StepsPerIteration = -1 })},
+		{Field: "horizon", Settings: mod(func(s *Settings) { s.Horizon = "concave" })},
+		{Field: "horizon_scale", Settings: mod(func(s *Settings) { s.HorizonScale = -2 })},
+		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},
+		{Field: "refine", Settings: mod(func(s *Settings) { s.Refine = s.Candidates + 1 })},
 	}
+	methodtest.RejectsFields(t, cases)
 	for _, c := range cases {
-		err := c.s.Validate()
-		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
-			t.Errorf("field %s: got error %v, want one starting with %q", c.field, err, c.field+":")
-		}
-		if _, err := c.s.New(); err == nil {
-			t.Errorf("field %s: New accepted invalid settings", c.field)
-		}
-		if _, err := c.s.RecommendInterval(1000, 320); err == nil {
-			t.Errorf("field %s: RecommendInterval accepted invalid settings", c.field)
+		if _, err := c.Settings.(*Settings).RecommendInterval(1000, 320); err == nil {
+			t.Errorf("field %s: RecommendInterval accepted invalid settings", c.Field)
 		}
 	}
 }
 
 func TestSettingsTOML(t *testing.T) {
-	text := `kernel = "se"
-window = 50
-b = 2.0
-sigma = 0.5
-delta = 0.05
-lipschitz = 0.5
-loss_bound = 2.0
-phi_scale = 0.1
-steps_per_iteration = 320
-horizon = "pl"
-horizon_scale = 2.0
-restarts = 0
-restart_every = 3
-candidates = 64
-refine = 2`
-	var s Settings
-	md, err := toml.Decode(text, &s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := md.Undecoded(); len(u) != 0 {
-		t.Errorf("undecoded keys %v", u)
-	}
-	want := Settings{Kernel: "se", Window: 50, B: 2, Sigma: 0.5, Delta: 0.05, Lipschitz: 0.5, LossBound: 2, PhiScale: 0.1,
-		StepsPerIteration: 320, Horizon: "pl", HorizonScale: 2, Restarts: 0, RestartEvery: 3, Candidates: 64, Refine: 2}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("decoded %+v, want %+v", s, want)
-	}
-	if err := s.Validate(); err != nil {
-		t.Error(err)
-	}
+	want := Settings{B: 2, Sigma: 0.5, Delta: 0.05, Lipschitz: 0.5, LossBound: 2, PhiScale: 0.1,
+		StepsPerIteration: 320, Horizon: "pl", HorizonScale: 2}
+	want.Kernel, want.Window = "se", 50
+	want.Restarts, want.RestartEvery, want.Candidates, want.Refine = 0, 3, 64, 2
+	methodtest.DecodesTOML(t, methodtest.TOML(`kernel = "se"`, "window = 50", "b = 2.0", "sigma = 0.5", "delta = 0.05",
+		"lipschitz = 0.5", "loss_bound = 2.0", "phi_scale = 0.1", "steps_per_iteration = 320", `horizon = "pl"`,
+		"horizon_scale = 2.0", "restarts = 0", "restart_every = 3", "candidates = 64", "refine = 2"), &Settings{}, &want)
 }
 
 // φ(N) and β_t against hand computation of Theorem 1's expression and
@@ -250,32 +194,16 @@ func TestDecisionUsesSchedule(t *testing.T) {
 // default, β_60 ≈ 52) the same runs keep exploring: the last-10 median
 // regret exceeds 0.05 on at least 3 of 5 seeds in 2-D.
 func TestFindsMaximum(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		d      int
-		f      func(int, []float64) float64
-		budget int
-	}{{"1-D", 1, methodtest.Bumps1D, 30}, {"2-D", 2, methodtest.Bumps2D, 60}} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, c := range methodtest.Bimodal {
+		t.Run(c.Name, func(t *testing.T) {
 			explorers, misses := 0, 0
 			for _, scale := range []float64{0.1, 1} {
 				for seed := uint64(1); seed <= 5; seed++ {
-					space := methodtest.UnitSpace(t, c.d)
 					s := DefaultSettings()
 					s.PhiScale = scale
-					ctl := build(t, &s, space, 1, seed)
-					cfgs := methodtest.NewFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget)
-					best := 0.0
-					var last []float64
-					for i, cfg := range cfgs {
-						v := c.f(0, cfg)
-						best = math.Max(best, v)
-						if i >= c.budget-10 {
-							last = append(last, 1-v)
-						}
-					}
-					slices.Sort(last)
-					median := (last[4] + last[5]) / 2
+					ctl, cfgs := methodtest.RunUnit(t, Name, &s, c.D, c.F, c.Budget, seed)
+					med, best := methodtest.LastMedian(cfgs, c.F)
+					median := 1 - med
 					m := ctl.Method().(*Method)
 					t.Logf("phi_scale %v seed %d: best f %.3f, last-10 median regret %.3f, β %.2f", scale, seed, best, median, m.LastBeta())
 					if m.Failures() != 0 {
@@ -290,10 +218,10 @@ func TestFindsMaximum(t *testing.T) {
 					}
 				}
 			}
-			if allowed := c.d - 1; misses > allowed {
+			if allowed := c.D - 1; misses > allowed {
 				t.Errorf("phi_scale 0.1: %d of 5 seeds missed the maximum, want <= %d", misses, allowed)
 			}
-			if c.d == 2 && explorers < 3 {
+			if c.D == 2 && explorers < 3 {
 				t.Errorf("default constants: %d of 5 seeds still exploring at the end, want >= 3", explorers)
 			}
 		})
@@ -303,156 +231,15 @@ func TestFindsMaximum(t *testing.T) {
 // Degenerate data never crashes the method, never yields an invalid or
 // NaN configuration, and never makes a fit fail.
 func TestDegenerateData(t *testing.T) {
-	smooth := func(_ int, u []float64) float64 { return 1 - methodtest.Sq(u[0]-0.4) }
-	scaled := func(s float64) func(int, []float64) float64 {
-		return func(it int, u []float64) float64 { return s * smooth(it, u) }
-	}
-	cases := []struct {
-		name  string
-		space controller.Space
-		gain  func(int, []float64) float64
-		noise float64
-		iters int
-	}{
-		{"all-equal objective", methodtest.UnitSpace(t, 2), func(int, []float64) float64 { return 1 }, 0, 100},
-		{"zero objective", methodtest.UnitSpace(t, 2), func(int, []float64) float64 { return 0 }, 0, 100},
-		{"duplicate inputs (two-valued integer)", methodtest.IntSpace(t), smooth, 0.1, 100},
-		{"duplicates, constant objective", methodtest.IntSpace(t), func(int, []float64) float64 { return 3 }, 0, 100},
-		{"single data point", methodtest.PaperSpace(t), smooth, 0.1, 10},
-		{"objective scale 1e-12", methodtest.PaperSpace(t), scaled(1e-12), 1e-13, 100},
-		{"objective scale 1e12", methodtest.PaperSpace(t), scaled(1e12), 1e11, 100},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ctl := build(t, nil, c.space, 5, 3)
-			methodtest.NewFeedback(c.space, c.gain, c.noise, 4).Run(t, ctl, 0, c.iters)
-			m := ctl.Method().(*Method)
+	for _, c := range methodtest.Degenerate(t, 100) {
+		t.Run(c.Name, func(t *testing.T) {
+			m := c.Run(t, Name, nil, 5).Method().(*Method)
 			if m.Failures() != 0 {
 				t.Errorf("%d failed fits", m.Failures())
 			}
-			if b := m.LastBeta(); c.iters > 10 && (math.IsNaN(b) || !(b > 0)) {
+			if b := m.LastBeta(); c.Iters > 10 && (math.IsNaN(b) || !(b > 0)) {
 				t.Errorf("β = %v", b)
 			}
 		})
-	}
-}
-
-// NaN and Inf observations are errors and leave the state unchanged.
-func TestNonFiniteObservationRejected(t *testing.T) {
-	space := methodtest.PaperSpace(t)
-	c := build(t, nil, space, 5, 3)
-	methodtest.NewFeedback(space, func(int, []float64) float64 { return 1 }, 0.5, 2).Run(t, c, 0, 23)
-	m := c.Method()
-	before, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := controller.Config{3000, 0.2, 0.95, 1e-4}
-	for _, bad := range []controller.Observation{
-		{Iteration: 23, Config: cfg, Objective: math.NaN()},
-		{Iteration: 23, Config: cfg, Objective: math.Inf(1)},
-		{Iteration: 23, Config: cfg, Objective: math.Inf(-1)},
-		{Iteration: 23, Config: cfg, Objective: 1, PrevReward: math.NaN()},
-		{Iteration: 23, Config: controller.Config{math.NaN(), 0.2, 0.95, 1e-4}, Objective: 1},
-		{Iteration: 23, Config: controller.Config{3000}, Objective: 1},
-	} {
-		if err := m.Observe(bad); err == nil {
-			t.Errorf("Observe(%+v) accepted", bad)
-		}
-		after, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(before, after) {
-			t.Fatalf("state changed after a rejected observation %+v", bad)
-		}
-	}
-	if err := m.Suggest(make(controller.Config, 2)); err == nil {
-		t.Error("Suggest accepted a destination of the wrong length")
-	}
-}
-
-func TestDeterministicGivenSeed(t *testing.T) {
-	space := methodtest.PaperSpace(t)
-	gain := func(_ int, u []float64) float64 { return 1 - methodtest.Sq(u[1]-0.3) - methodtest.Sq(u[3]-0.6) }
-	seq := func(seed uint64) []controller.Config {
-		return methodtest.NewFeedback(space, gain, 0.1, 9).Run(t, build(t, nil, space, 5, seed), 0, 120)
-	}
-	a, b, c := seq(42), seq(42), seq(43)
-	if !methodtest.SameConfigs(a, b) {
-		t.Fatal("same seed, different configuration sequences")
-	}
-	if methodtest.SameConfigs(a, c) {
-		t.Fatal("different seeds, identical configuration sequences")
-	}
-}
-
-// Snapshot mid-period, at a decision boundary and with a pending Suggest,
-// restore into a freshly built driver, continue: identical to a run that
-// never stopped. Garbage is refused and leaves the method usable.
-func TestSnapshotRestoreContinues(t *testing.T) {
-	space := methodtest.PaperSpace(t)
-	gain := func(_ int, u []float64) float64 { return math.Sin(3*u[0]) + u[2] - 0.5*u[3] }
-	const total = 150
-	ref := methodtest.NewFeedback(space, gain, 0.2, 5).Run(t, build(t, nil, space, 5, 7), 0, total)
-	for _, cut := range []int{1, 37, 60, 103} {
-		f := methodtest.NewFeedback(space, gain, 0.2, 5)
-		a := build(t, nil, space, 5, 7)
-		got := f.Run(t, a, 0, cut)
-		snap, err := a.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := build(t, nil, space, 5, 7)
-		if err := b.Restore(snap); err != nil {
-			t.Fatalf("cut %d: restore: %v", cut, err)
-		}
-		got = append(got, f.Run(t, b, cut, total)...)
-		if !methodtest.SameConfigs(ref, got) {
-			t.Fatalf("cut %d: restored run diverges from the uninterrupted one", cut)
-		}
-	}
-	f := methodtest.NewFeedback(space, gain, 0.2, 5)
-	a := build(t, nil, space, 5, 7)
-	got := f.Run(t, a, 0, 50)
-	if _, err := a.Suggest(); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := a.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := build(t, nil, space, 5, 7)
-	if err := b.Restore(snap); err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, f.Run(t, b, 50, total)...)
-	if !methodtest.SameConfigs(ref, got) {
-		t.Fatal("restore with a pending Suggest diverges")
-	}
-	m := b.Method()
-	good, _ := m.MarshalBinary()
-	if err := m.UnmarshalBinary([]byte("not a state")); err == nil {
-		t.Error("UnmarshalBinary accepted garbage")
-	}
-	if now, _ := m.MarshalBinary(); !bytes.Equal(good, now) {
-		t.Error("a refused state changed the method")
-	}
-}
-
-func TestUseBeforeInit(t *testing.T) {
-	s := DefaultSettings()
-	m, err := s.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Suggest(make(controller.Config, 1)); err == nil {
-		t.Error("Suggest before Init succeeded")
-	}
-	if err := m.Observe(controller.Observation{}); err == nil {
-		t.Error("Observe before Init succeeded")
-	}
-	if err := m.Init(methodtest.UnitSpace(t, 1), nil); err == nil {
-		t.Error("Init with a nil rng succeeded")
 	}
 }

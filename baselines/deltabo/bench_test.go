@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 )
 
 // BenchmarkDecision times one DeltaBO decision (Suggest) holding n target
@@ -15,37 +15,14 @@ import (
 // local refinement. The state is restored before every timed Suggest
 // (untimed), so each op sees the same data.
 func BenchmarkDecision(b *testing.B) {
-	space := paperSpace(b)
-	gain := func(_ int, u []float64) float64 { return paperF(u) }
+	space := methodtest.PaperSpace(b)
 	for _, n := range []int{10, 50, 100, 200} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			s := DefaultSettings()
 			s.Records = synthRecords(space, paperF, 2000, 0.3, 1)
-			ctl := build(b, &s, space, 1, 1)
-			f := newFeedback(space, gain, 0.3, 1)
-			for it := range n + 1 {
-				f.Step(b, ctl, it)
-			}
-			m := ctl.Method()
-			state, err := m.MarshalBinary()
-			if err != nil {
-				b.Fatal(err)
-			}
-			dst := make(controller.Config, space.Dim())
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				if err := m.UnmarshalBinary(state); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := m.Suggest(dst); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(len(m.(*DeltaBO).st.Y)), "points")
-			b.ReportMetric(float64(m.(*DeltaBO).SourcePoints()), "source_points")
+			m := methodtest.Decision(b, methodtest.Build(b, Name, &s, space, 1, 1), n).(*DeltaBO)
+			b.ReportMetric(float64(len(m.st.Y)), "points")
+			b.ReportMetric(float64(m.SourcePoints()), "source_points")
 		})
 	}
 }

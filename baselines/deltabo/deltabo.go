@@ -58,8 +58,8 @@
 //     (the standard deviation of the source objectives), which leaves the
 //     argmax of eq. 7 unchanged.
 //   - β_t is Theorem 1's 2 log(|D| t² π² / (6ρ)) with |D| = grid^d, times
-//     beta_scale, exactly as package baselines' GP-UCB (the same defaults),
-//     so that the two differ only in the transfer.
+//     beta_scale, exactly as GP-UCB's (package gpucb; the same settings
+//     block and defaults), so that the two differ only in the transfer.
 //   - The argmax of eq. 7 is over candidates = 256 uniform random
 //     configurations, the configurations of the 16 best source points
 //     (highest objective among the 64 closest in progress), and of the 4
@@ -78,11 +78,16 @@
 // Without a source — transfer_from empty and no Records — Init fails with
 // an error saying so: DeltaBO without transfer is GP-UCB (controller
 // "gpucb").
+//
+// DeltaBO runs on the GP-UCB family's loop (baselines/internal/gploop),
+// whose decision periods, window, round count, restart schedule and
+// settings blocks it shares with gpucb: its member is the difference GP δ
+// above a prior mean μ_g (and prior variance σ²_g) from the source, each
+// period is stamped with its progress, and each point keeps μ_g and σ²_g
+// at its input.
 package deltabo
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -90,28 +95,18 @@ import (
 	"sort"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
+	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// Name is the registered controller name.
-const Name = "deltabo"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "DeltaBO (Lin et al., Algorithm 1): GP-UCB on the difference from a source GP fitted once to earlier runs (transfer_from / --transfer-from)",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
 
 // Settings configure DeltaBO. Keys are the TOML keys of [controller.deltabo].
 type Settings struct {
 	// TransferFrom is the folder of finished runs to transfer from.
 	TransferFrom string `toml:"transfer_from"`
 	// Objective is the objective the source runs logged: "delta",
-	// "reward" or "delta_per_second" (default "delta").
-	Objective string `toml:"objective"`
+	// "reward" or "delta_per_second" (default "delta"), decoded once from
+	// the TOML text.
+	Objective controller.Objective `toml:"objective"`
 	// Progress is the training-progress input: "iteration", "time" or
 	// "none".
 	Progress string `toml:"progress"`
@@ -120,24 +115,17 @@ type Settings struct {
 	SourceBlock int `toml:"source_block"`
 	// MaxSource caps the source GP's points (400).
 	MaxSource int `toml:"max_source"`
-	// Kernel is the source GP's kernel, "matern52" or "se" (ARD).
-	Kernel string `toml:"kernel"`
+	// Model: kernel is the source GP's kernel, "matern52" or "se" (ARD);
+	// window is the number of most recent target points δ is fitted to.
+	gploop.Model
 	// DeltaKernel is the difference GP's kernel, "se" or "matern52" (ARD).
 	DeltaKernel string `toml:"delta_kernel"`
-	// Window is the number of most recent target points δ is fitted to.
-	Window int `toml:"window"`
-	// Delta is ρ ∈ (0, 1) of β_t.
-	Delta float64 `toml:"delta"`
-	// Grid is the number of values per hyperparameter of D (|D| = grid^d).
-	Grid int `toml:"grid"`
-	// BetaScale multiplies Theorem 1's β_t.
-	BetaScale float64 `toml:"beta_scale"`
+	// Confidence is β_t's block (delta is ρ ∈ (0, 1) of β_t).
+	gploop.Confidence
 	// Restarts is the number of random ML-II restarts (for g at Init, and
 	// for δ at every decision while it has fewer than 64 points, then at
-	// every RestartEvery-th decision).
-	Restarts int `toml:"restarts"`
-	// RestartEvery spaces δ's random restarts once it has 64 points.
-	RestartEvery int `toml:"restart_every"`
+	// every restart_every-th decision).
+	gploop.Fitting
 	// Candidates is the number of uniform random candidates per decision.
 	Candidates int `toml:"candidates"`
 
@@ -150,43 +138,37 @@ type Settings struct {
 // Records).
 func DefaultSettings() Settings {
 	return Settings{
-		Objective:    "delta",
-		Progress:     progressIteration,
-		SourceBlock:  5,
-		MaxSource:    400,
-		Kernel:       "matern52",
-		DeltaKernel:  "se",
-		Window:       200,
-		Delta:        0.1,
-		Grid:         10,
-		BetaScale:    1,
-		Restarts:     1,
-		RestartEvery: 10,
-		Candidates:   256,
+		Objective:   controller.Delta,
+		Progress:    progressIteration,
+		SourceBlock: 5,
+		MaxSource:   400,
+		Model:       gploop.Model{Kernel: "matern52", Window: 200},
+		DeltaKernel: "se",
+		Confidence:  gploop.Confidence{Delta: 0.1, Grid: 10, BetaScale: 1},
+		Fitting:     gploop.Fitting{Restarts: 1, RestartEvery: 10},
+		Candidates:  256,
 	}
 }
 
 // SetTransferFrom sets the source folder and the objective the source runs
 // must have logged (the CLI's --transfer-from).
-func (s *Settings) SetTransferFrom(dir, objective string) {
+func (s *Settings) SetTransferFrom(dir string, objective controller.Objective) {
 	s.TransferFrom = dir
-	if objective != "" {
-		s.Objective = objective
-	}
+	s.Objective = objective
 }
 
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
-	if _, err := controller.ParseObjective(s.Objective); err != nil || s.Objective == "" {
-		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %q", s.Objective)
+	if _, err := s.Objective.MarshalText(); err != nil {
+		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %v", s.Objective)
 	}
 	switch s.Progress {
 	case progressIteration, progressTime, progressNone:
 	default:
 		return fmt.Errorf("progress: want \"iteration\", \"time\" or \"none\", got %q", s.Progress)
 	}
-	if _, err := gp.ParseKind(s.Kernel); err != nil {
-		return fmt.Errorf("kernel: %w", err)
+	if err := s.Model.Validate(); err != nil {
+		return err
 	}
 	if _, err := gp.ParseKind(s.DeltaKernel); err != nil {
 		return fmt.Errorf("delta_kernel: %w", err)
@@ -194,24 +176,15 @@ func (s *Settings) Validate() error {
 	switch {
 	case s.SourceBlock < 1:
 		return fmt.Errorf("source_block: want an integer >= 1, got %d", s.SourceBlock)
-	case s.MaxSource < 2 || s.MaxSource > 5000:
-		return fmt.Errorf("max_source: want an integer in [2, 5000], got %d", s.MaxSource)
-	case s.Window < 2 || s.Window > 5000:
-		return fmt.Errorf("window: want an integer in [2, 5000], got %d", s.Window)
-	case !(s.Delta > 0 && s.Delta < 1):
-		return fmt.Errorf("delta: want a number in (0, 1), got %v", s.Delta)
-	case s.Grid < 2:
-		return fmt.Errorf("grid: want an integer >= 2, got %d", s.Grid)
-	case !(s.BetaScale > 0) || math.IsInf(s.BetaScale, 0):
-		return fmt.Errorf("beta_scale: want a finite number > 0, got %v", s.BetaScale)
-	case s.Restarts < 0 || s.Restarts > 100:
-		return fmt.Errorf("restarts: want an integer in [0, 100], got %d", s.Restarts)
-	case s.RestartEvery < 1:
-		return fmt.Errorf("restart_every: want an integer >= 1, got %d", s.RestartEvery)
-	case s.Candidates < 1 || s.Candidates > 100000:
-		return fmt.Errorf("candidates: want an integer in [1, 100000], got %d", s.Candidates)
+	case s.MaxSource < 2 || s.MaxSource > gploop.MaxWindow:
+		return fmt.Errorf("max_source: want an integer in [2, %d], got %d", gploop.MaxWindow, s.MaxSource)
 	}
-	return nil
+	for _, v := range []interface{ Validate() error }{&s.Confidence, &s.Fitting} {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	return gploop.ValidateCandidates(s.Candidates)
 }
 
 // New returns a fresh DeltaBO; the source is read and fitted at Init.
@@ -219,39 +192,28 @@ func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("deltabo: %w", err)
 	}
-	gk, _ := gp.ParseKind(s.Kernel)
 	dk, _ := gp.ParseKind(s.DeltaKernel)
 	c := *s
 	c.Records = append([]Record(nil), s.Records...)
-	return &DeltaBO{set: c, gKind: gk, dKind: dk}, nil
-}
-
-// Beta returns Theorem 1's β_t = scale · 2 log(|D| t² π² / (6ρ)) for
-// |D| = grid^dim, in logs.
-func Beta(t, dim, grid int, rho, scale float64) float64 {
-	tt := float64(max(t, 1))
-	return scale * 2 * (float64(dim)*math.Log(float64(grid)) + 2*math.Log(tt) + math.Log(math.Pi*math.Pi/(6*rho)))
+	return &DeltaBO{set: c, gKind: s.Kind(), dKind: dk, loop: gploop.Named(Name)}, nil
 }
 
 // DeltaBO is Algorithm 1 of the DeltaBO paper over decision periods.
 type DeltaBO struct {
 	set          Settings
 	gKind, dKind gp.Kind
-	space        controller.Space
-	rng          *rand.Rand
+	loop         gploop.Loop
 	g            *gp.Model // source posterior (modelled units)
+	dm           *hgp      // δ's posterior of the current decision
 	st           state
-	u            []float64
 }
 
-// period accumulates one decision period's observations.
-type period struct {
-	common.Period
-	Progress float64 // progress at the period's first iteration
-}
-
-// state is everything MarshalBinary saves.
+// state is everything MarshalBinary saves. The loop's points are the
+// target's: inputs (progress, then the configuration; Cols columns), mean
+// objectives, and per point (Aux) μ_g and σ²_g at its input, in data units.
 type state struct {
+	gploop.State
+
 	Dim   int     // hyperparameters d
 	Cols  int     // GP input columns: d, plus 1 with a progress column
 	Scale float64 // progress scale (largest source iteration or time)
@@ -264,16 +226,8 @@ type state struct {
 	SrcRuns             int // source runs used
 	SrcDropped          int // source records outside the space's bounds
 
-	X    []float64 // target points, n×Cols
-	Y    []float64 // target mean objectives
-	Mu   []float64 // μ_g at the points (data units)
-	Var  []float64 // σ²_g at the points (data units)
-	Acc  period
-	Next float64 // progress of the coming period
-
-	Rounds   int
-	Hyper    *dHyper // last δ hyperparameters (warm start)
-	Failures int     // decisions that fell back to a random draw
+	Next   float64 // progress of the coming period
+	DHyper *dHyper // last δ hyperparameters (warm start)
 }
 
 // Init reads the source (Records, else TransferFrom), fits g once and
@@ -318,7 +272,7 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	}
 	x, y = thin(x, y, cols, m.set.MaxSource)
 	k := gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}
-	fit, err := gp.Fit(x, y, gp.FitOptions{Kernel: k, Restarts: m.set.Restarts}, rng)
+	fit, err := gp.Fit(x, y, gp.FitOptions{Kernel: k, Restarts: m.set.Fitting.Restarts}, rng)
 	if err != nil {
 		return fmt.Errorf("deltabo: source %s: fitting g: %w", m.sourceName(), err)
 	}
@@ -328,9 +282,14 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	if err != nil {
 		return fmt.Errorf("deltabo: source %s: %w", m.sourceName(), err)
 	}
-	m.space, m.rng, m.g, m.st = space, rng, g, st
-	m.u = make([]float64, d)
-	return nil
+	m.g, m.st = g, st
+	cfg := gploop.Config{Name: Name, Window: m.set.Window, StampCols: cols - d, AuxCols: 2, Aux: m.sourceAt}
+	if cols > d {
+		cfg.Stamp = func(o controller.Observation) []float64 {
+			return []float64{m.progressOf(o.Iteration, o.Time-o.Elapsed)}
+		}
+	}
+	return m.loop.Init(space, rng, &m.st.State, cfg)
 }
 
 func (m *DeltaBO) sourceName() string {
@@ -380,71 +339,70 @@ func (m *DeltaBO) progressOf(iteration int, startTime float64) float64 {
 	return 0
 }
 
-// closePeriod turns the open period into a target point with its residual
-// data μ_g and σ²_g.
-func (m *DeltaBO) closePeriod() {
-	a := &m.st.Acc
-	mean, ok := a.Mean()
-	if !ok {
-		a.Reset()
-		return
-	}
-	row := make([]float64, 0, m.st.Cols)
-	if m.st.Cols > m.st.Dim {
-		row = append(row, a.Progress)
-	}
-	row = append(row, a.X...)
+// sourceAt returns μ_g and σ²_g (data units) at a new target point's input
+// row, the point's per-point values.
+func (m *DeltaBO) sourceAt(row []float64) []float64 {
 	mu, vr := make([]float64, 1), make([]float64, 1)
 	if err := m.source(row, mu, vr); err != nil {
 		// Inputs are finite by construction.
 		mu[0], vr[0] = 0, 0
 	}
-	m.st.X = append(m.st.X, row...)
-	m.st.Y = append(m.st.Y, mean)
-	m.st.Mu = append(m.st.Mu, mu[0])
-	m.st.Var = append(m.st.Var, vr[0])
-	m.st.X = common.Slide(m.st.X, m.st.Cols, m.set.Window)
-	m.st.Y = common.Slide(m.st.Y, 1, m.set.Window)
-	m.st.Mu = common.Slide(m.st.Mu, 1, m.set.Window)
-	m.st.Var = common.Slide(m.st.Var, 1, m.set.Window)
-	*a = period{Period: common.Period{X: a.X[:0]}}
+	return []float64{mu[0], vr[0]}
 }
 
 // Suggest fits δ and maximises eq. 7 at the coming period's progress.
 func (m *DeltaBO) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return errors.New("deltabo: used before Init")
+	if err := m.loop.Begin(dst); err != nil {
+		return err
 	}
-	d, cols := m.st.Dim, m.st.Cols
-	if len(dst) != d {
-		return fmt.Errorf("deltabo: suggest: destination has %d values, space has %d parameters", len(dst), d)
-	}
-	m.closePeriod()
-	m.st.Rounds++
+	return m.loop.Decide(dst, (*member)(m), func() float64 { return math.Sqrt(m.set.Beta(m.st.Rounds, m.st.Dim)) })
+}
+
+// member is DeltaBO's part of the loop's decision.
+type member DeltaBO
+
+// Fit fits δ by ML-II to the residuals of the target points, in units of
+// the source scale, with per-point noise σ²_g(x_i) + σ² (warm-started;
+// restarts by the loop's schedule, k = rounds − 1).
+func (p *member) Fit() error {
+	m := (*DeltaBO)(p)
+	m.dm = nil
 	sc := m.st.SrcScale
-	// δ in units of the source scale.
-	var dm *hgp
-	if n := len(m.st.Y); n > 0 {
-		r, s := make([]float64, n), make([]float64, n)
-		for i := range n {
-			r[i] = (m.st.Y[i] - m.st.Mu[i]) / sc
-			s[i] = m.st.Var[i] / (sc * sc)
-		}
-		restarts := 0
-		if m.st.Hyper == nil || n < 64 || (m.st.Rounds-1)%m.set.RestartEvery == 0 {
-			restarts = m.set.Restarts
-		}
-		fit, err := fitHGP(m.dKind, cols, append([]float64(nil), m.st.X...), r, s, m.st.Hyper, restarts, m.rng)
-		if err != nil {
-			m.st.Failures++
-		} else {
-			h := fit.h
-			h.Ls = append([]float64(nil), h.Ls...)
-			m.st.Hyper = &h
-			dm = fit
-		}
+	n := len(m.st.Y)
+	r, s := make([]float64, n), make([]float64, n)
+	for i := range n {
+		r[i] = (m.st.Y[i] - m.st.Aux[2*i]) / sc
+		s[i] = m.st.Aux[2*i+1] / (sc * sc)
 	}
-	kappa := math.Sqrt(Beta(m.st.Rounds, d, m.set.Grid, m.set.Delta, m.set.BetaScale))
+	restarts := m.set.Fitting.At(m.st.DHyper != nil, n, m.st.Rounds-1)
+	fit, err := fitHGP(m.dKind, m.st.Cols, append([]float64(nil), m.st.X...), r, s, m.st.DHyper, restarts, m.loop.Rng())
+	if err != nil {
+		return err
+	}
+	h := fit.h
+	h.Ls = append([]float64(nil), h.Ls...)
+	m.st.DHyper = &h
+	m.dm = fit
+	return nil
+}
+
+// FlatPrior is false: the source's μ_g and σ²_g rank configurations before
+// any target data.
+func (p *member) FlatPrior() bool { return false }
+
+// Maximize maximises eq. 7 with δ's posterior (fitted) or its prior, over
+// candidates: uniform ones, the best source configurations at this
+// progress and the best target points; the best 3 are refined by a
+// shrinking random local search.
+func (p *member) Maximize(kappa float64, fitted bool) []float64 {
+	m := (*DeltaBO)(p)
+	d, cols := m.st.Dim, m.st.Cols
+	sc := m.st.SrcScale
+	rng := m.loop.Rng()
+	dm := m.dm
+	if !fitted {
+		dm = nil
+	}
 	prog := m.st.Next
 	// score writes eq. 7 (in source-scale units) for configurations us
 	// (rows of d) into out.
@@ -471,8 +429,8 @@ func (m *DeltaBO) Suggest(dst controller.Config) error {
 			// No target data yet (or a failed fit): δ at its prior, τ² of
 			// the last fit or 1.
 			tau2 := 1.0
-			if m.st.Hyper != nil {
-				tau2 = m.st.Hyper.Tau2
+			if m.st.DHyper != nil {
+				tau2 = m.st.DHyper.Tau2
 			}
 			for j := range vd {
 				vd[j] = tau2
@@ -491,7 +449,7 @@ func (m *DeltaBO) Suggest(dst controller.Config) error {
 	c := m.set.Candidates
 	us := make([]float64, 0, (c+20)*d)
 	for range c * d {
-		us = append(us, m.rng.Float64())
+		us = append(us, rng.Float64())
 	}
 	us = append(us, m.topSource(prog, 16)...)
 	us = append(us, m.topTarget(dm, 4)...)
@@ -515,7 +473,7 @@ func (m *DeltaBO) Suggest(dst controller.Config) error {
 		for _, sd := range []float64{0.05, 0.02, 0.01} {
 			for k := range steps {
 				for i := range d {
-					trial[k*d+i] = clamp01(cur[i] + sd*m.rng.NormFloat64())
+					trial[k*d+i] = clamp01(cur[i] + sd*rng.NormFloat64())
 				}
 			}
 			score(trial, tv)
@@ -531,10 +489,7 @@ func (m *DeltaBO) Suggest(dst controller.Config) error {
 			copy(best, cur)
 		}
 	}
-	for i := range dst {
-		dst[i] = m.space.FromUnit(i, best[i])
-	}
-	return nil
+	return best
 }
 
 // topSource returns the unit configurations of k promising source points
@@ -574,7 +529,7 @@ func (m *DeltaBO) topTarget(dm *hgp, k int) []float64 {
 	}
 	score := make([]float64, n)
 	for i := range n {
-		score[i] = m.st.Mu[i]/m.st.SrcScale + md[i]
+		score[i] = m.st.Aux[2*i]/m.st.SrcScale + md[i]
 	}
 	return topRows(m.st.X, m.st.Cols, m.st.Dim, score, k)
 }
@@ -597,18 +552,8 @@ func topRows(xs []float64, cols, d int, score []float64, k int) []float64 {
 // objective, reward, time or configuration is an error and changes
 // nothing.
 func (m *DeltaBO) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return errors.New("deltabo: used before Init")
-	}
-	if err := common.CheckObservation(m.space, o); err != nil {
-		return fmt.Errorf("deltabo: observe: %w", err)
-	}
-	for i, v := range o.Config {
-		m.u[i] = m.space.ToUnit(i, v)
-	}
-	a := &m.st.Acc
-	if a.Add(m.u, o.Objective, m.closePeriod) {
-		a.Progress = m.progressOf(o.Iteration, o.Time-o.Elapsed)
+	if err := m.loop.Observe(o); err != nil {
+		return err
 	}
 	m.st.Next = m.progressOf(o.Iteration+1, o.Time)
 	return nil
@@ -624,40 +569,23 @@ func (m *DeltaBO) Failures() int { return m.st.Failures }
 // MarshalBinary returns the full state: the source data and g's fitted
 // hyperparameters (g is rebuilt from them exactly), the target points, the
 // open period, the round count and δ's warm-start hyperparameters.
-func (m *DeltaBO) MarshalBinary() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(m.st); err != nil {
-		return nil, fmt.Errorf("deltabo: marshal state: %w", err)
-	}
-	return buf.Bytes(), nil
-}
+func (m *DeltaBO) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary, on a DeltaBO Init-ed
 // over the same space with the same settings (the source is taken from the
 // state, not re-read). On error the state is unchanged.
 func (m *DeltaBO) UnmarshalBinary(b []byte) error {
-	if m.rng == nil {
-		return errors.New("deltabo: used before Init")
-	}
-	var st state
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
-		return fmt.Errorf("deltabo: unmarshal state: %w", err)
-	}
-	d := m.space.Dim()
-	cols := d
-	if m.set.Progress != progressNone {
-		cols++
-	}
-	n := len(st.Y)
-	if st.Dim != d || st.Cols != cols || len(st.X) != n*cols || len(st.Mu) != n || len(st.Var) != n || n > m.set.Window ||
-		len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 || !st.Acc.Fits(d) ||
-		!(st.SrcScale > 0) || !(st.Scale > 0) || (st.Hyper != nil && len(st.Hyper.Ls) != cols) {
-		return errors.New("deltabo: unmarshal state: inconsistent with this space and settings")
-	}
-	g, err := rebuildSource(gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}, st)
-	if err != nil {
-		return fmt.Errorf("deltabo: unmarshal state: %w", err)
-	}
-	m.g, m.st = g, st
-	return nil
+	return gploop.Unmarshal(&m.loop, b, &m.st, func(st *state) error {
+		cols := m.loop.Cols()
+		if st.Dim != m.loop.Space().Dim() || st.Cols != cols || len(st.SrcX) != len(st.SrcY)*cols || len(st.SrcY) == 0 ||
+			!(st.SrcScale > 0) || !(st.Scale > 0) || (st.DHyper != nil && len(st.DHyper.Ls) != cols) {
+			return errors.New("deltabo: unmarshal state: inconsistent with this space and settings")
+		}
+		g, err := rebuildSource(gp.Kernel{Kind: m.gKind, Dim: cols, ARD: true}, *st)
+		if err != nil {
+			return fmt.Errorf("deltabo: unmarshal state: %w", err)
+		}
+		m.g = g
+		return nil
+	})
 }

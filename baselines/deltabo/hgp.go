@@ -78,7 +78,7 @@ func newHGP(dim int, h dHyper, x, r, s []float64) (*hgp, error) {
 			}
 		}
 		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: m.chol})
-		if ok && finiteDiag(t) {
+		if ok && gp.FiniteDiag(t) {
 			break
 		}
 		if try >= 8 {
@@ -91,16 +91,6 @@ func newHGP(dim int, h dHyper, x, r, s []float64) (*hgp, error) {
 	blas64.Trsv(blas.Trans, m.tri(), v)
 	blas64.Trsv(blas.NoTrans, m.tri(), v)
 	return m, nil
-}
-
-func finiteDiag(t blas64.Triangular) bool {
-	for i := 0; i < t.N; i++ {
-		v := t.Data[i*t.Stride+i]
-		if !(v > 0) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 func (m *hgp) row(i int) []float64 { return m.x[i*m.dim : (i+1)*m.dim] }
@@ -187,21 +177,7 @@ func (m *hgp) predict(xs []float64, mean, vr []float64) {
 			ks[i*q+j] = k
 		}
 	}
-	for j := range q {
-		var s float64
-		for i := range n {
-			s += ks[i*q+j] * m.alpha[i]
-		}
-		mean[j] = s
-	}
-	blas64.Trsm(blas.Left, blas.Trans, 1, m.tri(), blas64.General{Rows: n, Cols: q, Stride: q, Data: ks})
-	for j := range q {
-		var s float64
-		for i := range n {
-			s += ks[i*q+j] * ks[i*q+j]
-		}
-		vr[j] = math.Max(0, m.h.Tau2-s)
-	}
+	gp.Posterior(ks, m.alpha, m.tri(), m.h.Tau2, mean, vr)
 }
 
 // ranges returns the search bounds of the log-parameters.

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/hyperctl/hyperctl/baselines" // registers gpucb
 	"github.com/hyperctl/hyperctl/baselines/deltabo"
+	_ "github.com/hyperctl/hyperctl/baselines/gpucb" // registers gpucb
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-func sq(x float64) float64 { return x * x }
+var sq = methodtest.Sq
 
 // target is a stationary bimodal function on [0, 1]²: the global mode 1 at
 // (0.3, 0.8), a second mode 0.6 at (0.8, 0.2).
@@ -29,18 +30,6 @@ var sources = map[string]func(u []float64) float64{
 		return 0.6*math.Exp(-(sq(u[0]-0.3)+sq(u[1]-0.8))/(2*0.15*0.15)) + math.Exp(-(sq(u[0]-0.8)+sq(u[1]-0.2))/(2*0.1*0.1))
 	},
 	"unrelated": func(u []float64) float64 { return math.Exp(-(sq(u[0]-0.85) + sq(u[1]-0.85)) / (2 * 0.1 * 0.1)) },
-}
-
-func unitSpace(t testing.TB, d int) controller.Space {
-	ps := make([]controller.Param, d)
-	for i := range ps {
-		ps[i] = controller.Param{Name: string(rune('a' + i)), Low: 0, High: 1}
-	}
-	s, err := controller.NewSpace(ps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // sourceRecords are 200 iterations of a source run at uniform random
@@ -61,7 +50,7 @@ func sourceRecords(f func([]float64) float64, seed uint64) []deltabo.Record {
 // and returns its per-round regrets max f − f(x_t).
 func regret(t *testing.T, name string, set controller.Settings, rounds int, seed uint64) []float64 {
 	t.Helper()
-	space := unitSpace(t, 2)
+	space := methodtest.UnitSpace(t, 2)
 	ctl, err := controller.Build(name, set, space, controller.Options{Interval: 1, Seed: seed})
 	if err != nil {
 		t.Fatal(err)

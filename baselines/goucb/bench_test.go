@@ -5,14 +5,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
-	"github.com/hyperctl/hyperctl/controller"
 )
-
-// paperGain is a smooth per-iteration reward gain over the paper's four
-// hyperparameters (unit coordinates).
-func paperGain(_ int, u []float64) float64 {
-	return 1 - sq(u[0]-0.3) - sq(u[1]-0.5) - 2*sq(u[2]-0.8) - sq(u[3]-0.6)
-}
 
 // BenchmarkDecision times one decision (Suggest) over the paper's four
 // hyperparameters (d_w = 151) after n decision periods (interval 1, T =
@@ -22,7 +15,7 @@ func paperGain(_ int, u []float64) float64 {
 // search (eigendecomposition of Σ, 256 candidates, 4 × 50 projected
 // ascent steps).
 func BenchmarkDecision(b *testing.B) {
-	space := paperSpace(b)
+	space := methodtest.PaperSpace(b)
 	for _, c := range []struct {
 		name  string
 		n     int
@@ -31,28 +24,7 @@ func BenchmarkDecision(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/n=%d", c.name, c.n), func(b *testing.B) {
 			s := DefaultSettings()
 			s.Rounds, s.Discount = 200, c.gamma
-			ctl := build(b, &s, space, 1, 1)
-			f := newFeedback(space, paperGain, 0.3, 1)
-			for it := range c.n + 1 {
-				f.Step(b, ctl, it)
-			}
-			m := ctl.Method()
-			state, err := m.MarshalBinary()
-			if err != nil {
-				b.Fatal(err)
-			}
-			dst := make(controller.Config, space.Dim())
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				if err := m.UnmarshalBinary(state); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := m.Suggest(dst); err != nil {
-					b.Fatal(err)
-				}
-			}
+			methodtest.Decision(b, methodtest.Build(b, Name, &s, space, 1, 1), c.n)
 		})
 	}
 }
@@ -80,12 +52,7 @@ func BenchmarkRegretLGDS(b *testing.B) {
 			b.Run(fmt.Sprintf("h=%d/%s", h, c.name), func(b *testing.B) {
 				s := DefaultSettings()
 				c.mod(&s)
-				var mean, se float64
-				for range b.N {
-					mean, se = methodtest.MeanSE(methodtest.RegretLGDS(b, Name, &s, h, 1000, 5, 5))
-				}
-				b.ReportMetric(mean, "R_n")
-				b.ReportMetric(se, "R_n_se")
+				methodtest.Regret(b, Name, &s, h, 1000, 5, 5)
 			})
 		}
 	}

@@ -89,14 +89,6 @@ const Name = "goucb"
 // default config's 1000 iterations at decision interval 5.
 const DefaultRounds = 200
 
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "GO-UCB (Liu and Wang 2023): sqrt(T) uniform rounds, a 25-sigmoid network fitted by regression, then the optimistic argmax over a gradient-covariance ball around the online estimate",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
-
 // Beta schedules accepted by Settings.Beta.
 const (
 	// BetaOFUL is the self-normalised linear-bandit radius (the default).

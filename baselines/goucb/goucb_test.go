@@ -1,15 +1,12 @@
 package goucb
 
 import (
-	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
@@ -18,61 +15,73 @@ import (
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed+1)) }
 
-func TestRegistered(t *testing.T) {
-	e, err := controller.Lookup(Name)
-	if err != nil {
-		t.Fatal(err)
+// The driver-level contract of every method (methodtest): snapshots in
+// Phase I, mid-period, at the Phase I/II boundary and in Phase II, for the
+// paper's algorithm and the discounted variant; bad observations in both
+// phases.
+func TestContract(t *testing.T) {
+	t.Run("Registered", func(t *testing.T) { methodtest.Registered(t, Name) })
+	t.Run("DeterministicGivenSeed", func(t *testing.T) {
+		methodtest.Deterministic(t, Name, func() controller.Settings { s := DefaultSettings(); s.Rounds = 30; return &s }, methodtest.Valley, 120)
+	})
+	for _, gamma := range []float64{1, 0.95} {
+		t.Run(fmt.Sprintf("SnapshotRestoreContinues/discount=%v", gamma), func(t *testing.T) {
+			set := func() controller.Settings {
+				s := DefaultSettings()
+				s.Rounds, s.Discount = 25, gamma // Phase I: 5 periods = 25 iterations
+				return &s
+			}
+			methodtest.SnapshotRestore(t, methodtest.Snapshot{Name: Name, Settings: set, Cuts: []int{3, 25, 26, 37, 103}, OtherSpace: true})
+		})
 	}
-	s := e.Defaults()
-	if err := s.Validate(); err != nil {
-		t.Fatalf("defaults invalid: %v", err)
-	}
-	if _, err := s.New(); err != nil {
-		t.Fatal(err)
-	}
-	if e.Summary == "" {
-		t.Error("no summary")
-	}
+	t.Run("NonFiniteObservationRejected", func(t *testing.T) {
+		methodtest.NonFiniteRejected(t, methodtest.NonFinite{
+			Name:     Name,
+			Settings: func() controller.Settings { s := DefaultSettings(); s.Rounds = 16; return &s }, // Phase I: 4 rounds
+			Gain:     func(_ int, u []float64) float64 { return u[1] },
+			At:       []int{7, 40},
+			Check: func(t *testing.T, iters int, c *controller.Controller) {
+				if (iters > 30) != c.Method().(*Method).Phase2() {
+					t.Fatalf("after %d iterations: Phase2 = %v", iters, c.Method().(*Method).Phase2())
+				}
+			},
+		})
+	})
+	t.Run("UseBeforeInit", func(t *testing.T) {
+		if _, err := (&Settings{}).New(); err == nil {
+			t.Fatal("zero settings accepted")
+		}
+		s := DefaultSettings()
+		methodtest.UseBeforeInit(t, &s)
+	})
 }
 
 // Each bad field is rejected with an error naming its TOML key, and New
 // refuses it too.
 func TestSettingsValidateNamesField(t *testing.T) {
-	mod := func(f func(*Settings)) *Settings { s := DefaultSettings(); f(&s); return &s }
-	cases := []struct {
-		field string
-		s     *Settings
-	}{
-		{"hidden", mod(func(s *Settings) { s.Hidden = 0 })},
-		{"input_scale", mod(func(s *Settings) { s.InputScale = math.NaN() })},
-		{"rounds", mod(func(s *Settings) { s.Rounds = -1 })},
-		{"explore", mod(func(s *Settings) { s.Explore = -2 })},
-		{"lambda", mod(func(s *Settings) { s.Lambda = -1 })},
-		{"lambda", mod(func(s *Settings) { s.Lambda = math.Inf(1) })},
-		{"beta", mod(func(s *Settings) { s.Beta = "huge" })},
-		{"beta_scale", mod(func(s *Settings) { s.BetaScale = 0 })},
-		{"sigma", mod(func(s *Settings) { s.Sigma = -1 })},
-		{"delta", mod(func(s *Settings) { s.Delta = 1 })},
-		{"weight_bound", mod(func(s *Settings) { s.WeightBound = math.NaN() })},
-		{"f_bound", mod(func(s *Settings) { s.FBound = 0 })},
-		{"discount", mod(func(s *Settings) { s.Discount = 0 })},
-		{"discount", mod(func(s *Settings) { s.Discount = 1.5 })},
-		{"weight_decay", mod(func(s *Settings) { s.WeightDecay = -1e-3 })},
-		{"fit_restarts", mod(func(s *Settings) { s.FitRestarts = 0 })},
-		{"fit_iterations", mod(func(s *Settings) { s.FitIterations = 0 })},
-		{"candidates", mod(func(s *Settings) { s.Candidates = 0 })},
-		{"starts", mod(func(s *Settings) { s.Starts = s.Candidates + 1 })},
-		{"ascent_steps", mod(func(s *Settings) { s.AscentSteps = -1 })},
-	}
-	for _, c := range cases {
-		err := c.s.Validate()
-		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
-			t.Errorf("field %s: got error %v, want one starting with %q", c.field, err, c.field+":")
-		}
-		if _, err := c.s.New(); err == nil {
-			t.Errorf("field %s: New accepted invalid settings", c.field)
-		}
-	}
+	mod := func(f func(*Settings)) controller.Settings { s := DefaultSettings(); f(&s); return &s }
+	methodtest.RejectsFields(t, []methodtest.FieldCase{
+		{Field: "hidden", Settings: mod(func(s *Settings) { s.Hidden = 0 })},
+		{Field: "input_scale", Settings: mod(func(s *Settings) { s.InputScale = math.NaN() })},
+		{Field: "rounds", Settings: mod(func(s *Settings) { s.Rounds = -1 })},
+		{Field: "explore", Settings: mod(func(s *Settings) { s.Explore = -2 })},
+		{Field: "lambda", Settings: mod(func(s *Settings) { s.Lambda = -1 })},
+		{Field: "lambda", Settings: mod(func(s *Settings) { s.Lambda = math.Inf(1) })},
+		{Field: "beta", Settings: mod(func(s *Settings) { s.Beta = "huge" })},
+		{Field: "beta_scale", Settings: mod(func(s *Settings) { s.BetaScale = 0 })},
+		{Field: "sigma", Settings: mod(func(s *Settings) { s.Sigma = -1 })},
+		{Field: "delta", Settings: mod(func(s *Settings) { s.Delta = 1 })},
+		{Field: "weight_bound", Settings: mod(func(s *Settings) { s.WeightBound = math.NaN() })},
+		{Field: "f_bound", Settings: mod(func(s *Settings) { s.FBound = 0 })},
+		{Field: "discount", Settings: mod(func(s *Settings) { s.Discount = 0 })},
+		{Field: "discount", Settings: mod(func(s *Settings) { s.Discount = 1.5 })},
+		{Field: "weight_decay", Settings: mod(func(s *Settings) { s.WeightDecay = -1e-3 })},
+		{Field: "fit_restarts", Settings: mod(func(s *Settings) { s.FitRestarts = 0 })},
+		{Field: "fit_iterations", Settings: mod(func(s *Settings) { s.FitIterations = 0 })},
+		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = 0 })},
+		{Field: "starts", Settings: mod(func(s *Settings) { s.Starts = s.Candidates + 1 })},
+		{Field: "ascent_steps", Settings: mod(func(s *Settings) { s.AscentSteps = -1 })},
+	})
 }
 
 // Settings decode from TOML by their tags, strictly.
@@ -96,23 +105,10 @@ fit_iterations = 50
 candidates = 32
 starts = 2
 ascent_steps = 10`
-	var s Settings
-	md, err := toml.Decode(text, &s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u := md.Undecoded(); len(u) != 0 {
-		t.Errorf("undecoded keys %v", u)
-	}
 	want := Settings{Hidden: 10, InputScale: 2, Rounds: 50, Explore: 4, Lambda: 3, Beta: "paper", BetaScale: 0.5, Sigma: 0.2,
 		Delta: 0.05, WeightBound: 0.7, FBound: 2, Phase1InSigma: false, Discount: 0.9, WeightDecay: 0.01, FitRestarts: 2,
 		FitIterations: 50, Candidates: 32, Starts: 2, AscentSteps: 10}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("decoded %+v, want %+v", s, want)
-	}
-	if err := s.Validate(); err != nil {
-		t.Error(err)
-	}
+	methodtest.DecodesTOML(t, text, &Settings{}, &want)
 }
 
 // T, n and λ: the setting, else the run's decisions (WithRun), else
@@ -126,7 +122,7 @@ func TestRoundsExploreLambda(t *testing.T) {
 	if r.Rounds != 334 || s.Rounds != 0 {
 		t.Errorf("WithRun(1000, 3): rounds %d (original %d), want 334 (0)", r.Rounds, s.Rounds)
 	}
-	if got, want := r.RegLambda(), math.Sqrt(334)*sq(math.Log(334)); math.Abs(got-want) > 1e-9*want {
+	if got, want := r.RegLambda(), math.Sqrt(334)*methodtest.Sq(math.Log(334)); math.Abs(got-want) > 1e-9*want {
 		t.Errorf("λ = %v, want %v", got, want)
 	}
 	if got := r.ExploreRounds(); got != 19 {
@@ -346,7 +342,7 @@ func TestClosedFormUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := mm.(*Method)
-		space := unitSpace(t, 2)
+		space := methodtest.UnitSpace(t, 2)
 		if err := m.Init(space, newRand(1)); err != nil {
 			t.Fatal(err)
 		}
@@ -427,23 +423,18 @@ func TestClosedFormUpdate(t *testing.T) {
 // one linearised rank-one update per round.
 func TestFindsMaximum(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		d      int
-		f      func(int, []float64) float64
-		budget int
-		need   int
-	}{{"1-D", 1, bumps1D, 40, 4}, {"2-D", 2, broad2D, 150, 3}} {
-		t.Run(c.name, func(t *testing.T) {
+		methodtest.Maximum
+		need int // seeds that must reach the maximum
+	}{{methodtest.Maximum{Name: "1-D", D: 1, F: methodtest.Bumps1D, Budget: 40}, 4}, {methodtest.Maximum{Name: "2-D", D: 2, F: methodtest.Broad2D, Budget: 150}, 3}} {
+		t.Run(c.Name, func(t *testing.T) {
 			ok := 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				space := unitSpace(t, c.d)
 				s := DefaultSettings()
-				s.Rounds = c.budget
-				ctl := build(t, &s, space, 1, seed)
-				cfgs := newFeedback(space, c.f, 0.05, seed).Run(t, ctl, 0, c.budget+1)
+				s.Rounds = c.Budget
+				ctl, cfgs := methodtest.RunUnit(t, Name, &s, c.D, c.F, c.Budget+1, seed)
 				var last []float64
 				for _, cfg := range cfgs[len(cfgs)-10:] {
-					last = append(last, c.f(0, cfg))
+					last = append(last, c.F(0, cfg))
 				}
 				slices.Sort(last)
 				med := (last[4] + last[5]) / 2
@@ -467,48 +458,27 @@ func TestFindsMaximum(t *testing.T) {
 // configuration (the driver validates every suggestion; the feedback
 // helper fails the test on one), and never makes a decision fall back.
 func TestDegenerateData(t *testing.T) {
-	intSpace := methodtest.IntSpace(t)
-	smooth := func(_ int, u []float64) float64 { return 1 - sq(u[0]-0.4) }
-	scaled := func(s float64) func(int, []float64) float64 {
-		return func(it int, u []float64) float64 { return s * smooth(it, u) }
-	}
 	discounted := DefaultSettings()
 	discounted.Discount = 0.9
 	paper := DefaultSettings()
 	paper.Beta = BetaPaper
-	cases := []struct {
-		name  string
-		space controller.Space
-		gain  func(int, []float64) float64
-		noise float64
-		iters int
-	}{
-		{"all-equal objective", unitSpace(t, 2), func(int, []float64) float64 { return 1 }, 0, 80},
-		{"zero objective", unitSpace(t, 2), func(int, []float64) float64 { return 0 }, 0, 80},
-		{"duplicate inputs (two-valued integer)", intSpace, smooth, 0.1, 80},
-		{"duplicates, constant objective", intSpace, func(int, []float64) float64 { return 3 }, 0, 80},
-		{"single data point", paperSpace(t), smooth, 0.1, 10},
-		{"objective scale 1e-12", paperSpace(t), scaled(1e-12), 1e-13, 80},
-		{"objective scale 1e12", paperSpace(t), scaled(1e12), 1e11, 80},
-		{"constant, then a jump of 1e12", unitSpace(t, 1), func(it int, _ []float64) float64 {
+	jump := methodtest.DataCase{Name: "constant, then a jump of 1e12", Space: methodtest.UnitSpace(t, 1), Iters: 120,
+		Gain: func(it int, _ []float64) float64 {
 			if it >= 50 {
 				return 1e12
 			}
 			return 1
-		}, 0, 120},
-	}
-	for _, c := range cases {
+		}}
+	for _, c := range append(methodtest.Degenerate(t, 80), jump) {
 		for _, m := range []struct {
 			name string
 			set  Settings
 		}{{"default", DefaultSettings()}, {"discount", discounted}, {"paper-beta", paper}} {
-			t.Run(c.name+"/"+m.name, func(t *testing.T) {
+			t.Run(c.Name+"/"+m.name, func(t *testing.T) {
 				set := m.set
 				set.Rounds = 40 // Phase II from round 8 (iteration 14)
-				ctl := build(t, &set, c.space, 2, 3)
-				newFeedback(c.space, c.gain, c.noise, 4).Run(t, ctl, 0, c.iters)
-				mm := ctl.Method().(*Method)
-				if c.iters > 20 && !mm.Phase2() {
+				mm := c.Run(t, Name, &set, 2).Method().(*Method)
+				if c.Iters > 20 && !mm.Phase2() {
 					t.Error("Phase II never started")
 				}
 				if mm.Failures() != 0 {
@@ -521,152 +491,5 @@ func TestDegenerateData(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// NaN and Inf observations are errors and leave the state unchanged, in
-// Phase I and in Phase II.
-func TestNonFiniteObservationRejected(t *testing.T) {
-	space := paperSpace(t)
-	s := DefaultSettings()
-	s.Rounds = 16 // Phase I: 4 rounds
-	for _, iters := range []int{7, 40} {
-		c := build(t, &s, space, 5, 3)
-		newFeedback(space, func(_ int, u []float64) float64 { return u[1] }, 0.5, 2).Run(t, c, 0, iters)
-		m := c.Method()
-		if (iters > 30) != m.(*Method).Phase2() {
-			t.Fatalf("after %d iterations: Phase2 = %v", iters, m.(*Method).Phase2())
-		}
-		before, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := controller.Config{3000, 0.2, 0.95, 1e-4}
-		for _, bad := range []controller.Observation{
-			{Iteration: iters, Config: cfg, Objective: math.NaN()},
-			{Iteration: iters, Config: cfg, Objective: math.Inf(1)},
-			{Iteration: iters, Config: cfg, Objective: math.Inf(-1)},
-			{Iteration: iters, Config: cfg, Objective: 1, Reward: math.NaN()},
-			{Iteration: iters, Config: cfg, Objective: 1, Elapsed: math.Inf(1)},
-			{Iteration: iters, Config: controller.Config{math.NaN(), 0.2, 0.95, 1e-4}, Objective: 1},
-			{Iteration: iters, Config: controller.Config{3000}, Objective: 1},
-		} {
-			if err := m.Observe(bad); err == nil {
-				t.Errorf("Observe(%+v) accepted", bad)
-			}
-			after, err := m.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(before, after) {
-				t.Fatalf("state changed after a rejected observation %+v", bad)
-			}
-		}
-		if err := m.Suggest(make(controller.Config, 2)); err == nil {
-			t.Error("Suggest accepted a destination of the wrong length")
-		}
-	}
-}
-
-// The same seed gives the same configurations; another seed, others.
-func TestDeterministicGivenSeed(t *testing.T) {
-	space := paperSpace(t)
-	gain := func(_ int, u []float64) float64 { return 1 - sq(u[1]-0.3) - sq(u[3]-0.6) }
-	s := DefaultSettings()
-	s.Rounds = 30
-	seq := func(seed uint64) []controller.Config {
-		return newFeedback(space, gain, 0.1, 9).Run(t, build(t, &s, space, 5, seed), 0, 120)
-	}
-	a, b, c := seq(42), seq(42), seq(43)
-	if !sameConfigs(a, b) {
-		t.Fatal("same seed, different configuration sequences")
-	}
-	if sameConfigs(a, c) {
-		t.Fatal("different seeds, identical configuration sequences")
-	}
-}
-
-// Snapshot at several points (in Phase I, mid-period, at the Phase I/II
-// boundary, in Phase II, with the discounted variant, with a pending
-// Suggest), restore into a freshly built driver, continue: identical to a
-// run that never stopped. Garbage and a state of another space are
-// refused and leave the method usable.
-func TestSnapshotRestoreContinues(t *testing.T) {
-	space := paperSpace(t)
-	gain := func(_ int, u []float64) float64 { return math.Sin(3*u[0]) + u[2] - 0.5*u[3] }
-	const total = 150
-	for _, gamma := range []float64{1, 0.95} {
-		s := DefaultSettings()
-		s.Rounds, s.Discount = 25, gamma // Phase I: 5 periods = 25 iterations
-		ref := newFeedback(space, gain, 0.2, 5).Run(t, build(t, &s, space, 5, 7), 0, total)
-		for _, cut := range []int{3, 25, 26, 37, 103} {
-			f := newFeedback(space, gain, 0.2, 5)
-			a := build(t, &s, space, 5, 7)
-			got := f.Run(t, a, 0, cut)
-			snap, err := a.Snapshot()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := build(t, &s, space, 5, 7)
-			if err := b.Restore(snap); err != nil {
-				t.Fatalf("γ %v cut %d: restore: %v", gamma, cut, err)
-			}
-			got = append(got, f.Run(t, b, cut, total)...)
-			if !sameConfigs(ref, got) {
-				t.Fatalf("γ %v cut %d: restored run diverges from the uninterrupted one", gamma, cut)
-			}
-		}
-		f := newFeedback(space, gain, 0.2, 5)
-		a := build(t, &s, space, 5, 7)
-		got := f.Run(t, a, 0, 50)
-		if _, err := a.Suggest(); err != nil {
-			t.Fatal(err)
-		}
-		snap, err := a.Snapshot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := build(t, &s, space, 5, 7)
-		if err := b.Restore(snap); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, f.Run(t, b, 50, total)...)
-		if !sameConfigs(ref, got) {
-			t.Fatalf("γ %v: restore with a pending Suggest diverges", gamma)
-		}
-		m := b.Method()
-		good, _ := m.MarshalBinary()
-		if err := m.UnmarshalBinary([]byte("not a state")); err == nil {
-			t.Error("UnmarshalBinary accepted garbage")
-		}
-		other := build(t, &s, unitSpace(t, 2), 5, 7).Method()
-		if err := other.UnmarshalBinary(good); err == nil {
-			t.Error("a 4-parameter state restored into a 2-parameter method")
-		}
-		if now, _ := m.MarshalBinary(); !bytes.Equal(good, now) {
-			t.Error("a refused state changed the method")
-		}
-	}
-}
-
-// A method used before Init returns errors instead of panicking.
-func TestUseBeforeInit(t *testing.T) {
-	m, err := (&Settings{}).New()
-	if err == nil {
-		t.Fatal("zero settings accepted")
-	}
-	s := DefaultSettings()
-	m, err = s.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Suggest(make(controller.Config, 1)); err == nil {
-		t.Error("Suggest before Init succeeded")
-	}
-	if err := m.Observe(controller.Observation{}); err == nil {
-		t.Error("Observe before Init succeeded")
-	}
-	if err := m.Init(unitSpace(t, 1), nil); err == nil {
-		t.Error("Init with a nil rng succeeded")
 	}
 }

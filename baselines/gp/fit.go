@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -182,7 +183,7 @@ func Fit(x, y []float64, opt FitOptions, rng *rand.Rand) (*Model, error) {
 	}
 	memo.g = make([]float64, k.NumParams())
 	value := func(z []float64) {
-		if memo.have && equal(memo.z, z) {
+		if memo.have && slices.Equal(memo.z, z) {
 			return
 		}
 		memo.z = append(memo.z[:0], z...)
@@ -250,18 +251,6 @@ func Fit(x, y []float64, opt FitOptions, rng *rand.Rand) (*Model, error) {
 		return nil, fmt.Errorf("gp: fit: %w", err)
 	}
 	return m, nil
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // reparam maps unconstrained optimiser coordinates w to bounded parameters:

@@ -117,7 +117,7 @@ func (w *workspace) factor(e *eval, noise float64) (blas64.Triangular, error) {
 			p += n - 1 - i
 		}
 		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: w.chol})
-		if ok && finiteDiag(t) {
+		if ok && FiniteDiag(t) {
 			w.jitter = jitter
 			return t, nil
 		}
@@ -126,7 +126,9 @@ func (w *workspace) factor(e *eval, noise float64) (blas64.Triangular, error) {
 	return blas64.Triangular{}, ErrNotPD
 }
 
-func finiteDiag(t blas64.Triangular) bool {
+// FiniteDiag reports whether a Cholesky factor's diagonal is positive and
+// finite, i.e. whether the factorisation succeeded numerically.
+func FiniteDiag(t blas64.Triangular) bool {
 	for i := 0; i < t.N; i++ {
 		v := t.Data[i*t.Stride+i]
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -390,23 +392,33 @@ func (m *Model) PredictStd(xs, mean, variance []float64) error {
 			ks[i*q+j] = v
 		}
 	}
+	Posterior(ks, m.alpha, m.u, m.e.sf2, mean, variance)
+	return nil
+}
+
+// Posterior writes a GP's posterior mean and latent variance at q query
+// points: ks (n×q, row-major) holds the cross-covariances k(x_i, xs_j) of
+// the n training inputs and the queries and is overwritten, alpha = K⁻¹y,
+// u is the upper Cholesky factor of K, and prior = k(x, x) is the prior
+// variance (a stationary kernel's). mean_j = Σ_i ks_ij α_i and variance_j =
+// max(0, prior − Σ_i V_ij²) with V = U⁻ᵀ ks.
+func Posterior(ks, alpha []float64, u blas64.Triangular, prior float64, mean, variance []float64) {
+	n, q := len(alpha), len(mean)
 	for j := range q {
 		var s float64
 		for i := range n {
-			s += ks[i*q+j] * m.alpha[i]
+			s += ks[i*q+j] * alpha[i]
 		}
 		mean[j] = s
 	}
-	// V = U⁻ᵀ ks; variance = k(x,x) − Σ_i V_ij².
-	blas64.Trsm(blas.Left, blas.Trans, 1, m.u, blas64.General{Rows: n, Cols: q, Stride: q, Data: ks})
+	blas64.Trsm(blas.Left, blas.Trans, 1, u, blas64.General{Rows: n, Cols: q, Stride: q, Data: ks})
 	for j := range q {
 		var s float64
 		for i := range n {
 			s += ks[i*q+j] * ks[i*q+j]
 		}
-		variance[j] = math.Max(0, m.e.sf2-s)
+		variance[j] = math.Max(0, prior-s)
 	}
-	return nil
 }
 
 // Predict is PredictStd in data units: mean·Scale + Offset, variance·Scale².

@@ -85,17 +85,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// Name is the registered controller name.
-const Name = "neuralbo"
-
-func init() {
-	controller.MustRegister(controller.Entry{
-		Name:     Name,
-		Summary:  "NeuralBO (Phan-Trong et al., Algorithm 1): two-layer ReLU network, Thompson sampling with NTK-feature variance, U^-1 by Sherman-Morrison",
-		Defaults: func() controller.Settings { s := DefaultSettings(); return &s },
-	})
-}
-
 // Settings configure NeuralBO. Keys are the TOML keys of
 // [controller.neuralbo].
 type Settings struct {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/hyperctl/hyperctl/baselines" // register the baseline controllers
-	"github.com/hyperctl/hyperctl/controller"
+	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/kalman"
 )
 
@@ -67,7 +67,7 @@ writes <tag>_sweep_h<h>.csv/.png and <tag>_sweep.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runBenchRegret(cmd, a, f) },
 	}
 	fl := c.Flags()
-	fl.StringSliceVar(&f.controllers, "controllers", []string{controller.HyperControllerName}, "registered controllers to run (list them with: hyperctl controllers)")
+	fl.StringSliceVar(&f.controllers, "controllers", []string{hypercontroller.Name}, "registered controllers to run (list them with: hyperctl controllers)")
 	fl.IntSliceVar(&f.hs, "h", []int{2, 3, 4}, "numbers of hyperparameters, one benchmark each (1–8)")
 	fl.IntVar(&f.d, "d", 10, "grid values per hyperparameter (references, and controllers with a d setting)")
 	fl.IntVar(&f.s, "s", 1, "s setting of controllers that have one (HyperController's history length)")

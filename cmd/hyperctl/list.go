@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/hyperctl/hyperctl/baselines" // register the baseline controllers
+	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all" // register the environments

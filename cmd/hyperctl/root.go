@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -70,7 +71,7 @@ controllers work behind the same interface, for comparison:
 func otherControllers() string {
 	var out []string
 	for _, n := range controller.Names() {
-		if n != controller.HyperControllerName {
+		if n != hypercontroller.Name {
 			out = append(out, n)
 		}
 	}

@@ -1,3 +1,7 @@
+// Package common holds the helpers every method in baselines/ shares:
+// observation and destination checks, the unit-box mapping of
+// configurations, state encoding and decision periods. It is internal to
+// baselines/.
 package common
 
 import (
@@ -90,4 +94,67 @@ func Decode(name string, b []byte, v any) error {
 // NotInit is the error of a method used before Init.
 func NotInit(name string) error {
 	return fmt.Errorf("%s: used before Init", name)
+}
+
+// Base is what every method keeps besides its model: its registered name
+// (for errors), the controlled space and the driver's random source, both
+// set by Init. Its checks return the errors every method returns for use
+// before Init, a destination of the wrong length and a bad observation.
+type Base struct {
+	name  string
+	space controller.Space
+	rng   *rand.Rand
+}
+
+// NewBase returns the base of the method registered as name.
+func NewBase(name string) Base { return Base{name: name} }
+
+// Init keeps space and rng; a nil rng is an error.
+func (b *Base) Init(space controller.Space, rng *rand.Rand) error {
+	if rng == nil {
+		return fmt.Errorf("%s: init: nil rng", b.name)
+	}
+	b.space, b.rng = space, rng
+	return nil
+}
+
+// Name is the method's registered name.
+func (b *Base) Name() string { return b.name }
+
+// Space is the controlled space (zero before Init).
+func (b *Base) Space() controller.Space { return b.space }
+
+// Rng is the driver's random source (nil before Init).
+func (b *Base) Rng() *rand.Rand { return b.rng }
+
+// Ready returns an error before Init.
+func (b *Base) Ready() error {
+	if b.rng == nil {
+		return NotInit(b.name)
+	}
+	return nil
+}
+
+// ReadyFor returns an error before Init or for a destination of the wrong
+// length.
+func (b *Base) ReadyFor(dst controller.Config) error {
+	if err := b.Ready(); err != nil {
+		return err
+	}
+	if err := CheckDst(b.space, dst); err != nil {
+		return fmt.Errorf("%s: %w", b.name, err)
+	}
+	return nil
+}
+
+// Check returns an error before Init or for a bad observation
+// (CheckObservation).
+func (b *Base) Check(o controller.Observation) error {
+	if err := b.Ready(); err != nil {
+		return err
+	}
+	if err := CheckObservation(b.space, o); err != nil {
+		return fmt.Errorf("%s: observe: %w", b.name, err)
+	}
+	return nil
 }

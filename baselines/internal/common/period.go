@@ -1,5 +1,7 @@
 package common
 
+import "slices"
+
 // Period accumulates one decision period: the consecutive iterations run
 // under one configuration. The GP-style methods turn each closed period into
 // one data point (the configuration and its mean objective).
@@ -16,7 +18,7 @@ type Period struct {
 // first. Add reports whether it opened a new period, so the caller can stamp
 // it (start time, progress).
 func (p *Period) Add(u []float64, objective float64, closePeriod func()) (opened bool) {
-	if p.Open && !EqualFloats(p.X, u) {
+	if p.Open && !slices.Equal(p.X, u) {
 		closePeriod()
 	}
 	if !p.Open {

@@ -1,6 +1,9 @@
 package common
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestPeriod(t *testing.T) {
 	type step struct {
@@ -68,7 +71,7 @@ func TestSlide(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := Slide(append([]float64(nil), c.rows...), c.w, c.n)
-		if !EqualFloats(got, c.want) {
+		if !slices.Equal(got, c.want) {
 			t.Errorf("Slide(%v, %d, %d) = %v, want %v", c.rows, c.w, c.n, got, c.want)
 		}
 	}

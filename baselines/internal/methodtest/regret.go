@@ -2,7 +2,6 @@ package methodtest
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/controller"
@@ -31,21 +30,4 @@ func RegretLGDS(tb testing.TB, name string, settings controller.Settings, h, n, 
 		out = append(out, path[len(path)-1])
 	}
 	return out
-}
-
-// MeanSE returns the mean of xs and its standard error.
-func MeanSE(xs []float64) (mean, se float64) {
-	n := float64(len(xs))
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= n
-	if len(xs) > 1 {
-		var ss float64
-		for _, x := range xs {
-			ss += (x - mean) * (x - mean)
-		}
-		se = math.Sqrt(ss / (n - 1) / n)
-	}
-	return mean, se
 }

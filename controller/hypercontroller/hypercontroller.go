@@ -1,4 +1,4 @@
-package controller
+package hypercontroller
 
 import (
 	"bytes"
@@ -11,21 +11,9 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/hyperctl/hyperctl/controller"
 )
-
-// HyperControllerName is the registered name of HyperController.
-const HyperControllerName = "hypercontroller"
-
-func init() {
-	MustRegister(Entry{
-		Name:    HyperControllerName,
-		Summary: "HyperController (Gornet et al., Algorithm 1): per-hyperparameter ridge predictors of the next objective from the last s objectives, greedy argmax over d grid values",
-		Defaults: func() Settings {
-			s := DefaultHyperControllerSettings()
-			return &s
-		},
-	})
-}
 
 // maxContexts bounds d^s, the number of contexts per hyperparameter, so that
 // a context fits the low 48 bits of a model key (the hyperparameter index
@@ -33,9 +21,9 @@ func init() {
 // key space, not on memory.
 const maxContexts = 1 << 48
 
-// HyperControllerSettings are HyperController's inputs (Algorithm 1, line 2).
-// The zero value is invalid; start from DefaultHyperControllerSettings.
-type HyperControllerSettings struct {
+// Settings are HyperController's inputs (Algorithm 1, line 2).
+// The zero value is invalid; start from DefaultSettings.
+type Settings struct {
 	// D is the number of grid values per hyperparameter (the paper: d = 10).
 	D int `toml:"d"`
 	// S is the number of past objective values each predictor uses, and the
@@ -61,14 +49,14 @@ type HyperControllerSettings struct {
 	Intercept bool `toml:"intercept"`
 }
 
-// DefaultHyperControllerSettings returns the paper's experimental settings:
+// DefaultSettings returns the paper's experimental settings:
 // d = 10, s = 1, λ = 1, no exploration bonus.
-func DefaultHyperControllerSettings() HyperControllerSettings {
-	return HyperControllerSettings{D: 10, S: 1, Lambda: 1}
+func DefaultSettings() Settings {
+	return Settings{D: 10, S: 1, Lambda: 1}
 }
 
 // Validate reports the first invalid field.
-func (s *HyperControllerSettings) Validate() error {
+func (s *Settings) Validate() error {
 	switch {
 	case s.D < 2:
 		return fmt.Errorf("d: want an integer >= 2 (grid values per hyperparameter), got %d", s.D)
@@ -85,12 +73,12 @@ func (s *HyperControllerSettings) Validate() error {
 	return nil
 }
 
-// New builds a HyperController from the settings.
-func (s *HyperControllerSettings) New() (Method, error) {
+// New builds a HyperController from the settings, validating them once.
+func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return NewHyperController(*s)
+	return &HyperController{set: *s}, nil
 }
 
 // contextCount returns d^s and whether it is at most maxContexts.
@@ -174,8 +162,8 @@ func contextCount(d, s int) (uint64, bool) {
 // 24–27 in the listing, which use X_t; the update necessarily runs after
 // X_t is observed, which is what Observe does.
 type HyperController struct {
-	set   HyperControllerSettings
-	space Space
+	set   Settings
+	space controller.Space
 	rng   *rand.Rand
 	h     int
 	grid  [][]float64 // h × d grid values
@@ -236,8 +224,8 @@ func (m *HyperController) features() []float64 {
 	return m.feat
 }
 
-// NewHyperController returns an un-Init-ed HyperController.
-func NewHyperController(s HyperControllerSettings) (*HyperController, error) {
+// New returns an un-Init-ed HyperController.
+func New(s Settings) (*HyperController, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("hypercontroller: %w", err)
 	}
@@ -245,10 +233,10 @@ func NewHyperController(s HyperControllerSettings) (*HyperController, error) {
 }
 
 // Settings returns the controller's settings.
-func (m *HyperController) Settings() HyperControllerSettings { return m.set }
+func (m *HyperController) Settings() Settings { return m.set }
 
 // Init prepares a fresh run over space.
-func (m *HyperController) Init(space Space, rng *rand.Rand) error {
+func (m *HyperController) Init(space controller.Space, rng *rand.Rand) error {
 	if rng == nil {
 		return errors.New("hypercontroller: nil rng")
 	}
@@ -307,7 +295,7 @@ func (m *HyperController) ctxKey(i int, ctx []int32) uint64 {
 // Suggest writes the next configuration into dst: for each hyperparameter the
 // grid value maximising Ĝ_a(c_i)ᵀΞ_t (+ the optional bonus), uniformly at
 // random before round s.
-func (m *HyperController) Suggest(dst Config) error {
+func (m *HyperController) Suggest(dst controller.Config) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Suggest before Init")
 	}
@@ -394,7 +382,7 @@ func (m *HyperController) vinvNorm(mod, xi []float64) float64 {
 // (Algorithm 1, lines 23–27). A non-finite objective, a malformed
 // configuration or an update that overflows is an error and leaves the state
 // unchanged.
-func (m *HyperController) Observe(o Observation) error {
+func (m *HyperController) Observe(o controller.Observation) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Observe before Init")
 	}

@@ -1,12 +1,28 @@
-package baselines
+package hyperband
 
 import (
+	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
 )
+
+// Each bad field is rejected with an error naming its TOML key.
+func TestSettingsValidateNamesField(t *testing.T) {
+	methodtest.RejectsFields(t, []methodtest.FieldCase{
+		{Field: "r", Settings: &Settings{R: 0, Eta: 3}},
+		{Field: "eta", Settings: &Settings{R: 18, Eta: 1}},
+	})
+}
+
+// Settings decode from TOML by their tags (strictly: every key is known).
+func TestSettingsTOML(t *testing.T) {
+	methodtest.DecodesTOML(t, "r = 81\neta = 3", &Settings{}, &Settings{R: 81, Eta: 3})
+}
 
 // Li et al. (2017), Table 1: R = 81, η = 3.
 func TestBracketsMatchLiEtAl(t *testing.T) {
@@ -77,10 +93,10 @@ func TestBracketsEdgeCases(t *testing.T) {
 // by objective survive (best first), and the best configuration seen is kept
 // once the brackets (78 periods) are spent.
 func TestHyperBandSchedule(t *testing.T) {
-	space := unitSpace(t, 1)
-	c := build(t, "hyperband", &HyperBandSettings{R: 9, Eta: 3}, space, 2, 11)
+	space := methodtest.UnitSpace(t, 1)
+	c := methodtest.Build(t, Name, &Settings{R: 9, Eta: 3}, space, 2, 11)
 	// Noise-free objective: the configuration's value, so ranks are known.
-	f := newFeedback(space, func(_ int, u []float64) float64 { return u[0] }, 0, 1)
+	f := methodtest.NewFeedback(space, func(_ int, u []float64) float64 { return u[0] }, 0, 1)
 	const periods = 78 + 6
 	cfgs := f.Run(t, c, 0, 2*periods)
 	P := make([]float64, periods)
@@ -92,7 +108,7 @@ func TestHyperBandSchedule(t *testing.T) {
 	}
 	top := func(v []float64, k int) []float64 {
 		s := slices.Clone(v)
-		slices.SortFunc(s, func(a, b float64) int { return -cmpFloat(a, b) })
+		slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
 		return s[:k]
 	}
 	repeat := func(v []float64, k int) []float64 {
@@ -135,81 +151,15 @@ func TestHyperBandSchedule(t *testing.T) {
 	}
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// Random draws a fresh configuration every decision, uniformly in each
-// parameter's own scale; Random Start keeps its first one.
-func TestRandomAndRandomStart(t *testing.T) {
-	space := paperSpace(t)
-	const interval, decisions = 5, 1000
-	c := build(t, "random", nil, space, interval, 1)
-	cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).Run(t, c, 0, interval*decisions)
-	seen := map[float64]bool{}
-	var below [4]int
-	var mean [4]float64
-	for p := range decisions {
-		for k := 1; k < interval; k++ {
-			if !slices.Equal(cfgs[p*interval], cfgs[p*interval+k]) {
-				t.Fatalf("decision %d: configuration changed inside the interval", p)
-			}
-		}
-		cfg := cfgs[p*interval]
-		seen[cfg[3]] = true
-		for i, v := range cfg {
-			u := space.ToUnit(i, v)
-			mean[i] += u / decisions
-			if u < 0.25 {
-				below[i]++
-			}
-		}
-	}
-	if len(seen) != decisions {
-		t.Errorf("%d distinct learning rates in %d decisions", len(seen), decisions)
-	}
-	// Uniform in each parameter's own scale (log for lr): unit mean ≈ 0.5
-	// and a quarter below 0.25; bounds are ±4.5 standard errors.
-	for i := range 4 {
-		if math.Abs(mean[i]-0.5) > 4.5*math.Sqrt(1.0/12/decisions) {
-			t.Errorf("%s: mean unit value %.3f, want 0.5", space.Param(i).Name, mean[i])
-		}
-		if f := float64(below[i]) / decisions; math.Abs(f-0.25) > 4.5*math.Sqrt(0.25*0.75/decisions) {
-			t.Errorf("%s: %.3f of draws in the lowest quarter, want 0.25", space.Param(i).Name, f)
-		}
-	}
-
-	first := map[float64]bool{}
-	for seed := uint64(1); seed <= 5; seed++ {
-		c := build(t, "randomstart", nil, space, interval, seed)
-		cfgs := newFeedback(space, func(int, []float64) float64 { return 0 }, 1, 1).Run(t, c, 0, 300)
-		for i, cfg := range cfgs {
-			if !slices.Equal(cfg, cfgs[0]) {
-				t.Fatalf("seed %d: configuration changed at iteration %d", seed, i)
-			}
-		}
-		first[cfgs[0][1]] = true
-	}
-	if len(first) != 5 {
-		t.Errorf("5 seeds gave %d distinct Random Start configurations", len(first))
-	}
-}
-
 // HyperBand never emits a NaN and tolerates a run with no observed
 // objective (it then keeps the last configuration run).
 func TestHyperBandNoObservations(t *testing.T) {
-	space := paperSpace(t)
-	m, err := (&HyperBandSettings{R: 3, Eta: 3}).New()
+	space := methodtest.PaperSpace(t)
+	m, err := (&Settings{R: 3, Eta: 3}).New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Init(space, newRand(1)); err != nil {
+	if err := m.Init(space, rand.New(rand.NewPCG(1, 2))); err != nil {
 		t.Fatal(err)
 	}
 	dst := make(controller.Config, 4)

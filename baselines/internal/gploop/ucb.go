@@ -1,12 +1,9 @@
-// Package common holds the helpers the Bayesian baselines share: the UCB
-// acquisition maximiser over a GP, observation checks, unit-box mapping and
-// state encoding. It is internal so that package baselines can register the
-// methods in its subpackages (goucb, bilevel) without an import cycle.
-package common
+package gploop
 
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/optimize"
@@ -73,7 +70,7 @@ func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float6
 		f    float64
 	}
 	evalZ := func(z []float64) {
-		if memo.z != nil && EqualFloats(memo.z, z) {
+		if memo.z != nil && slices.Equal(memo.z, z) {
 			return
 		}
 		memo.z = append(memo.z[:0], z...)
@@ -130,17 +127,4 @@ func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float6
 		best[c] = math.Max(0, math.Min(1, best[c]))
 	}
 	return best, bestV
-}
-
-// EqualFloats reports whether a and b hold the same values.
-func EqualFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,4 +1,4 @@
-package controller_test
+package hypercontroller_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 // benchSpace is h unit-interval parameters.
@@ -30,9 +31,9 @@ func benchSpace(tb testing.TB, h int) controller.Space {
 func BenchmarkHyperController(b *testing.B) {
 	for _, c := range []struct{ h, d, s int }{{4, 10, 1}, {4, 10, 2}, {4, 10, 3}, {2, 100, 1}} {
 		b.Run(fmt.Sprintf("h=%d/d=%d/s=%d", c.h, c.d, c.s), func(b *testing.B) {
-			set := controller.DefaultHyperControllerSettings()
+			set := hypercontroller.DefaultSettings()
 			set.D, set.S = c.d, c.s
-			ctl, err := controller.Build(controller.HyperControllerName, &set, benchSpace(b, c.h), controller.Options{Interval: 1, Objective: controller.Reward, Seed: 1})
+			ctl, err := controller.Build(hypercontroller.Name, &set, benchSpace(b, c.h), controller.Options{Interval: 1, Objective: controller.Reward, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,11 +1,11 @@
-package baselines_test
+package all_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
-	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
 
 // BenchmarkHyperControllerInterceptRegret runs HyperController with and
@@ -21,14 +21,9 @@ func BenchmarkHyperControllerInterceptRegret(b *testing.B) {
 		for _, interval := range []int{1, 5} {
 			for _, intercept := range []bool{false, true} {
 				b.Run(fmt.Sprintf("h=%d/interval=%d/intercept=%t", h, interval, intercept), func(b *testing.B) {
-					s := controller.DefaultHyperControllerSettings()
+					s := hypercontroller.DefaultSettings()
 					s.Intercept = intercept
-					var mean, se float64
-					for range b.N {
-						mean, se = methodtest.MeanSE(methodtest.RegretLGDS(b, "hypercontroller", &s, h, 1000, interval, 20))
-					}
-					b.ReportMetric(mean, "R_n")
-					b.ReportMetric(se, "R_n_se")
+					methodtest.Regret(b, hypercontroller.Name, &s, h, 1000, interval, 20)
 				})
 			}
 		}

@@ -1,4 +1,4 @@
-package controller_test
+package hypercontroller_test
 
 import (
 	"bytes"
@@ -6,17 +6,31 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/kalman"
 )
 
-func hcSettings(d, s int) *controller.HyperControllerSettings {
-	set := controller.DefaultHyperControllerSettings()
+// twoParams is the space of the driver tests: lr (log scale) and an
+// integer batch size.
+func twoParams(t testing.TB) controller.Space {
+	t.Helper()
+	lr := controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log}
+	sp, err := controller.NewSpace(lr, controller.Param{Name: "batch", Low: 1000, High: 6000, Integer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func hcSettings(d, s int) *hypercontroller.Settings {
+	set := hypercontroller.DefaultSettings()
 	set.D, set.S = d, s
 	return &set
 }
@@ -26,54 +40,38 @@ func TestHyperControllerSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := e.Defaults().(*controller.HyperControllerSettings)
-	if *def != (controller.HyperControllerSettings{D: 10, S: 1, Lambda: 1, Bonus: 0}) {
+	def := e.Defaults().(*hypercontroller.Settings)
+	if *def != (hypercontroller.Settings{D: 10, S: 1, Lambda: 1, Bonus: 0}) {
 		t.Fatalf("defaults %+v, want the paper's d=10 s=1 λ=1 and no bonus", *def)
 	}
 	cases := []struct {
 		field string
-		edit  func(*controller.HyperControllerSettings)
+		edit  func(*hypercontroller.Settings)
 	}{
-		{"d", func(s *controller.HyperControllerSettings) { s.D = 1 }},
-		{"d", func(s *controller.HyperControllerSettings) { s.D = -3 }},
-		{"s", func(s *controller.HyperControllerSettings) { s.S = 0 }},
-		{"s", func(s *controller.HyperControllerSettings) { s.D, s.S = 100, 25 }}, // 100^25 contexts overflow the key space
-		{"lambda", func(s *controller.HyperControllerSettings) { s.Lambda = 0 }},
-		{"lambda", func(s *controller.HyperControllerSettings) { s.Lambda = -1 }},
-		{"lambda", func(s *controller.HyperControllerSettings) { s.Lambda = math.NaN() }},
-		{"lambda", func(s *controller.HyperControllerSettings) { s.Lambda = math.Inf(1) }},
-		{"bonus", func(s *controller.HyperControllerSettings) { s.Bonus = -0.1 }},
-		{"bonus", func(s *controller.HyperControllerSettings) { s.Bonus = math.NaN() }},
+		{"d", func(s *hypercontroller.Settings) { s.D = 1 }},
+		{"d", func(s *hypercontroller.Settings) { s.D = -3 }},
+		{"s", func(s *hypercontroller.Settings) { s.S = 0 }},
+		{"s", func(s *hypercontroller.Settings) { s.D, s.S = 100, 25 }}, // 100^25 contexts overflow the key space
+		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = 0 }},
+		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = -1 }},
+		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = math.NaN() }},
+		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = math.Inf(1) }},
+		{"bonus", func(s *hypercontroller.Settings) { s.Bonus = -0.1 }},
+		{"bonus", func(s *hypercontroller.Settings) { s.Bonus = math.NaN() }},
 	}
 	for _, c := range cases {
-		set := controller.DefaultHyperControllerSettings()
+		set := hypercontroller.DefaultSettings()
 		c.edit(&set)
 		err := set.Validate()
 		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
 			t.Errorf("%+v: error %v, want one starting %q", set, err, c.field+":")
 		}
-		if _, err := controller.Build(controller.HyperControllerName, &set, twoParams(t), controller.Options{}); err == nil || !strings.Contains(err.Error(), c.field+":") {
+		if _, err := controller.Build(hypercontroller.Name, &set, twoParams(t), controller.Options{}); err == nil || !strings.Contains(err.Error(), c.field+":") {
 			t.Errorf("Build with %+v: error %v", set, err)
 		}
 		if _, err := set.New(); err == nil {
 			t.Errorf("New with %+v succeeded", set)
 		}
-	}
-	// Space errors name the parameter and the field.
-	for _, c := range []struct {
-		p    controller.Param
-		want string
-	}{
-		{controller.Param{Name: "clip", Low: 0.5, High: 0.1}, "low"},
-		{controller.Param{Name: "lr", Low: 0, High: 1e-3, Scale: controller.Log}, "low"},
-		{controller.Param{Name: "", Low: 0, High: 1}, "name"},
-	} {
-		if _, err := controller.NewSpace(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("space %+v: error %v", c.p, err)
-		}
-	}
-	if _, err := controller.NewSpace(); err == nil {
-		t.Error("empty space accepted")
 	}
 }
 
@@ -102,12 +100,12 @@ func TestRidgeAgainstGonum(t *testing.T) {
 		s := c.s
 		t.Run(fmt.Sprintf("s=%d/intercept=%t", s, c.intercept), func(t *testing.T) {
 			const d, n, lambda = 3, 400, 0.7
-			set := controller.HyperControllerSettings{D: d, S: s, Lambda: lambda, Intercept: c.intercept}
+			set := hypercontroller.Settings{D: d, S: s, Lambda: lambda, Intercept: c.intercept}
 			p := s
 			if c.intercept {
 				p++
 			}
-			hc, err := controller.NewHyperController(set)
+			hc, err := hypercontroller.New(set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +195,7 @@ func TestGreedyRuleAndTies(t *testing.T) {
 	firstCounts := make([]int, d)
 	const trials = 2000
 	for seed := range uint64(trials) {
-		hc, _ := controller.NewHyperController(*hcSettings(d, 1))
+		hc, _ := hypercontroller.New(*hcSettings(d, 1))
 		if err := hc.Init(sp, rand.New(rand.NewPCG(seed, 1))); err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +250,7 @@ func TestBonus(t *testing.T) {
 	}{{0, 1, true}, {10, 1, false}, {0, 2, true}, {10, 2, false}} {
 		set := hcSettings(5, c.s)
 		set.Bonus = c.bonus
-		hc, _ := controller.NewHyperController(*set)
+		hc, _ := hypercontroller.New(*set)
 		if err := hc.Init(sp, rand.New(rand.NewPCG(1, 1))); err != nil {
 			t.Fatal(err)
 		}
@@ -297,9 +295,9 @@ func toyRewards(it int, cfg controller.Config) float64 {
 	return float64(it)*0.01 - math.Abs(math.Log10(cfg[0])+4) + cfg[1]/6000 + 0.3*r.NormFloat64()
 }
 
-func buildHC(t testing.TB, set *controller.HyperControllerSettings, o controller.Options) *controller.Controller {
+func buildHC(t testing.TB, set *hypercontroller.Settings, o controller.Options) *controller.Controller {
 	t.Helper()
-	ctl, err := controller.Build(controller.HyperControllerName, set, twoParams(t), o)
+	ctl, err := controller.Build(hypercontroller.Name, set, twoParams(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,8 +312,8 @@ func TestDeterminism(t *testing.T) {
 	c := run(t, buildHC(t, hcSettings(10, 1), o), 0, 300, toyRewards)
 	same, differ := true, false
 	for i := range a {
-		same = same && equal(a[i], b[i])
-		differ = differ || !equal(a[i], c[i])
+		same = same && slices.Equal(a[i], b[i])
+		differ = differ || !slices.Equal(a[i], c[i])
 	}
 	if !same {
 		t.Fatal("same seed gave different configurations")
@@ -358,7 +356,7 @@ func TestSnapshotContinuation(t *testing.T) {
 				}
 				got = append(got, run(t, second, stop, 300, toyRewards)...)
 				for i := range want {
-					if !equal(want[i], got[i]) {
+					if !slices.Equal(want[i], got[i]) {
 						t.Fatalf("s=%d stop=%d pending=%v: iteration %d: %v, never-stopped %v", s, stop, pending, i, got[i], want[i])
 					}
 				}
@@ -390,7 +388,7 @@ func TestSnapshotContinuation(t *testing.T) {
 	}
 	got = append(got, run(t, second, 77, 200, toyRewards)...)
 	for i := range want {
-		if !equal(want[i], got[i]) {
+		if !slices.Equal(want[i], got[i]) {
 			t.Fatalf("intercept: iteration %d: %v, never-stopped %v", i, got[i], want[i])
 		}
 	}
@@ -450,7 +448,7 @@ func TestBadObjective(t *testing.T) {
 	if after, _ := ctl.Snapshot(); !bytes.Equal(big, after) {
 		t.Fatal("overflowing update changed the state")
 	}
-	hc := ctl.Method().(*controller.HyperController)
+	hc := ctl.Method().(*hypercontroller.HyperController)
 	mb, _ := hc.MarshalBinary()
 	for _, o := range []controller.Observation{
 		{Config: controller.Config{1e-4, 2000}, Objective: math.NaN()},
@@ -478,12 +476,12 @@ func TestBadObjective(t *testing.T) {
 // contexts are allocated.
 func TestLazyContexts(t *testing.T) {
 	sp := benchSpace(t, 4)
-	ctl, err := controller.Build(controller.HyperControllerName, hcSettings(100, 3), sp, controller.Options{Interval: 1, Seed: 1})
+	ctl, err := controller.Build(hypercontroller.Name, hcSettings(100, 3), sp, controller.Options{Interval: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run(t, ctl, 0, 500, func(it int, cfg controller.Config) float64 { return math.Sin(float64(it)) + cfg[0] })
-	hc := ctl.Method().(*controller.HyperController)
+	hc := ctl.Method().(*hypercontroller.HyperController)
 	// Delta objective: 499 rounds, models updated from round s = 3 on.
 	if hc.Rounds() != 499 || hc.Models() > 4*496 || hc.Contexts() > 4*496 || hc.Models() == 0 {
 		t.Fatalf("rounds %d, contexts %d, models %d", hc.Rounds(), hc.Contexts(), hc.Models())
@@ -497,7 +495,7 @@ func TestLazyContexts(t *testing.T) {
 func TestIntervalLearnsEveryRound(t *testing.T) {
 	ctl := buildHC(t, hcSettings(10, 1), controller.Options{Interval: 5, Seed: 2})
 	run(t, ctl, 0, 101, toyRewards)
-	hc := ctl.Method().(*controller.HyperController)
+	hc := ctl.Method().(*hypercontroller.HyperController)
 	if hc.Rounds() != 100 {
 		t.Fatalf("rounds %d, want 100 (Delta hides iteration 0)", hc.Rounds())
 	}
@@ -529,7 +527,7 @@ func TestRegretBelowRandom(t *testing.T) {
 	}{{"stationary", 0.999}, {"drifting", 0.99}} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := kalman.RegretConfig{Bandit: kalman.DefaultBanditConfig(2), N: 300, D: 10, S: 1, Interval: 1, Seeds: 20, Seed: 1000,
-				Controllers: []string{controller.HyperControllerName}}
+				Controllers: []string{hypercontroller.Name}}
 			cfg.Bandit.Rho = c.rho
 			res, err := kalman.RunRegret(context.Background(), cfg)
 			if err != nil {
@@ -537,7 +535,7 @@ func TestRegretBelowRandom(t *testing.T) {
 			}
 			rows := res.Summary()
 			hc, rnd := rows[0], rows[1]
-			if hc.Name != controller.HyperControllerName || rnd.Name != kalman.RefRandom {
+			if hc.Name != hypercontroller.Name || rnd.Name != kalman.RefRandom {
 				t.Fatalf("rows %v", rows)
 			}
 			t.Logf("R_n: hypercontroller %.1f ± %.1f, random %.1f ± %.1f (ratio %.3f), below random on %d/20 seeds",
@@ -563,7 +561,7 @@ func TestInterceptLearnsMeans(t *testing.T) {
 		set := hcSettings(d, 1)
 		set.Intercept = intercept
 		set.Bonus = 0.5 // some exploration, so that greedy ties do not decide alone
-		hc, err := controller.NewHyperController(*set)
+		hc, err := hypercontroller.New(*set)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,6 @@
-package baselines
-
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-	"slices"
-
-	"github.com/hyperctl/hyperctl/controller"
-)
-
-// HyperBandSettings configure HyperBand.
+// Package hyperband is HyperBand (Li et al. 2017, "Hyperband: A Novel
+// Bandit-Based Approach to Hyperparameter Optimization") in one online
+// training run, registered as "hyperband".
 //
 // Adaptation to one online training run (Li et al. 2017 train every
 // configuration separately and from scratch; here one policy trains
@@ -32,7 +23,20 @@ import (
 // budget (1e6) as R, so in 1000 iterations it never leaves the first rung of
 // the first bracket and behaves like random search switching every couple
 // of iterations; we use a budget that completes.
-type HyperBandSettings struct {
+package hyperband
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/hyperctl/hyperctl/baselines/internal/common"
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// Settings configure HyperBand (see the package documentation).
+type Settings struct {
 	// R is the most decision periods one configuration gets in one rung
 	// (Li et al.'s R, the maximum resource), >= 1.
 	R int `toml:"r"`
@@ -40,17 +44,17 @@ type HyperBandSettings struct {
 	Eta int `toml:"eta"`
 }
 
-// DefaultHyperBandSettings returns R = 18 decision periods and η = 3.
-func DefaultHyperBandSettings() HyperBandSettings { return HyperBandSettings{R: 18, Eta: 3} }
+// DefaultSettings returns R = 18 decision periods and η = 3.
+func DefaultSettings() Settings { return Settings{R: 18, Eta: 3} }
 
-// maxHyperBandR bounds R so that the first bracket's n ≤ R stays small
+// maxR bounds R so that the first bracket's n ≤ R stays small
 // enough to hold in memory.
-const maxHyperBandR = 1 << 20
+const maxR = 1 << 20
 
 // Validate checks the settings.
-func (s *HyperBandSettings) Validate() error {
-	if s.R < 1 || s.R > maxHyperBandR {
-		return fmt.Errorf("r: must be in [1, %d] decision periods, got %d", maxHyperBandR, s.R)
+func (s *Settings) Validate() error {
+	if s.R < 1 || s.R > maxR {
+		return fmt.Errorf("r: must be in [1, %d] decision periods, got %d", maxR, s.R)
 	}
 	if s.Eta < 2 {
 		return fmt.Errorf("eta: must be >= 2, got %d", s.Eta)
@@ -59,11 +63,11 @@ func (s *HyperBandSettings) Validate() error {
 }
 
 // New returns a fresh HyperBand.
-func (s *HyperBandSettings) New() (controller.Method, error) {
+func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("hyperband: %w", err)
 	}
-	return &HyperBand{set: *s, brackets: Brackets(s.R, s.Eta)}, nil
+	return &HyperBand{set: *s, base: common.NewBase(Name), brackets: Brackets(s.R, s.Eta)}, nil
 }
 
 // Bracket is one HyperBand bracket: successive halving with N[i]
@@ -112,10 +116,9 @@ func Brackets(R, eta int) []Bracket {
 
 // HyperBand runs Li et al.'s brackets over decision periods of one run.
 type HyperBand struct {
-	set      HyperBandSettings
+	set      Settings
 	brackets []Bracket
-	space    controller.Space
-	rng      *rand.Rand
+	base     common.Base
 	st       hyperbandState
 	order    []int // scratch for ranking
 }
@@ -140,13 +143,12 @@ type hyperbandState struct {
 
 // Init prepares a run over space.
 func (m *HyperBand) Init(space controller.Space, rng *rand.Rand) error {
-	if rng == nil {
-		return fmt.Errorf("hyperband: init: nil rng")
+	if err := m.base.Init(space, rng); err != nil {
+		return err
 	}
 	if len(m.brackets) == 0 {
 		return fmt.Errorf("hyperband: init: no brackets for r = %d, eta = %d", m.set.R, m.set.Eta)
 	}
-	m.space, m.rng = space, rng
 	m.st = hyperbandState{Best: make([]float64, space.Dim())}
 	return nil
 }
@@ -154,7 +156,7 @@ func (m *HyperBand) Init(space controller.Space, rng *rand.Rand) error {
 func (m *HyperBand) startBracket(b int) {
 	st := &m.st
 	br := m.brackets[b]
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	st.B, st.I, st.Pos, st.Sampled = b, 0, 0, 0
 	n := br.N[0]
 	st.Configs = slices.Grow(st.Configs[:0], n*d)[:n*d]
@@ -168,10 +170,10 @@ func (m *HyperBand) startBracket(b int) {
 // config returns the configuration at Active[Pos], drawing it if new.
 func (m *HyperBand) config() []float64 {
 	st := &m.st
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	idx := st.Active[st.Pos]
 	for st.Sampled <= idx {
-		uniform(m.space, m.rng, st.Configs[st.Sampled*d:(st.Sampled+1)*d])
+		common.Uniform(m.base.Space(), m.base.Rng(), st.Configs[st.Sampled*d:(st.Sampled+1)*d])
 		st.Sampled++
 	}
 	return st.Configs[idx*d : (idx+1)*d]
@@ -222,11 +224,8 @@ func (m *HyperBand) promote() {
 
 // Suggest writes the configuration for the next decision period.
 func (m *HyperBand) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return notInit("hyperband")
-	}
-	if err := checkDst(m.space, dst); err != nil {
-		return fmt.Errorf("hyperband: %w", err)
+	if err := m.base.ReadyFor(dst); err != nil {
+		return err
 	}
 	st := &m.st
 	switch {
@@ -267,11 +266,8 @@ func (m *HyperBand) Suggest(dst controller.Config) error {
 
 // Observe adds o's objective to the score of the configuration in force.
 func (m *HyperBand) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return notInit("hyperband")
-	}
-	if err := checkObservation(m.space, o); err != nil {
-		return fmt.Errorf("hyperband: observe: %w", err)
+	if err := m.base.Check(o); err != nil {
+		return err
 	}
 	if m.st.Started && !m.st.Done {
 		m.st.Sum += o.Objective
@@ -285,15 +281,15 @@ func (m *HyperBand) Observe(o controller.Observation) error {
 func (m *HyperBand) Done() bool { return m.st.Done }
 
 // MarshalBinary returns the full bracket state.
-func (m *HyperBand) MarshalBinary() ([]byte, error) { return encode("hyperband", m.st) }
+func (m *HyperBand) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
 
 // UnmarshalBinary restores a state from MarshalBinary.
 func (m *HyperBand) UnmarshalBinary(b []byte) error {
 	var st hyperbandState
-	if err := decode("hyperband", b, &st); err != nil {
+	if err := common.Decode(Name, b, &st); err != nil {
 		return err
 	}
-	d := m.space.Dim()
+	d := m.base.Space().Dim()
 	if len(st.Best) != d || st.B < 0 || st.B >= len(m.brackets) || len(st.Configs)%max(d, 1) != 0 ||
 		len(st.Scores) != len(st.Active) || (st.Started && !st.Done && (st.Pos < 0 || st.Pos >= len(st.Active))) {
 		return fmt.Errorf("hyperband: unmarshal state: inconsistent with this space and settings")

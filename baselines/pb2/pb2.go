@@ -1,18 +1,7 @@
-package baselines
-
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-	"strings"
-
-	"github.com/hyperctl/hyperctl/baselines/gp"
-	"github.com/hyperctl/hyperctl/baselines/internal/common"
-	"github.com/hyperctl/hyperctl/controller"
-)
-
-// PB2Settings configure PB2 (Parker-Holder et al. 2020) with a population
-// of one, as the HyperController authors ran it (Ray Tune's PB2 "explore"
+// Package pb2 is PB2 (Parker-Holder et al. 2020, "Provably Efficient
+// Online Hyperparameter Optimization with Population-Based Bandits") with a
+// population of one, registered as "pb2", as the HyperController authors
+// ran it (Ray Tune's PB2 "explore"
 // step called on a single trial every decision interval).
 //
 // Mapping of PB2 to one run, following Ray Tune's pb2/pb2_utils (written by
@@ -51,7 +40,25 @@ import (
 //     best Refine by L-BFGS.
 //   - A new choice every decision interval (the driver's); the first
 //     configuration is uniform, as in Ray.
-type PB2Settings struct {
+//
+// It runs on the GP-UCB family's loop (baselines/internal/gploop): each
+// period's stamp is (time at its start, reward before it), and the loop's
+// restart schedule counts PB2's fits.
+package pb2
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/hyperctl/hyperctl/baselines/gp"
+	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// Settings configure PB2.
+type Settings struct {
 	// Time is the time input: "iterations" (training iterations) or
 	// "seconds" (cumulative training wall time, the driver's Observation.Time).
 	Time string `toml:"time"`
@@ -69,138 +76,108 @@ type PB2Settings struct {
 	C2 float64 `toml:"c2"`
 	// Clip clips the standardised targets to ±Clip (0: no clipping).
 	Clip float64 `toml:"clip"`
-	// Restarts is the number of random ML-II restarts, besides the warm
-	// start from the previous decision's hyperparameters, for the final
-	// window's fit at every RestartEvery-th decision (the first included).
-	Restarts int `toml:"restarts"`
-	// RestartEvery spaces the decisions with random restarts (1: every
-	// decision). While the GP holds fewer than 64 points, fits are cheap and
-	// restarts run at every decision regardless.
-	RestartEvery int `toml:"restart_every"`
-	// Candidates is the number of uniform random configurations the
-	// acquisition is evaluated at per decision.
-	Candidates int `toml:"candidates"`
-	// Refine is the number of best candidates refined by L-BFGS.
-	Refine int `toml:"refine"`
+	// Restarts (restarts, restart_every) apply to the final window's fit;
+	// the select_length trial fits start from the warm start only.
+	gploop.Fitting
+	gploop.Search
 }
 
-// DefaultPB2Settings returns Ray Tune's constants and this package's
-// optimiser budget.
-func DefaultPB2Settings() PB2Settings {
-	return PB2Settings{
-		Time:         "iterations",
-		WindowMin:    200,
-		WindowStep:   10,
-		WindowMax:    1000,
-		Epsilon:      0.1,
-		C1:           0.2,
-		C2:           0.4,
-		Clip:         2,
-		Restarts:     1,
-		RestartEvery: 10,
-		Candidates:   256,
-		Refine:       3,
+// DefaultSettings returns Ray Tune's constants and the family's optimiser
+// budget.
+func DefaultSettings() Settings {
+	return Settings{
+		Time:       "iterations",
+		WindowMin:  200,
+		WindowStep: 10,
+		WindowMax:  1000,
+		Epsilon:    0.1,
+		C1:         0.2,
+		C2:         0.4,
+		Clip:       2,
+		Fitting:    gploop.Fitting{Restarts: 1, RestartEvery: 10},
+		Search:     gploop.Search{Candidates: 256, Refine: 3},
 	}
 }
 
-// pb2EpsMax is the largest forgetting rate (Ray's TV kernel caps ε at 0.5).
-const pb2EpsMax = 0.5
+// epsMax is the largest forgetting rate (Ray's TV kernel caps ε at 0.5).
+const epsMax = 0.5
 
-// Validate checks every field.
-func (s *PB2Settings) Validate() error {
+// Validate checks every field; the error starts with the field's TOML key.
+func (s *Settings) Validate() error {
 	switch t := strings.ToLower(strings.TrimSpace(s.Time)); {
 	case t != "iterations" && t != "seconds":
 		return fmt.Errorf("time: want \"iterations\" or \"seconds\", got %q", s.Time)
 	case s.WindowMin < 2:
-		return fmt.Errorf("window_min: must be >= 2 rows, got %d", s.WindowMin)
+		return fmt.Errorf("window_min: want an integer >= 2 rows, got %d", s.WindowMin)
 	case s.WindowStep < 1:
-		return fmt.Errorf("window_step: must be >= 1 row, got %d", s.WindowStep)
-	case s.WindowMax < s.WindowMin || s.WindowMax > 5000:
-		return fmt.Errorf("window_max: must be in [window_min = %d, 5000] rows, got %d", s.WindowMin, s.WindowMax)
-	case !(s.Epsilon >= 0 && s.Epsilon <= pb2EpsMax):
-		return fmt.Errorf("epsilon: must be in [0, %g], got %v", pb2EpsMax, s.Epsilon)
+		return fmt.Errorf("window_step: want an integer >= 1 row, got %d", s.WindowStep)
+	case s.WindowMax < s.WindowMin || s.WindowMax > gploop.MaxWindow:
+		return fmt.Errorf("window_max: want an integer in [window_min = %d, %d] rows, got %d", s.WindowMin, gploop.MaxWindow, s.WindowMax)
+	case !(s.Epsilon >= 0 && s.Epsilon <= epsMax):
+		return fmt.Errorf("epsilon: want a number in [0, %g], got %v", epsMax, s.Epsilon)
 	case !(s.C1 >= 0) || math.IsInf(s.C1, 0):
-		return fmt.Errorf("c1: must be finite and >= 0, got %v", s.C1)
+		return fmt.Errorf("c1: want a finite number >= 0, got %v", s.C1)
 	case !(s.C2 > 0) || math.IsInf(s.C2, 0):
-		return fmt.Errorf("c2: must be finite and > 0, got %v", s.C2)
+		return fmt.Errorf("c2: want a finite number > 0, got %v", s.C2)
 	case !(s.Clip >= 0) || math.IsInf(s.Clip, 0):
-		return fmt.Errorf("clip: must be finite and >= 0, got %v", s.Clip)
-	case s.Restarts < 0 || s.Restarts > 100:
-		return fmt.Errorf("restarts: must be in [0, 100], got %d", s.Restarts)
-	case s.RestartEvery < 1:
-		return fmt.Errorf("restart_every: must be >= 1 decision, got %d", s.RestartEvery)
-	case s.Candidates < 1 || s.Candidates > 100000:
-		return fmt.Errorf("candidates: must be in [1, 100000], got %d", s.Candidates)
-	case s.Refine < 0 || s.Refine > s.Candidates:
-		return fmt.Errorf("refine: must be in [0, candidates = %d], got %d", s.Candidates, s.Refine)
+		return fmt.Errorf("clip: want a finite number >= 0, got %v", s.Clip)
 	}
-	return nil
+	if err := s.Fitting.Validate(); err != nil {
+		return err
+	}
+	return s.Search.Validate()
 }
 
 // New returns a fresh PB2.
-func (s *PB2Settings) New() (controller.Method, error) {
+func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("pb2: %w", err)
 	}
-	set := *s
-	set.Time = strings.ToLower(strings.TrimSpace(set.Time))
-	return &PB2{set: set}, nil
+	return &PB2{set: *s, loop: gploop.Named(Name), seconds: strings.EqualFold(strings.TrimSpace(s.Time), "seconds")}, nil
 }
 
-// PB2Beta is Ray Tune's PB2 exploration weight β = c1 + max(0, log(c2·n))
+// Beta is Ray Tune's PB2 exploration weight β = c1 + max(0, log(c2·n))
 // for n data points.
-func PB2Beta(n int, c1, c2 float64) float64 {
+func Beta(n int, c1, c2 float64) float64 {
 	return c1 + math.Max(0, math.Log(c2*float64(n)))
 }
 
 // PB2 is Population-Based Bandits with a population of one.
 type PB2 struct {
-	set   PB2Settings
-	space controller.Space
-	rng   *rand.Rand
-	st    pb2State
-	u     []float64
+	set     Settings
+	seconds bool // the time input is wall time (Time = "seconds")
+	loop    gploop.Loop
+	st      state
+	// The last fit (the member of the loop's decision).
+	model *gp.Model
+	fixed []float64
 }
 
-type pb2State struct {
-	// Rows are row-major (t0, r0, u_1 … u_d); Y the period's mean objective.
-	Rows     []float64
-	Y        []float64
-	Acc      period
-	Now      float64 // time after the last observed iteration
-	Reward   float64 // the last observed reward
-	HaveNow  bool
-	Hyper    *gp.Hyper
-	Window   int // rows used by the last decision
-	Fits     int // decisions that fitted a GP
-	Failures int
+// state is everything MarshalBinary saves: the loop's rows (t0, r0, u_1 …
+// u_d) and targets, and PB2's own.
+type state struct {
+	gploop.State
+	Now    float64 // time after the last observed iteration
+	Reward float64 // the last observed reward
+	Window int     // rows used by the last decision
+	Fits   int     // decisions that fitted a GP
 }
 
 // Init prepares a run over space.
 func (m *PB2) Init(space controller.Space, rng *rand.Rand) error {
-	if rng == nil {
-		return fmt.Errorf("pb2: init: nil rng")
-	}
-	m.space, m.rng = space, rng
-	m.st = pb2State{}
-	return nil
+	m.st = state{}
+	return m.loop.Init(space, rng, &m.st.State, gploop.Config{Name: Name, Window: m.set.WindowMax, StampCols: 2, Stamp: m.stamp})
 }
 
-func (m *PB2) width() int { return 2 + m.space.Dim() }
+func (m *PB2) width() int { return m.loop.Cols() }
 
-func (m *PB2) closePeriod() {
-	a := &m.st.Acc
-	mean, ok := a.Mean()
-	if !ok {
-		a.Reset()
-		return
+// stamp is a period's (time at its start, reward before it).
+func (m *PB2) stamp(o controller.Observation) []float64 {
+	start := float64(o.Iteration)
+	if m.seconds {
+		start = o.Time - o.Elapsed
 	}
-	m.st.Rows = append(m.st.Rows, a.T0, a.R0)
-	m.st.Rows = append(m.st.Rows, a.X...)
-	m.st.Y = append(m.st.Y, mean)
-	m.st.Rows = common.Slide(m.st.Rows, m.width(), m.set.WindowMax)
-	m.st.Y = common.Slide(m.st.Y, 1, m.set.WindowMax)
-	*a = period{Period: common.Period{X: a.X[:0]}}
+	return []float64{start, o.PrevReward}
 }
 
 // window returns the GP inputs for the last L rows (time and reward min-max
@@ -208,7 +185,7 @@ func (m *PB2) closePeriod() {
 func (m *PB2) window(L int) (x, y []float64, lo, span [2]float64) {
 	w := m.width()
 	n := len(m.st.Y)
-	rows := m.st.Rows[(n-L)*w:]
+	rows := m.st.X[(n-L)*w:]
 	for c := range 2 {
 		lo[c] = math.Inf(1)
 		hi := math.Inf(-1)
@@ -240,7 +217,7 @@ func (m *PB2) fitOptions(restarts int) gp.FitOptions {
 	b := gp.DefaultBounds()
 	// Ray clips its ℓ_R ∈ [1e-5, 1] with k = exp(−d²/ℓ_R); ℓ = √(ℓ_R/2).
 	b.Lengthscale = gp.Range{Lo: math.Sqrt(0.5e-5), Hi: math.Sqrt(0.5)}
-	b.Epsilon = gp.Range{Lo: 0, Hi: pb2EpsMax}
+	b.Epsilon = gp.Range{Lo: 0, Hi: epsMax}
 	init := m.st.Hyper
 	if init == nil {
 		// Ray's starting point: variance 1, ℓ_R = 1, ε from the settings,
@@ -257,28 +234,31 @@ func (m *PB2) fitOptions(restarts int) gp.FitOptions {
 }
 
 // Suggest chooses the window, fits the time-varying GP and maximises the UCB
-// at the current time and reward.
+// at the current time and reward; the first decision, without data, draws
+// uniformly.
 func (m *PB2) Suggest(dst controller.Config) error {
-	if m.rng == nil {
-		return notInit("pb2")
+	if err := m.loop.Begin(dst); err != nil {
+		return err
 	}
-	if err := checkDst(m.space, dst); err != nil {
-		return fmt.Errorf("pb2: %w", err)
-	}
-	m.closePeriod()
+	return m.loop.Decide(dst, (*member)(m), func() float64 { return math.Sqrt(Beta(m.st.Window, m.set.C1, m.set.C2)) })
+}
+
+// member is PB2's part of the loop's decision.
+type member PB2
+
+// Fit applies select_length — L = WindowMin, +WindowStep, … ≤ n, keeping
+// the best log marginal likelihood, where trial fits start from the warm
+// start only — then fits the GP to the last L rows with the restarts of
+// the loop's schedule (k = the fits so far).
+func (p *member) Fit() error {
+	m := (*PB2)(p)
 	n := len(m.st.Y)
-	if n == 0 || !m.st.HaveNow {
-		uniform(m.space, m.rng, dst)
-		return nil
-	}
-	// select_length: try L = WindowMin, +WindowStep, … ≤ n; keep the best
-	// log marginal likelihood. Trial fits start from the warm start only.
 	L := n
 	if n >= m.set.WindowMin {
 		bestL, bestLL := m.set.WindowMin, math.Inf(-1)
 		for l := m.set.WindowMin; l <= n; l += m.set.WindowStep {
 			x, y, _, _ := m.window(l)
-			model, err := gp.Fit(x, y, m.fitOptions(0), m.rng)
+			model, err := gp.Fit(x, y, m.fitOptions(0), m.loop.Rng())
 			if err == nil && model.LogLikelihood() > bestLL {
 				bestL, bestLL = l, model.LogLikelihood()
 			}
@@ -287,50 +267,48 @@ func (m *PB2) Suggest(dst controller.Config) error {
 	}
 	m.st.Window = L
 	x, y, lo, span := m.window(L)
-	restarts := 0
-	if m.st.Hyper == nil || L < alwaysRestartBelow || m.st.Fits%m.set.RestartEvery == 0 {
-		restarts = m.set.Restarts
-	}
+	restarts := m.set.Fitting.At(m.st.Hyper != nil, L, m.st.Fits)
 	m.st.Fits++
-	model, err := gp.Fit(x, y, m.fitOptions(restarts), m.rng)
+	model, err := gp.Fit(x, y, m.fitOptions(restarts), m.loop.Rng())
 	if err != nil {
-		m.st.Failures++
-		uniform(m.space, m.rng, dst)
-		return nil
+		return err
 	}
 	h := model.Hyper()
 	m.st.Hyper = &h
-	fixed := []float64{scaleTo(m.st.Now, lo[0], span[0]), scaleTo(m.st.Reward, lo[1], span[1])}
-	kappa := math.Sqrt(PB2Beta(L, m.set.C1, m.set.C2))
-	acq := ucbMaximizer{Candidates: m.set.Candidates, Refine: m.set.Refine, MaxIter: 30}
-	u, _ := acq.maximize(model, fixed, m.space.Dim(), kappa, m.rng, nil)
-	fromUnit(m.space, u, dst)
+	m.model = model
+	m.fixed = []float64{scaleTo(m.st.Now, lo[0], span[0]), scaleTo(m.st.Reward, lo[1], span[1])}
 	return nil
+}
+
+// FlatPrior is true: without data the UCB ranks nothing.
+func (p *member) FlatPrior() bool { return true }
+
+// Maximize maximises μ + κσ over the configuration, with (time, reward)
+// held at the current values.
+func (p *member) Maximize(kappa float64, _ bool) []float64 {
+	m := (*PB2)(p)
+	acq := m.set.Search.Maximizer()
+	u, _ := acq.Maximize(m.model, m.fixed, m.loop.Space().Dim(), kappa, m.loop.Rng(), nil)
+	return u
 }
 
 // Observe adds o to the current period's row.
 func (m *PB2) Observe(o controller.Observation) error {
-	if m.rng == nil {
-		return notInit("pb2")
+	if err := m.loop.Observe(o); err != nil {
+		return err
 	}
-	if err := checkObservation(m.space, o); err != nil {
-		return fmt.Errorf("pb2: observe: %w", err)
+	m.st.Now, m.st.Reward = float64(o.Iteration+1), o.Reward
+	if m.seconds {
+		m.st.Now = o.Time
 	}
-	m.u = toUnit(m.space, o.Config, m.u)
-	a := &m.st.Acc
-	start, now := float64(o.Iteration), float64(o.Iteration+1)
-	if m.set.Time == "seconds" {
-		start, now = o.Time-o.Elapsed, o.Time
-	}
-	if a.Add(m.u, o.Objective, m.closePeriod) {
-		a.T0, a.R0 = start, o.PrevReward
-	}
-	m.st.Now, m.st.Reward, m.st.HaveNow = now, o.Reward, true
 	return nil
 }
 
 // Window is the number of rows the last decision's GP used.
 func (m *PB2) Window() int { return m.st.Window }
+
+// Rows is the number of rows stored.
+func (m *PB2) Rows() int { return len(m.st.Y) }
 
 // Failures is the number of decisions that fell back to a random draw
 // because the GP fit failed.
@@ -338,17 +316,8 @@ func (m *PB2) Failures() int { return m.st.Failures }
 
 // MarshalBinary returns the rows, the open period, the current time and
 // reward, and the warm-start hyperparameters.
-func (m *PB2) MarshalBinary() ([]byte, error) { return encode("pb2", m.st) }
+func (m *PB2) MarshalBinary() ([]byte, error) { return m.loop.Marshal(m.st) }
 
-// UnmarshalBinary restores a state from MarshalBinary.
-func (m *PB2) UnmarshalBinary(b []byte) error {
-	var st pb2State
-	if err := decode("pb2", b, &st); err != nil {
-		return err
-	}
-	if len(st.Rows) != len(st.Y)*m.width() || len(st.Y) > m.set.WindowMax || !st.Acc.Fits(m.space.Dim()) {
-		return fmt.Errorf("pb2: unmarshal state: inconsistent with this space and settings")
-	}
-	m.st = st
-	return nil
-}
+// UnmarshalBinary restores a state from MarshalBinary; on error the state
+// is unchanged.
+func (m *PB2) UnmarshalBinary(b []byte) error { return gploop.Unmarshal(&m.loop, b, &m.st, nil) }
