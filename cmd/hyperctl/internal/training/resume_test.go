@@ -13,7 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	_ "github.com/hyperctl/hyperctl/baselines" // the registered controllers
+	_ "github.com/hyperctl/hyperctl/baselines/all" // the registered controllers
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
