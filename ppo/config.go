@@ -46,7 +46,7 @@ type Config struct {
 	AdamBeta2     float64 `toml:"adam_beta2"`     // Adam second-moment decay (PyTorch default 0.999)
 	MaxGradNorm   float64 `toml:"max_grad_norm"`  // global gradient-norm clip (0 disables)
 	Epochs        int     `toml:"epochs"`         // passes over the batch per iteration
-	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch
+	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch; at most the iteration's frames (a larger value is one minibatch of all of them; configs refuses it)
 	TargetKL      float64 `toml:"target_kl"`      // stop epochs early above this approx. KL (0 disables)
 
 	// Normalisation (saved with the model).
@@ -61,6 +61,10 @@ type Config struct {
 	Threads      int `toml:"threads"`
 	EvalEpisodes int `toml:"eval_episodes"` // deterministic episodes per evaluation
 }
+
+// MaxHiddenWeights bounds the weights between hidden layers of each network
+// (2^22: with Adam's two moments and the gradient, about 64 MiB per network).
+const MaxHiddenWeights = 1 << 22
 
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
@@ -107,10 +111,17 @@ func (c Config) Validate() error {
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
 		return bad("hidden", "want 1 to 8 layer widths", c.Hidden)
 	}
-	for _, h := range c.Hidden {
+	weights := 0
+	for i, h := range c.Hidden {
 		if h < 1 || h > 4096 {
 			return bad("hidden", "want widths in [1, 4096]", c.Hidden)
 		}
+		if i > 0 {
+			weights += c.Hidden[i-1] * h
+		}
+	}
+	if weights > MaxHiddenWeights {
+		return bad("hidden", fmt.Sprintf("want at most %d weights between hidden layers (the sum of the products of neighbouring widths; e.g. [2048, 2048])", MaxHiddenWeights), fmt.Sprintf("%v (%d weights)", c.Hidden, weights))
 	}
 	switch {
 	case c.Activation != "tanh" && c.Activation != "relu":
@@ -141,8 +152,8 @@ func (c Config) Validate() error {
 		return bad("max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm)
 	case c.Epochs < 1 || c.Epochs > 1000:
 		return bad("epochs", "want an integer in [1, 1000]", c.Epochs)
-	case c.MinibatchSize < 1:
-		return bad("minibatch_size", "want an integer >= 1", c.MinibatchSize)
+	case c.MinibatchSize < 1 || c.MinibatchSize > maxBatchSize():
+		return bad("minibatch_size", fmt.Sprintf("want an integer in [1, %d]", maxBatchSize()), c.MinibatchSize)
 	case !finite(c.TargetKL) || c.TargetKL < 0:
 		return bad("target_kl", "want a value >= 0 (0 disables)", c.TargetKL)
 	case !finite(c.ObsClip) || c.ObsClip <= 0:

@@ -88,6 +88,10 @@ type Option func(*Trainer)
 // (default: no logging).
 func WithLogger(l zerolog.Logger) Option { return func(t *Trainer) { t.log = l } }
 
+// MaxSeed is the largest seed New accepts (2^61 − 1): derived seeds leave
+// room for the environment copies' consecutive seeds.
+const MaxSeed = math.MaxInt64 / 4
+
 // New builds a trainer for the registered environment env (short name or
 // Gymnasium id; import envs/all to register the built-in ones) with
 // configuration cfg and seed (>= 0). It makes cfg.NumEnvs environment
@@ -96,8 +100,8 @@ func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if seed < 0 || seed > math.MaxInt64/4 {
-		return nil, fmt.Errorf("ppo: seed = %d, want an integer in [0, 2^61]", seed)
+	if seed < 0 || seed > MaxSeed {
+		return nil, fmt.Errorf("ppo: seed = %d, want an integer in [0, %d]", seed, int64(MaxSeed))
 	}
 	spec, err := envs.Lookup(env)
 	if err != nil {

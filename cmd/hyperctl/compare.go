@@ -25,6 +25,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 type compareFlags struct {
@@ -64,7 +65,13 @@ complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
 	return cmd
 }
 
-// parseSeeds parses "0-9", "0,3,7-9" into a sorted, de-duplicated list.
+// maxSeeds bounds the number of seeds of a compare.
+const maxSeeds = 10000
+
+// parseSeeds parses "0-9", "0,3,7-9" into a sorted, de-duplicated list of
+// at most maxSeeds seeds, each a valid run seed (configs: [0, ppo.MaxSeed]).
+// Ranges are counted before they are expanded, so no input makes it loop
+// or allocate beyond the cap.
 func parseSeeds(spec string) ([]int64, error) {
 	seen := map[int64]bool{}
 	for _, part := range strings.Split(spec, ",") {
@@ -73,22 +80,32 @@ func parseSeeds(spec string) ([]int64, error) {
 			continue
 		}
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("seed %q: want a non-negative integer or a range like 0-9", part)
+		what := "seed"
+		if isRange {
+			what = "seed range"
+		}
+		a, err := parseSeed(lo)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", what, part, err)
 		}
 		b := a
 		if isRange {
-			b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
-			if err != nil || b < a {
+			if b, err = parseSeed(hi); err != nil {
+				return nil, fmt.Errorf("%s %q: %w", what, part, err)
+			}
+			if b < a {
 				return nil, fmt.Errorf("seed range %q: want LOW-HIGH with LOW <= HIGH", part)
 			}
 		}
-		if b-a > 10000 {
-			return nil, fmt.Errorf("seed range %q: more than 10000 seeds", part)
+		// b-a cannot overflow: 0 <= a <= b <= ppo.MaxSeed.
+		if b-a >= maxSeeds {
+			return nil, fmt.Errorf("seed range %q: more than %d seeds", part, maxSeeds)
 		}
-		for s := a; s <= b; s++ {
-			seen[s] = true
+		for k := int64(0); k <= b-a; k++ {
+			seen[a+k] = true
+		}
+		if len(seen) > maxSeeds {
+			return nil, fmt.Errorf("more than %d seeds in all", maxSeeds)
 		}
 	}
 	if len(seen) == 0 {
@@ -100,6 +117,16 @@ func parseSeeds(spec string) ([]int64, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// parseSeed parses one seed of a --seeds list.
+func parseSeed(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || v > ppo.MaxSeed {
+		return 0, fmt.Errorf("%q is not a seed: want integers in [0, %d], or ranges like 0-9", s, int64(ppo.MaxSeed))
+	}
+	return v, nil
 }
 
 func splitList(s string) []string {

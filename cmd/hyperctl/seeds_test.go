@@ -20,6 +20,15 @@ func TestParseSeeds(t *testing.T) {
 		{"4-2", nil, true},
 		{"-1", nil, true},
 		{"0-20000", nil, true},
+		{"0-9999", nil, false},
+		{"0-9999,10000", nil, true}, // 10001 seeds in all
+		{"0-5000,5001-9999", nil, false},
+		{"9223372036854775806-9223372036854775807", nil, true}, // once an endless loop (issue 20)
+		{"2305843009213693950-2305843009213693951", []int64{2305843009213693950, 2305843009213693951}, false},
+		{"2305843009213693952", nil, true},
+		{"99999999999999999999", nil, true},
+		{"3-", nil, true},
+		{"-", nil, true},
 	}
 	for _, c := range cases {
 		got, err := parseSeeds(c.spec)
@@ -27,7 +36,7 @@ func TestParseSeeds(t *testing.T) {
 			t.Errorf("parseSeeds(%q) error = %v, want error %v", c.spec, err, c.wantErr)
 			continue
 		}
-		if !c.wantErr && !slices.Equal(got, c.want) {
+		if !c.wantErr && c.want != nil && !slices.Equal(got, c.want) {
 			t.Errorf("parseSeeds(%q) = %v, want %v", c.spec, got, c.want)
 		}
 	}

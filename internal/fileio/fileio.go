@@ -5,19 +5,40 @@
 package fileio
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 )
 
-// ErrTooLarge is wrapped by the error for a file larger than the cap.
-var ErrTooLarge = errors.New("file too large")
+// NotRegularError is the error for a path that is not a regular file.
+type NotRegularError struct {
+	Path string
+	Kind string // what it is: "a character device", "a directory", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is not a regular file (%s)", e.Path, e.Kind)
+}
+
+// TooLargeError is the error for a file larger than the cap.
+type TooLargeError struct {
+	Path string
+	Size int64 // its size, or -1 when it grew past Max while being read
+	Max  int64
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Size < 0 {
+		return fmt.Sprintf("%s is too large: more than %d bytes", e.Path, e.Max)
+	}
+	return fmt.Sprintf("%s is too large: %d bytes, the limit is %d", e.Path, e.Size, e.Max)
+}
 
 // ReadRegular reads the regular file at path, of at most max bytes. A path
 // that is not a regular file (a device, a FIFO, a directory) or a file
-// larger than max is an error naming the path and what was found; a missing
+// larger than max is an error naming the path and what was found
+// (*NotRegularError, *TooLargeError); a missing
 // file is an error wrapping fs.ErrNotExist. The size is checked on the open
 // file and again while reading, so a file that grows meanwhile is still
 // capped.
@@ -34,17 +55,17 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(st.Mode()))
+		return nil, &NotRegularError{Path: path, Kind: kind(st.Mode())}
 	}
 	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, st.Size(), max)
+		return nil, &TooLargeError{Path: path, Size: st.Size(), Max: max}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, max)
+		return nil, &TooLargeError{Path: path, Size: -1, Max: max}
 	}
 	return b, nil
 }

@@ -28,7 +28,7 @@ func TestReadRegular(t *testing.T) {
 		max  int64
 		want string
 	}{
-		{small, 4, "file too large: 5 bytes, the limit is 4"},
+		{small, 4, "is too large: 5 bytes, the limit is 4"},
 		{"/dev/zero", 1 << 20, "/dev/zero is not a regular file (a character device)"},
 		{dir, 1 << 20, "is not a regular file (a directory)"},
 		{fifo, 1 << 20, "is not a regular file (a named pipe)"},
