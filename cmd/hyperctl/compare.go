@@ -21,11 +21,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/ppo"
 )
 
 type compareFlags struct {
@@ -63,70 +63,6 @@ complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	return cmd
-}
-
-// maxSeeds bounds the number of seeds of a compare.
-const maxSeeds = 10000
-
-// parseSeeds parses "0-9", "0,3,7-9" into a sorted, de-duplicated list of
-// at most maxSeeds seeds, each a valid run seed (configs: [0, ppo.MaxSeed]).
-// Ranges are counted before they are expanded, so no input makes it loop
-// or allocate beyond the cap.
-func parseSeeds(spec string) ([]int64, error) {
-	seen := map[int64]bool{}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		what := "seed"
-		if isRange {
-			what = "seed range"
-		}
-		a, err := parseSeed(lo)
-		if err != nil {
-			return nil, fmt.Errorf("%s %q: %w", what, part, err)
-		}
-		b := a
-		if isRange {
-			if b, err = parseSeed(hi); err != nil {
-				return nil, fmt.Errorf("%s %q: %w", what, part, err)
-			}
-			if b < a {
-				return nil, fmt.Errorf("seed range %q: want LOW-HIGH with LOW <= HIGH", part)
-			}
-		}
-		// b-a cannot overflow: 0 <= a <= b <= ppo.MaxSeed.
-		if b-a >= maxSeeds {
-			return nil, fmt.Errorf("seed range %q: more than %d seeds", part, maxSeeds)
-		}
-		for k := int64(0); k <= b-a; k++ {
-			seen[a+k] = true
-		}
-		if len(seen) > maxSeeds {
-			return nil, fmt.Errorf("more than %d seeds in all", maxSeeds)
-		}
-	}
-	if len(seen) == 0 {
-		return nil, errors.New("no seeds given")
-	}
-	out := make([]int64, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// parseSeed parses one seed of a --seeds list.
-func parseSeed(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 || v > ppo.MaxSeed {
-		return 0, fmt.Errorf("%q is not a seed: want integers in [0, %d], or ranges like 0-9", s, int64(ppo.MaxSeed))
-	}
-	return v, nil
 }
 
 func splitList(s string) []string {
@@ -187,7 +123,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		}
 		f.transferFrom = abs
 	}
-	seeds, err := parseSeeds(f.seeds)
+	seedList, err := seeds.Parse(f.seeds)
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
@@ -212,7 +148,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	if err := writeManifest(f.out, man, f.force); err != nil {
 		return err
 	}
@@ -221,7 +157,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	skipped := 0
 	for _, e := range envNames {
 		for _, c := range ctrls {
-			for _, s := range seeds {
+			for _, s := range seedList {
 				dir := filepath.Join(f.out, e, c, fmt.Sprintf("seed%d", s))
 				st, err := rundir.Inspect(dir)
 				if err != nil {

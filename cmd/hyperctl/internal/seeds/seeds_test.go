@@ -1,11 +1,11 @@
-package main
+package seeds
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestParseSeeds(t *testing.T) {
+func TestParse(t *testing.T) {
 	cases := []struct {
 		spec    string
 		want    []int64
@@ -31,13 +31,13 @@ func TestParseSeeds(t *testing.T) {
 		{"-", nil, true},
 	}
 	for _, c := range cases {
-		got, err := parseSeeds(c.spec)
+		got, err := Parse(c.spec)
 		if (err != nil) != c.wantErr {
-			t.Errorf("parseSeeds(%q) error = %v, want error %v", c.spec, err, c.wantErr)
+			t.Errorf("Parse(%q) error = %v, want error %v", c.spec, err, c.wantErr)
 			continue
 		}
 		if !c.wantErr && c.want != nil && !slices.Equal(got, c.want) {
-			t.Errorf("parseSeeds(%q) = %v, want %v", c.spec, got, c.want)
+			t.Errorf("Parse(%q) = %v, want %v", c.spec, got, c.want)
 		}
 	}
 }
