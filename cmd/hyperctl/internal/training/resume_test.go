@@ -133,7 +133,9 @@ func sameRows(t *testing.T, got, want, file string) (same, total int) {
 // another folder that it copies after iteration killAfter (as a SIGKILL
 // there would leave it) and, in a third folder, cancels after iteration
 // stopAfter (SIGTERM: checkpoint on the way out); it resumes both and
-// compares their train.csv and eval.csv with the uninterrupted run's.
+// compares their train.csv and eval.csv with the uninterrupted run's. The
+// second run, copied but not stopped, checks determinism: two
+// uninterrupted runs write the same rows.
 func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) string {
 	t.Helper()
 	root := t.TempDir()
@@ -164,7 +166,11 @@ func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) stri
 	if err == nil || !strings.Contains(err.Error(), "checkpoint written") {
 		t.Fatalf("stopped run: %v", err)
 	}
-	var report []string
+	// Determinism: two uninterrupted runs (live was copied, not stopped)
+	// write the same rows.
+	ts, tt := sameRows(t, live, ref, rundir.TrainCSV)
+	es, et := sameRows(t, live, ref, rundir.EvalCSV)
+	report := []string{fmt.Sprintf("second uninterrupted run: train.csv %d/%d, eval.csv %d/%d identical", ts, tt, es, et)}
 	for _, dir := range []string{killed, stopped} {
 		if err := train(t, run, Options{Out: dir, Resume: true}); err != nil {
 			t.Fatalf("resume %s: %v", filepath.Base(dir), err)
