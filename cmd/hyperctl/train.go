@@ -40,10 +40,14 @@ Outputs in --out (default runs/<env>-<controller>-seed<N>):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
-  checkpoint/    the latest checkpoint (every checkpoint_every iterations and on SIGINT/SIGTERM)
+  checkpoint/    the two latest checkpoints, checksummed (every checkpoint_every
+                 iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
+  .lock          held by the writing process (a second writer exits with code 3)
 
-A killed run continues with --resume, with no lost or duplicated rows.`,
+A killed run continues with --resume exactly as if it had never stopped:
+train.csv and eval.csv end up identical to an uninterrupted run's (timing
+columns aside), with no lost or duplicated rows.`,
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
   hyperctl train --env reacher --out runs/r --resume`,

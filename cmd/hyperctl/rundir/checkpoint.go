@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -192,6 +193,9 @@ func readCheckpointFile(path string) (Checkpoint, error) {
 	}
 	c, err := DecodeCheckpoint(b)
 	if err != nil {
+		if len(b) > 0 && !bytes.HasPrefix(b, []byte(checkpointMagic)) {
+			err = fmt.Errorf("%w (hyperctl before checkpoint format %d wrote files without this magic and without the environments' states; such a run cannot continue exactly)", err, CheckpointFormatVersion)
+		}
 		return Checkpoint{}, fmt.Errorf("checkpoint %s is refused: %w", path, err)
 	}
 	return c, nil
