@@ -4,7 +4,7 @@ SHELL := bash
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 
-.PHONY: all setup build test check train bench fuzz clean
+.PHONY: all setup build test check train bench fuzz proto clean
 
 all: build
 
@@ -43,6 +43,10 @@ fuzz: setup
 		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s $$pkg; \
 	done
+
+## proto: regenerate the Go code of every committed .proto (protoc + go tool protoc-gen-go)
+proto: setup
+	@bash scripts/gen-proto.sh
 
 clean:
 	rm -rf bin

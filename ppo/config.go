@@ -1,8 +1,10 @@
 package ppo
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Config is the trainer's configuration, the [ppo] table of a run config.
@@ -100,70 +102,70 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first out-of-range key, named as in TOML.
+// Validate reports every out-of-range key (joined with errors.Join, one
+// error per key), each named as in TOML.
 func (c Config) Validate() error {
-	bad := func(key, want string, got any) error {
-		return fmt.Errorf("ppo.%s: %s, got %v", key, want, got)
+	var errs []error
+	bad := func(key, want string, got any) {
+		errs = append(errs, fmt.Errorf("ppo.%s: %s, got %v", key, want, got))
 	}
 	if err := c.Hyper.Validate(); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
-		return bad("hidden", "want 1 to 8 layer widths", c.Hidden)
-	}
-	weights := 0
-	for i, h := range c.Hidden {
-		if h < 1 || h > 4096 {
-			return bad("hidden", "want widths in [1, 4096]", c.Hidden)
+		bad("hidden", "want 1 to 8 layer widths", c.Hidden)
+	} else if slices.ContainsFunc(c.Hidden, func(h int) bool { return h < 1 || h > 4096 }) {
+		bad("hidden", "want widths in [1, 4096]", c.Hidden)
+	} else {
+		weights := 0
+		for i := 1; i < len(c.Hidden); i++ {
+			weights += c.Hidden[i-1] * c.Hidden[i]
 		}
-		if i > 0 {
-			weights += c.Hidden[i-1] * h
+		if weights > MaxHiddenWeights {
+			bad("hidden", fmt.Sprintf("want at most %d weights between hidden layers (the sum of the products of neighbouring widths; e.g. [2048, 2048])", MaxHiddenWeights), fmt.Sprintf("%v (%d weights)", c.Hidden, weights))
 		}
 	}
-	if weights > MaxHiddenWeights {
-		return bad("hidden", fmt.Sprintf("want at most %d weights between hidden layers (the sum of the products of neighbouring widths; e.g. [2048, 2048])", MaxHiddenWeights), fmt.Sprintf("%v (%d weights)", c.Hidden, weights))
+	if c.Activation != "tanh" && c.Activation != "relu" {
+		bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
 	}
-	switch {
-	case c.Activation != "tanh" && c.Activation != "relu":
-		return bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
-	case !finite(c.InitLogStd) || c.InitLogStd < -5 || c.InitLogStd > 2:
-		return bad("init_log_std", "want a value in [-5, 2]", c.InitLogStd)
-	case !finite(c.InitGainHidden) || c.InitGainHidden <= 0 || c.InitGainHidden > 100:
-		return bad("init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden)
-	case !finite(c.InitGainPolicy) || c.InitGainPolicy <= 0 || c.InitGainPolicy > 100:
-		return bad("init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy)
-	case !finite(c.InitGainValue) || c.InitGainValue <= 0 || c.InitGainValue > 100:
-		return bad("init_gain_value", "want a value in (0, 100]", c.InitGainValue)
-	case c.NumEnvs < 1 || c.NumEnvs > 256:
-		return bad("num_envs", "want an integer in [1, 256]", c.NumEnvs)
-	case !finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1:
-		return bad("gamma", "want a value in (0, 1]", c.Gamma)
-	case !finite(c.ValueCoef) || c.ValueCoef < 0:
-		return bad("value_coef", "want a value >= 0", c.ValueCoef)
-	case !finite(c.EntropyCoef) || c.EntropyCoef < 0:
-		return bad("entropy_coef", "want a value >= 0", c.EntropyCoef)
-	case !finite(c.AdamEps) || c.AdamEps <= 0:
-		return bad("adam_eps", "want a value > 0", c.AdamEps)
-	case !finite(c.AdamBeta1) || c.AdamBeta1 < 0 || c.AdamBeta1 >= 1:
-		return bad("adam_beta1", "want a value in [0, 1)", c.AdamBeta1)
-	case !finite(c.AdamBeta2) || c.AdamBeta2 < 0 || c.AdamBeta2 >= 1:
-		return bad("adam_beta2", "want a value in [0, 1)", c.AdamBeta2)
-	case !finite(c.MaxGradNorm) || c.MaxGradNorm < 0:
-		return bad("max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm)
-	case c.Epochs < 1 || c.Epochs > 1000:
-		return bad("epochs", "want an integer in [1, 1000]", c.Epochs)
-	case c.MinibatchSize < 1 || c.MinibatchSize > maxBatchSize():
-		return bad("minibatch_size", fmt.Sprintf("want an integer in [1, %d]", maxBatchSize()), c.MinibatchSize)
-	case !finite(c.TargetKL) || c.TargetKL < 0:
-		return bad("target_kl", "want a value >= 0 (0 disables)", c.TargetKL)
-	case !finite(c.ObsClip) || c.ObsClip <= 0:
-		return bad("obs_clip", "want a value > 0", c.ObsClip)
-	case !finite(c.RewardClip) || c.RewardClip <= 0:
-		return bad("reward_clip", "want a value > 0", c.RewardClip)
-	case c.Threads < 0 || c.Threads > 256:
-		return bad("threads", "want an integer in [0, 256] (0: automatic)", c.Threads)
-	case c.EvalEpisodes < 1 || c.EvalEpisodes > 1000:
-		return bad("eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes)
+	for _, r := range []struct {
+		key, want string
+		v         float64
+		ok        bool
+	}{
+		{"init_log_std", "want a value in [-5, 2]", c.InitLogStd, c.InitLogStd >= -5 && c.InitLogStd <= 2},
+		{"init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden, c.InitGainHidden > 0 && c.InitGainHidden <= 100},
+		{"init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy, c.InitGainPolicy > 0 && c.InitGainPolicy <= 100},
+		{"init_gain_value", "want a value in (0, 100]", c.InitGainValue, c.InitGainValue > 0 && c.InitGainValue <= 100},
+		{"gamma", "want a value in (0, 1]", c.Gamma, c.Gamma > 0 && c.Gamma <= 1},
+		{"value_coef", "want a value >= 0", c.ValueCoef, c.ValueCoef >= 0},
+		{"entropy_coef", "want a value >= 0", c.EntropyCoef, c.EntropyCoef >= 0},
+		{"adam_eps", "want a value > 0", c.AdamEps, c.AdamEps > 0},
+		{"adam_beta1", "want a value in [0, 1)", c.AdamBeta1, c.AdamBeta1 >= 0 && c.AdamBeta1 < 1},
+		{"adam_beta2", "want a value in [0, 1)", c.AdamBeta2, c.AdamBeta2 >= 0 && c.AdamBeta2 < 1},
+		{"max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm, c.MaxGradNorm >= 0},
+		{"target_kl", "want a value >= 0 (0 disables)", c.TargetKL, c.TargetKL >= 0},
+		{"obs_clip", "want a value > 0", c.ObsClip, c.ObsClip > 0},
+		{"reward_clip", "want a value > 0", c.RewardClip, c.RewardClip > 0},
+	} {
+		if !finite(r.v) || !r.ok {
+			bad(r.key, r.want, r.v)
+		}
 	}
-	return nil
+	for _, r := range []struct {
+		key, want string
+		v         int
+		ok        bool
+	}{
+		{"num_envs", "want an integer in [1, 256]", c.NumEnvs, c.NumEnvs >= 1 && c.NumEnvs <= 256},
+		{"epochs", "want an integer in [1, 1000]", c.Epochs, c.Epochs >= 1 && c.Epochs <= 1000},
+		{"minibatch_size", fmt.Sprintf("want an integer in [1, %d]", maxBatchSize()), c.MinibatchSize, c.MinibatchSize >= 1 && c.MinibatchSize <= maxBatchSize()},
+		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
+		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
+	} {
+		if !r.ok {
+			bad(r.key, r.want, r.v)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package ppo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -163,9 +164,10 @@ func (f hyperField) want() string {
 
 func (h *Hyper) field(f hyperField) reflect.Value { return reflect.ValueOf(h).Elem().Field(f.index) }
 
-// Validate reports the first value outside its range, named as in TOML
-// (e.g. "ppo.clip: want a value in (0, 1), got 1.5").
+// Validate reports every value outside its range (errors.Join), each named
+// as in TOML (e.g. "ppo.clip: want a value in (0, 1), got 1.5").
 func (h Hyper) Validate() error {
+	var errs []error
 	for _, f := range hyperFields {
 		v := h.field(f)
 		x := 0.0
@@ -175,10 +177,10 @@ func (h Hyper) Validate() error {
 			x = v.Float()
 		}
 		if err := f.check(x); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Set assigns the hyperparameter named name, rounding integer ones to the

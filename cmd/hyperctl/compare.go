@@ -22,6 +22,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
@@ -33,6 +34,9 @@ type compareFlags struct {
 	transferFrom                          string
 	jobs, iterations                      int
 	force                                 bool
+	backend                               string
+	slurm                                 slurm.Options // --backend slurm
+	dryRun                                bool
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -44,9 +48,16 @@ func newCompareCmd(a *app) *cobra.Command {
 process per run, with a bounded pool of --jobs workers. Every controller gets
 the same seeds. Each run lands in DIR/<env>/<controller>/seed<N>; finished runs
 are skipped and unfinished ones resumed, so a compare can be re-run until it is
-complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
+complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.
+
+--backend slurm submits the runs to Slurm instead, as one job array (one
+task per missing or failed run) and returns; 'hyperctl status DIR' follows
+them and re-running the same command submits only what is missing or failed.
+DIR, the config and the hyperctl binary must be on a filesystem the compute
+nodes share, at the same paths.`,
 		Example: `  hyperctl compare --env halfcheetah --controllers hypercontroller,gpucb,pb2,hyperband,random,randomstart,fixed --seeds 0-9 --out runs/cmp
-  hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small`,
+  hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small
+  hyperctl compare --env halfcheetah --controllers hypercontroller,fixed --seeds 0-9 --out /shared/cmp --backend slurm --time 02:00:00 --cpus-per-task 2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(cmd.Context(), a, cmd, f)
@@ -62,6 +73,8 @@ complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
+	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")
+	addSlurmFlags(fl, f)
 	return cmd
 }
 
@@ -130,6 +143,9 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if f.jobs < 1 {
 		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
 	}
+	if err := checkBackendFlags(cmd, f); err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
@@ -145,12 +161,22 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if f.iterations != 0 {
 		iters = f.iterations
 	}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man, err = mergeManifest(f.out, man, f.force)
+	if err != nil {
+		return err
+	}
+	if f.backend == backendSlurm && f.dryRun {
+		return runCompareSlurm(ctx, a, cmd, f, man)
+	}
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
-	if err := writeManifest(f.out, man, f.force); err != nil {
+	if err := writeManifest(f.out, man); err != nil {
 		return err
+	}
+	if f.backend == backendSlurm {
+		return runCompareSlurm(ctx, a, cmd, f, man)
 	}
 
 	var jobs []job
@@ -183,6 +209,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
 	}
 
+	prog := newCompareProgress(cmd, a, jobs, skipped, iters)
 	queue := make(chan job)
 	var mu sync.Mutex
 	var failed []string
@@ -198,6 +225,9 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 				mu.Lock()
 				done++
 				ev := a.log.Info()
+				if prog.active() {
+					ev = a.log.Debug() // the bar shows the progress
+				}
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s/%s/seed%d: %v", j.env, j.ctrl, j.seed, err))
 					ev = a.log.Error().Err(err)
@@ -205,6 +235,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 				ev.Str("env", j.env).Str("controller", j.ctrl).Int64("seed", j.seed).
 					Float64("took_s", time.Since(start).Round(100*time.Millisecond).Seconds()).Int("done", done).Int("of", len(jobs)).Msg("run finished")
 				mu.Unlock()
+				prog.runDone()
 			}
 		}()
 	}
@@ -218,6 +249,7 @@ feed:
 	}
 	close(queue)
 	wg.Wait()
+	prog.finish()
 	if ctx.Err() != nil {
 		return fmt.Errorf("compare interrupted after %d of %d runs; re-run the same command to continue", done, len(jobs))
 	}
@@ -229,24 +261,47 @@ feed:
 	return nil
 }
 
-// writeManifest records the matrix; an existing different one is refused
-// unless force.
-func writeManifest(out string, m report.Manifest, force bool) error {
+// mergeManifest checks the matrix against the one already in out: a
+// different one is refused unless force. The Slurm jobs recorded there are
+// kept, so status still sees them.
+func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, error) {
 	path := filepath.Join(out, report.ManifestFile)
 	if b, err := os.ReadFile(path); err == nil {
 		var old report.Manifest
-		if json.Unmarshal(b, &old) == nil && !force {
-			if !slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations {
-				return fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations); use another --out, or --force to adopt the new one",
+		if json.Unmarshal(b, &old) == nil {
+			if !force && (!slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations) {
+				return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations); use another --out, or --force to adopt the new one",
 					out, old.Envs, old.Controllers, old.Seeds, old.Iterations)
 			}
+			m.SlurmJobs = old.SlurmJobs
 		}
 	}
+	return m, nil
+}
+
+// writeManifest records the matrix.
+func writeManifest(out string, m report.Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return rundir.WriteFileAtomic(path, append(b, '\n'))
+	return rundir.WriteFileAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
+}
+
+// trainArgs are the `hyperctl train` arguments of one run of the matrix,
+// for both backends (the caller adds --threads).
+func trainArgs(f *compareFlags, env, ctrl string, seed int64, dir string) []string {
+	args := []string{"--env", env, "--controller", ctrl, "--seed", strconv.FormatInt(seed, 10), "--out", dir, "--resume"}
+	if f.config != "" {
+		args = append(args, "--config", f.config)
+	}
+	if f.iterations > 0 {
+		args = append(args, "--iterations", strconv.Itoa(f.iterations))
+	}
+	if f.transferFrom != "" && supportsTransfer(ctrl) {
+		args = append(args, "--transfer-from", f.transferFrom)
+	}
+	return args
 }
 
 // lockPoll is how often compare checks whether a locked run folder is free.
@@ -306,17 +361,8 @@ func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, thr
 		return err
 	}
 	defer logf.Close()
-	args := []string{"--log-format", "json", "train", "--env", j.env, "--controller", j.ctrl,
-		"--seed", strconv.FormatInt(j.seed, 10), "--out", j.dir, "--resume", "--threads", strconv.Itoa(threads)}
-	if f.config != "" {
-		args = append(args, "--config", f.config)
-	}
-	if f.iterations > 0 {
-		args = append(args, "--iterations", strconv.Itoa(f.iterations))
-	}
-	if f.transferFrom != "" && supportsTransfer(j.ctrl) {
-		args = append(args, "--transfer-from", f.transferFrom)
-	}
+	args := append([]string{"--log-format", "json", "train"}, trainArgs(f, j.env, j.ctrl, j.seed, j.dir)...)
+	args = append(args, "--threads", strconv.Itoa(threads))
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf
 	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
