@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/internal/fileio"
 	"github.com/hyperctl/hyperctl/internal/wire"
@@ -133,39 +134,62 @@ func CheckpointPath(dir string) string {
 // PrevCheckpointPath is the previous checkpoint file of the run folder dir,
 // the fallback when the newest fails its check.
 func PrevCheckpointPath(dir string) string {
-	return filepath.Join(dir, CheckpointDir, PrevCheckpointFile)
+	return filepath.Join(dir, CheckpointDir, PrevCheckpointDir, CheckpointFile)
 }
 
-// WriteCheckpoint writes c as dir's newest checkpoint and keeps the one it
-// replaces, if that one passes its check, as the previous checkpoint: the
-// folder then holds the last two good checkpoints. Each step is atomic (a
-// write to a temporary file, fsync, rename): a crash at any moment leaves at
-// least the last good checkpoint in place, and never a torn file under
-// either name.
+// WriteCheckpoint writes c as dir's newest checkpoint. If the newest
+// checkpoint it replaces passes its check, it first moves it, with every
+// file kept beside it in the checkpoint folder (policy-best's copy), to
+// checkpoint/prev/: the folder then holds the last two good checkpoints,
+// each with its own files. A newest file that fails its check is replaced
+// and the previous one kept. Every write is atomic (a temporary file, fsync,
+// rename) and the checkpoint file moves last: a crash at any moment leaves
+// the last good checkpoint readable, under checkpoint/ or checkpoint/prev/,
+// and never a torn file.
 func WriteCheckpoint(dir string, c Checkpoint) error {
 	data := EncodeCheckpoint(c)
-	if err := os.MkdirAll(filepath.Join(dir, CheckpointDir), 0o755); err != nil {
+	ck := filepath.Join(dir, CheckpointDir)
+	if err := os.MkdirAll(ck, 0o755); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	cur, prev := CheckpointPath(dir), PrevCheckpointPath(dir)
-	if _, err := readCheckpointFile(cur); err == nil {
-		// Keep the current file as the previous one: a hard link, so the
-		// newest name is never missing; a rename where links are not
-		// supported (ReadCheckpoint then falls back to it if a crash
-		// comes before the new file is in place).
-		if err := os.Remove(prev); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-		if err := os.Link(cur, prev); err != nil {
-			if err := os.Rename(cur, prev); err != nil {
-				return fmt.Errorf("checkpoint: keep the previous one: %w", err)
-			}
+	if _, err := readCheckpointFile(CheckpointPath(dir)); err == nil {
+		if err := rotate(ck); err != nil {
+			return fmt.Errorf("checkpoint: keep the previous one: %w", err)
 		}
 	}
-	if err := WriteFileAtomic(cur, data); err != nil {
+	if err := WriteFileAtomic(CheckpointPath(dir), data); err != nil {
 		return err
 	}
-	return syncDir(filepath.Join(dir, CheckpointDir))
+	return syncDir(ck)
+}
+
+// rotate moves the checkpoint folder's content (all but prev/ and
+// temporary files) into a fresh prev/, the checkpoint file last.
+func rotate(ck string) error {
+	prev := filepath.Join(ck, PrevCheckpointDir)
+	if err := os.RemoveAll(prev); err != nil {
+		return err
+	}
+	if err := os.Mkdir(prev, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(ck)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == PrevCheckpointDir || n == CheckpointFile || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if err := os.Rename(filepath.Join(ck, n), filepath.Join(prev, n)); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(filepath.Join(ck, CheckpointFile), filepath.Join(prev, CheckpointFile)); err != nil {
+		return err
+	}
+	return syncDir(prev)
 }
 
 // syncDir makes the renames in dir durable.
@@ -205,6 +229,7 @@ func readCheckpointFile(path string) (Checkpoint, error) {
 // newer one it refused.
 type CheckpointRead struct {
 	Path    string // the file used
+	Dir     string // its folder, which holds the files kept beside it (checkpoint/ or checkpoint/prev/)
 	Refused error  // the newest file's failure when ReadCheckpoint fell back to the previous one (naming the file), else nil
 }
 
@@ -221,7 +246,7 @@ func ReadCheckpoint(dir string) (*Checkpoint, CheckpointRead, error) {
 	for _, path := range []string{CheckpointPath(dir), PrevCheckpointPath(dir)} {
 		c, err := readCheckpointFile(path)
 		if err == nil {
-			return &c, CheckpointRead{Path: path, Refused: refused}, nil
+			return &c, CheckpointRead{Path: path, Dir: filepath.Dir(path), Refused: refused}, nil
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			missing++

@@ -10,7 +10,8 @@
 //	config.toml     the resolved config (written before training starts)
 //	train.csv       one row per iteration, appended and flushed each iteration
 //	eval.csv        one row per evaluation
-//	checkpoint/     checkpoint.bin, the newest checkpoint, and checkpoint.prev.bin, the one before
+//	checkpoint/     checkpoint.bin, the newest checkpoint, with the files kept beside it
+//	                (policy-best's copy); prev/ holds the previous checkpoint and its files
 //	summary.json    written when the run finishes; its presence marks a finished run
 //	train.log       the log of a run started by `hyperctl compare`
 //	.lock           locked by the process writing the run (see Acquire); holds its pid
@@ -48,8 +49,9 @@
 // controller's snapshots, behind a magic, a format version and a CRC-32C
 // checksum over all its bytes, which are verified before anything is
 // decoded. WriteCheckpoint writes checkpoint/checkpoint.bin atomically every
-// checkpoint_every iterations and when training is interrupted, and keeps
-// the good checkpoint it replaces as checkpoint/checkpoint.prev.bin.
+// checkpoint_every iterations and when training is interrupted, and moves
+// the good checkpoint it replaces, with the files kept beside it, to
+// checkpoint/prev/.
 // ReadCheckpoint returns the newest file that passes its check, falling back
 // to the previous one (the caller truncates the logs to its iteration with
 // OpenCSV, so nothing is duplicated); with none left it refuses and says how
@@ -86,17 +88,17 @@ import (
 
 // File names inside a run folder.
 const (
-	ConfigFile         = "config.toml"
-	TrainCSV           = "train.csv"
-	EvalCSV            = "eval.csv"
-	SummaryFile        = "summary.json"
-	CheckpointDir      = "checkpoint"          // the folder of the checkpoint files
-	CheckpointFile     = "checkpoint.bin"      // the newest checkpoint, in CheckpointDir
-	PrevCheckpointFile = "checkpoint.prev.bin" // the one before it, in CheckpointDir
-	LockFile           = ".lock"               // the writer's lock (see Acquire); holds its pid
-	LogFile            = "train.log"
-	minFreeBytes       = 64 << 20 // refuse to start with less free space than this
-	probeFileName      = ".hyperctl-write-probe"
+	ConfigFile        = "config.toml"
+	TrainCSV          = "train.csv"
+	EvalCSV           = "eval.csv"
+	SummaryFile       = "summary.json"
+	CheckpointDir     = "checkpoint"     // the folder of the newest checkpoint and the files kept beside it
+	CheckpointFile    = "checkpoint.bin" // the newest checkpoint, in CheckpointDir
+	PrevCheckpointDir = "prev"           // in CheckpointDir: the previous checkpoint and its files
+	LockFile          = ".lock"          // the writer's lock (see Acquire); holds its pid
+	LogFile           = "train.log"
+	minFreeBytes      = 64 << 20 // refuse to start with less free space than this
+	probeFileName     = ".hyperctl-write-probe"
 )
 
 // State says what a folder holds.

@@ -221,7 +221,7 @@ func TestCheckpointKeepsTwo(t *testing.T) {
 		}
 		return c.Progress.Iteration, rd
 	}
-	if it, rd := read(); it != 6 || rd.Refused != nil {
+	if it, rd := read(); it != 6 || rd.Refused != nil || rd.Dir != filepath.Join(dir, CheckpointDir) {
 		t.Fatalf("newest: iteration %d, %+v", it, rd)
 	}
 	b, _ := os.ReadFile(CheckpointPath(dir))
@@ -365,5 +365,28 @@ func TestInspectSaysAFileIsAFile(t *testing.T) {
 	}
 	if st, err := Inspect(filepath.Join(dir, "new", "run")); err != nil || st != Empty {
 		t.Errorf("a path that does not exist yet: %v %v", st, err)
+	}
+}
+
+// TestCheckpointFilesMoveWithIt: files kept beside the newest checkpoint
+// (policy-best's copy) move with it to prev/, so a fallback finds the files
+// of the checkpoint it resumes from in CheckpointRead.Dir.
+func TestCheckpointFilesMoveWithIt(t *testing.T) {
+	dir := t.TempDir()
+	ckDir := filepath.Join(dir, CheckpointDir)
+	for _, it := range []int{4, 6} {
+		if err := WriteCheckpoint(dir, Checkpoint{Progress: Progress{Iteration: it}}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(ckDir, "aux.txt"), []byte(strconv.Itoa(it)), 0o644)
+	}
+	b, _ := os.ReadFile(filepath.Join(ckDir, PrevCheckpointDir, "aux.txt"))
+	if string(b) != "4" {
+		t.Fatalf("prev/aux.txt = %q, want the previous checkpoint's 4", b)
+	}
+	os.WriteFile(CheckpointPath(dir), []byte("corrupt"), 0o644)
+	c, rd, err := ReadCheckpoint(dir)
+	if err != nil || c.Progress.Iteration != 4 || rd.Dir != filepath.Join(ckDir, PrevCheckpointDir) {
+		t.Fatalf("fallback: %+v %+v %v", c, rd, err)
 	}
 }

@@ -177,6 +177,7 @@ func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) stri
 		}
 		ts, tt := sameRows(t, dir, ref, rundir.TrainCSV)
 		es, et := sameRows(t, dir, ref, rundir.EvalCSV)
+		samePolicies(t, dir, ref)
 		report = append(report, fmt.Sprintf("%s: train.csv %d/%d, eval.csv %d/%d identical", filepath.Base(dir), ts, tt, es, et))
 	}
 	return strings.Join(report, "; ")
@@ -360,6 +361,7 @@ func TestCorruptCheckpointSweep(t *testing.T) {
 		}
 		sameRows(t, dir, ref, rundir.TrainCSV)
 		sameRows(t, dir, ref, rundir.EvalCSV)
+		samePolicies(t, dir, ref)
 	}
 	// With no usable checkpoint left, --resume refuses and says how to
 	// start over.
@@ -369,5 +371,19 @@ func TestCorruptCheckpointSweep(t *testing.T) {
 	os.Remove(rundir.PrevCheckpointPath(dir))
 	if err := train(t, run, Options{Out: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "start it over with --force") {
 		t.Fatalf("no usable checkpoint: %v", err)
+	}
+}
+
+// samePolicies checks that a resumed run's policy files (policy-final,
+// policy-best: weights and sidecar) are byte-identical to the
+// uninterrupted run's.
+func samePolicies(t *testing.T, got, want string) {
+	t.Helper()
+	for _, name := range []string{"policy-final.safetensors", "policy-final.json", "policy-best.safetensors", "policy-best.json"} {
+		g, err1 := os.ReadFile(filepath.Join(got, name))
+		w, err2 := os.ReadFile(filepath.Join(want, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(g, w) {
+			t.Errorf("%s differs from the uninterrupted run's (%v, %v)", name, err1, err2)
+		}
 	}
 }

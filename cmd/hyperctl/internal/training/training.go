@@ -129,6 +129,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	}
 
 	var ps rundir.Progress
+	var ckptDir string // the folder of the checkpoint resumed from
 	if plan == rundir.Continue {
 		ck, rd, err := rundir.ReadCheckpoint(out)
 		if err != nil {
@@ -147,7 +148,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 					return Result{}, fmt.Errorf("train --resume: %w", err)
 				}
 			}
-			ps = ck.Progress
+			ps, ckptDir = ck.Progress, rd.Dir
 			log.Info().Str("out", out).Str("checkpoint", rd.Path).Int("iteration", ps.Iteration).Msg("resuming from checkpoint")
 		} else {
 			log.Info().Str("out", out).Msg("no checkpoint yet: starting the run over")
@@ -169,7 +170,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer elog.Close()
-	art, err := openArtifacts(out, run, tr, plan == rundir.Continue, opts.Version)
+	art, err := openArtifacts(out, ckptDir, run, tr, plan == rundir.Continue, opts.Version)
 	if err != nil {
 		return Result{}, err
 	}
