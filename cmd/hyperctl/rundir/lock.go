@@ -44,6 +44,9 @@ func (e *LockedError) Error() string {
 // process that writes a run folder (train, serve --state, a Slurm job) takes
 // this lock for as long as it writes.
 func Acquire(dir string) (*Lock, error) {
+	if err := notAFile(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder %s: cannot create: %w", dir, err)
 	}
