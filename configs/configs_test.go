@@ -79,6 +79,11 @@ func TestErrors(t *testing.T) {
 		{"unknown scale", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\nscale = \"cubic\"\n", []string{"cfg.toml", "controller.tune.scale", "cubic", "log"}},
 		{"tuned bound outside ppo's range", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 1.5\n", []string{"controller.tune[0]", "high: ppo.clip", "(0, 1)"}},
 		{"missing env", "seed = 1\n", []string{"env", "missing"}},
+		{"minibatch larger than the batch", "env = \"halfcheetah\"\n[ppo]\nbatch_size = 512\nminibatch_size = 1024\n[controller]\nname = \"fixed\"\n", []string{"ppo.minibatch_size", "want an integer <= 512", "(ppo.batch_size)", "got 1024"}},
+		{"minibatch larger than the tuned lower bound", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 1500\n", []string{"ppo.minibatch_size", "<= 1000", "lower bound of the tuned batch_size"}},
+		{"too many frames", "env = \"halfcheetah\"\niterations = 10000000\n", []string{"iterations", "10000000 × 6000", "more than the limit of 10000000000"}},
+		{"seed beyond ppo's", "env = \"halfcheetah\"\nseed = 9223372036854775807\n", []string{"seed", "[0, 2305843009213693951]"}},
+		{"hidden too large", "env = \"halfcheetah\"\n[ppo]\nhidden = [4096, 4096]\n", []string{"ppo.hidden", "at most 4194304 weights", "16777216 weights"}},
 		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
 	}
 	for _, c := range cases {
@@ -164,6 +169,27 @@ func TestPaperSpace(t *testing.T) {
 	}
 }
 
+// TestLoadOnlyRegularFiles: a device, a directory or an oversized file is
+// refused by name before anything is read into memory (/dev/zero was an
+// out-of-memory crash).
+func TestLoadOnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte("env = \"reacher\"\n"+strings.Repeat("# padding\n", MaxFileBytes/10+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/dev/zero", "config /dev/zero: not a regular file (a character device); want a TOML file"},
+		{dir, "not a regular file (a directory)"},
+		{big, "too large for a config (more than 1048576 bytes)"},
+		{filepath.Join(dir, "missing.toml"), "file not found"},
+	} {
+		if _, err := Load(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s): %v, want an error containing %q", c.path, err, c.want)
+		}
+	}
+}
+
 // TestSeveralErrorsAllReported: a config with several problems reports all
 // of them, each with its key, up to MaxErrors.
 func TestSeveralErrorsAllReported(t *testing.T) {
@@ -184,7 +210,7 @@ name = "nope"
 		t.Fatalf("err = %v (%T), want *Errors", err, err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"config many.toml: 7 problems:", "seed: want an integer >= 0", "bogus: unknown key", "ppo.nonsense: unknown key",
+	for _, want := range []string{"config many.toml: 7 problems:", "seed: want an integer in [0, 2305843009213693951]", "bogus: unknown key", "ppo.nonsense: unknown key",
 		"ppo.clip: want a value in (0, 1)", "ppo.gamma: want a value in (0, 1]", "ppo.num_envs:", "controller.name: unknown controller \"nope\""} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not mention %q:\n%s", want, msg)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Config is the trainer's configuration, the [ppo] table of a run config.
@@ -47,7 +48,7 @@ type Config struct {
 	AdamBeta2     float64 `toml:"adam_beta2"`     // Adam second-moment decay (PyTorch default 0.999)
 	MaxGradNorm   float64 `toml:"max_grad_norm"`  // global gradient-norm clip (0 disables)
 	Epochs        int     `toml:"epochs"`         // passes over the batch per iteration
-	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch
+	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch; at most the iteration's frames (a larger value is one minibatch of all of them; configs refuses it)
 	TargetKL      float64 `toml:"target_kl"`      // stop epochs early above this approx. KL (0 disables)
 
 	// Normalisation (saved with the model).
@@ -62,6 +63,10 @@ type Config struct {
 	Threads      int `toml:"threads"`
 	EvalEpisodes int `toml:"eval_episodes"` // deterministic episodes per evaluation
 }
+
+// MaxHiddenWeights bounds the weights between hidden layers of each network
+// (2^22: with Adam's two moments and the gradient, about 64 MiB per network).
+const MaxHiddenWeights = 1 << 22
 
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
@@ -109,12 +114,15 @@ func (c Config) Validate() error {
 	}
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
 		bad("hidden", "want 1 to 8 layer widths", c.Hidden)
+	} else if slices.ContainsFunc(c.Hidden, func(h int) bool { return h < 1 || h > 4096 }) {
+		bad("hidden", "want widths in [1, 4096]", c.Hidden)
 	} else {
-		for _, h := range c.Hidden {
-			if h < 1 || h > 4096 {
-				bad("hidden", "want widths in [1, 4096]", c.Hidden)
-				break
-			}
+		weights := 0
+		for i := 1; i < len(c.Hidden); i++ {
+			weights += c.Hidden[i-1] * c.Hidden[i]
+		}
+		if weights > MaxHiddenWeights {
+			bad("hidden", fmt.Sprintf("want at most %d weights between hidden layers (the sum of the products of neighbouring widths; e.g. [2048, 2048])", MaxHiddenWeights), fmt.Sprintf("%v (%d weights)", c.Hidden, weights))
 		}
 	}
 	if c.Activation != "tanh" && c.Activation != "relu" {
@@ -151,7 +159,7 @@ func (c Config) Validate() error {
 	}{
 		{"num_envs", "want an integer in [1, 256]", c.NumEnvs, c.NumEnvs >= 1 && c.NumEnvs <= 256},
 		{"epochs", "want an integer in [1, 1000]", c.Epochs, c.Epochs >= 1 && c.Epochs <= 1000},
-		{"minibatch_size", "want an integer >= 1", c.MinibatchSize, c.MinibatchSize >= 1},
+		{"minibatch_size", fmt.Sprintf("want an integer in [1, %d]", maxBatchSize()), c.MinibatchSize, c.MinibatchSize >= 1 && c.MinibatchSize <= maxBatchSize()},
 		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
 		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
 	} {

@@ -87,6 +87,12 @@ var hyperFields = func() []hyperField {
 	return out
 }()
 
+// maxBatchSize is the largest batch_size of Hyper's range.
+func maxBatchSize() int {
+	f, _ := lookupField("batch_size")
+	return int(f.hi)
+}
+
 // HyperKeys describes the fields of Hyper, in declaration order.
 func HyperKeys() []HyperKey {
 	out := make([]HyperKey, len(hyperFields))

@@ -42,7 +42,8 @@ Outputs in --out (default runs/<env>-<controller>-seed<N>):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
-  checkpoint/    the latest checkpoint (every checkpoint_every iterations and on SIGINT/SIGTERM)
+  checkpoint/    the two latest checkpoints, checksummed (every checkpoint_every
+                 iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
   policy-final.safetensors/.json
                  the latest policy (every evaluation and at the end)
@@ -50,9 +51,12 @@ Outputs in --out (default runs/<env>-<controller>-seed<N>):
                  the policy with the highest evaluation return so far
   events.out.tfevents.*
                  TensorBoard events (tensorboard --logdir DIR)
+  .lock          held by the writing process (a second writer exits with code 3)
 
 A killed run continues with --out DIR --resume (the config comes from
-DIR/config.toml), with no lost or duplicated rows.`,
+DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv
+end up identical to an uninterrupted run's (timing columns aside), with no
+lost or duplicated rows.`,
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
   hyperctl train --out runs/r --resume`,
