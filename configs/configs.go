@@ -32,18 +32,21 @@ const Fixed = "fixed"
 type Run struct {
 	Env             string     `toml:"env"`              // environment short name or Gymnasium id
 	Seed            int64      `toml:"seed"`             // seed for environments, networks and controller
-	Iterations      int        `toml:"iterations"`       // PPO iterations
+	Iterations      int        `toml:"iterations"`       // PPO iterations (the run's length; with a frame budget, its cap)
+	Frames          int64      `toml:"frames"`           // frame budget: stop after the first iteration that reaches it (0: none); see FrameBudget
 	EvalEvery       int        `toml:"eval_every"`       // deterministic evaluation every K iterations (0: never)
 	CheckpointEvery int        `toml:"checkpoint_every"` // checkpoint every K iterations
 	PPO             ppo.Config `toml:"ppo"`
 	Controller      Controller `toml:"controller"`
+
+	preset string // set by WithPreset, applied by Parse after the overrides
 }
 
 // Controller is the [controller] table.
 type Controller struct {
 	Name      string               `toml:"name"`      // registered controller name, or "fixed"
 	Interval  Interval             `toml:"interval"`  // decision interval in iterations, or "auto"
-	Objective controller.Objective `toml:"objective"` // delta | reward | delta_per_second
+	Objective controller.Objective `toml:"objective"` // controller.ObjectiveNames: delta | reward | delta_per_second | delta_per_kframe
 	Tune      []TuneParam          `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
 
 	// Settings holds each method's own table, [controller.<name>], decoded
@@ -209,6 +212,12 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	for _, f := range o {
 		f(&run)
 	}
+	if spec := run.preset; spec != "" {
+		run.preset = ""
+		if err := ApplyPreset(&run, spec); err != nil {
+			return Run{}, &Error{File: file, Msg: err.Error()}
+		}
+	}
 	if err := run.Validate(); err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
@@ -313,6 +322,12 @@ func (r *Run) Validate() error {
 		if err := checkTunedRange(t); err != nil {
 			return bad(key, err.Error())
 		}
+	}
+	if err := r.checkTunedRules(); err != nil {
+		return err
+	}
+	if err := r.checkFrames(); err != nil {
+		return err
 	}
 	for name, s := range c.Settings {
 		if err := s.Validate(); err != nil {

@@ -93,6 +93,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
@@ -103,8 +104,8 @@ import (
 type Settings struct {
 	// TransferFrom is the folder of finished runs to transfer from.
 	TransferFrom string `toml:"transfer_from"`
-	// Objective is the objective the source runs logged: "delta",
-	// "reward" or "delta_per_second" (default "delta").
+	// Objective is the objective the source runs logged, one of
+	// controller.ObjectiveNames (default "delta").
 	Objective string `toml:"objective"`
 	// Progress is the training-progress input: "iteration", "time" or
 	// "none".
@@ -161,7 +162,7 @@ func (s *Settings) SetTransferFrom(dir, objective string) {
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
 	if _, err := controller.ParseObjective(s.Objective); err != nil || s.Objective == "" {
-		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %q", s.Objective)
+		return fmt.Errorf("objective: want one of %s, got %q", strings.Join(controller.ObjectiveNames(), ", "), s.Objective)
 	}
 	switch s.Progress {
 	case progressIteration, progressTime, progressNone:

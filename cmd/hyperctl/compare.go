@@ -30,6 +30,7 @@ type compareFlags struct {
 	envs, controllers, seeds, config, out string
 	transferFrom                          string
 	jobs, iterations                      int
+	frames                                int64
 	force                                 bool
 }
 
@@ -42,9 +43,16 @@ func newCompareCmd(a *app) *cobra.Command {
 process per run, with a bounded pool of --jobs workers. Every controller gets
 the same seeds. Each run lands in DIR/<env>/<controller>/seed<N>; finished runs
 are skipped and unfinished ones resumed, so a compare can be re-run until it is
-complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
+complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.
+
+A controller may carry presets, NAME@PRESET (e.g. hypercontroller@rl,
+hypercontroller@intercept+kframe): its runs get 'hyperctl train --preset
+PRESET' and land in DIR/<env>/NAME@PRESET/seed<N>, so variants of one method
+sit side by side in one report. With --frames every run stops at the same
+frame budget, for a comparison at equal experience.`,
 		Example: `  hyperctl compare --env halfcheetah --controllers hypercontroller,gpucb,pb2,hyperband,random,randomstart,fixed --seeds 0-9 --out runs/cmp
-  hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small`,
+  hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small
+  hyperctl compare --env pusher --controllers hypercontroller,hypercontroller@rl,fixed --seeds 0-4 --frames 1000000 --out runs/opts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(cmd.Context(), a, cmd, f)
@@ -58,6 +66,7 @@ complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.`,
 	fl.StringVar(&f.out, "out", "", "output folder (required)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
+	fl.Int64Var(&f.frames, "frames", 0, "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	return cmd
@@ -112,9 +121,16 @@ func splitList(s string) []string {
 }
 
 type job struct {
-	env, ctrl string
+	env, ctrl string // ctrl is the matrix's entry, NAME or NAME@PRESET
 	seed      int64
 	dir       string
+}
+
+// splitVariant splits a --controllers entry NAME@PRESET into the
+// controller's name and its presets ("" without @).
+func splitVariant(entry string) (name, preset string) {
+	name, preset, _ = strings.Cut(entry, "@")
+	return name, preset
 }
 
 func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags) error {
@@ -139,10 +155,22 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	for i, c := range ctrls {
 		c = strings.ToLower(c)
 		ctrls[i] = c
-		if c == configs.Fixed {
+		if slices.Contains(ctrls[:i], c) {
+			return usagef("--controllers: %s is listed twice", c)
+		}
+		name, preset := splitVariant(c)
+		if strings.Contains(c, "@") {
+			if name == configs.Fixed {
+				return usagef("--controllers: %s: presets change the controller, and %s has none", c, configs.Fixed)
+			}
+			if err := configs.CheckPreset(preset); err != nil {
+				return usagef("--controllers: %s: %v", c, err)
+			}
+		}
+		if name == configs.Fixed {
 			continue
 		}
-		if _, err := controller.Lookup(c); err != nil {
+		if _, err := controller.Lookup(name); err != nil {
 			return usagef("--controllers: %v, %s", err, configs.Fixed)
 		}
 	}
@@ -150,7 +178,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		if f.transferFrom == "" {
 			return usagef("--transfer-from: want a folder of finished runs")
 		}
-		if !slices.ContainsFunc(ctrls, supportsTransfer) {
+		if !slices.ContainsFunc(ctrls, func(c string) bool { n, _ := splitVariant(c); return supportsTransfer(n) }) {
 			return usagef("--transfer-from: none of --controllers %s transfers from earlier runs (deltabo does)", strings.Join(ctrls, ","))
 		}
 		abs, err := filepath.Abs(f.transferFrom)
@@ -169,22 +197,28 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
+	if cmd.Flags().Changed("frames") && f.frames < 0 {
+		return usagef("--frames: want an integer >= 0 (0: no frame budget), got %d", f.frames)
+	}
 	// The resolved iteration count goes in the manifest.
-	iters := configs.Base().Iterations
+	iters, frames := configs.Base().Iterations, configs.Base().Frames
 	if f.config != "" {
 		r, err := configs.Load(f.config)
 		if err != nil {
 			return err
 		}
-		iters = r.Iterations
+		iters, frames = r.Iterations, r.Frames
 	}
 	if f.iterations != 0 {
 		iters = f.iterations
 	}
+	if cmd.Flags().Changed("frames") {
+		frames = f.frames
+	}
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	if err := writeManifest(f.out, man, f.force); err != nil {
 		return err
 	}
@@ -272,9 +306,9 @@ func writeManifest(out string, m report.Manifest, force bool) error {
 	if b, err := os.ReadFile(path); err == nil {
 		var old report.Manifest
 		if json.Unmarshal(b, &old) == nil && !force {
-			if !slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations {
-				return fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations); use another --out, or --force to adopt the new one",
-					out, old.Envs, old.Controllers, old.Seeds, old.Iterations)
+			if !slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations || old.Frames != m.Frames {
+				return fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
+					out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)
 			}
 		}
 	}
@@ -297,7 +331,8 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 		return err
 	}
 	defer logf.Close()
-	args := []string{"--log-format", "json", "train", "--env", j.env, "--controller", j.ctrl,
+	name, preset := splitVariant(j.ctrl)
+	args := []string{"--log-format", "json", "train", "--env", j.env, "--controller", name,
 		"--seed", strconv.FormatInt(j.seed, 10), "--out", j.dir, "--resume", "--threads", strconv.Itoa(threads)}
 	if f.config != "" {
 		args = append(args, "--config", f.config)
@@ -305,7 +340,13 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	if f.iterations > 0 {
 		args = append(args, "--iterations", strconv.Itoa(f.iterations))
 	}
-	if f.transferFrom != "" && supportsTransfer(j.ctrl) {
+	if f.frames > 0 {
+		args = append(args, "--frames", strconv.FormatInt(f.frames, 10))
+	}
+	if preset != "" {
+		args = append(args, "--preset", preset)
+	}
+	if f.transferFrom != "" && supportsTransfer(name) {
 		args = append(args, "--transfer-from", f.transferFrom)
 	}
 	c := exec.Command(self, args...)

@@ -247,8 +247,12 @@ func best(rows []Row, get func(Row) float64, prec int) string {
 func (s *Set) Markdown(w io.Writer) error {
 	var sb strings.Builder
 	if s.Manifest != nil {
-		fmt.Fprintf(&sb, "Matrix: envs %s; controllers %s; seeds %v; %d iterations.\n",
-			strings.Join(s.Manifest.Envs, ", "), strings.Join(s.Manifest.Controllers, ", "), s.Manifest.Seeds, s.Manifest.Iterations)
+		length := fmt.Sprintf("%d iterations", s.Manifest.Iterations)
+		if s.Manifest.Frames > 0 {
+			length = fmt.Sprintf("a frame budget of %d frames (at most %d iterations)", s.Manifest.Frames, s.Manifest.Iterations)
+		}
+		fmt.Fprintf(&sb, "Matrix: envs %s; controllers %s; seeds %v; %s.\n",
+			strings.Join(s.Manifest.Envs, ", "), strings.Join(s.Manifest.Controllers, ", "), s.Manifest.Seeds, length)
 		if s.Manifest.Command != "" {
 			fmt.Fprintf(&sb, "Command: `%s`\n", s.Manifest.Command)
 		}
