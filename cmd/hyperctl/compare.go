@@ -31,6 +31,7 @@ type compareFlags struct {
 	transferFrom                          string
 	jobs, iterations                      int
 	frames                                int64
+	framesSet                             bool // --frames was given (0 included: it clears the config's budget)
 	force                                 bool
 }
 
@@ -197,7 +198,8 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
-	if cmd.Flags().Changed("frames") && f.frames < 0 {
+	f.framesSet = cmd.Flags().Changed("frames")
+	if f.framesSet && f.frames < 0 {
 		return usagef("--frames: want an integer >= 0 (0: no frame budget), got %d", f.frames)
 	}
 	// The resolved iteration count goes in the manifest.
@@ -212,8 +214,18 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if f.iterations != 0 {
 		iters = f.iterations
 	}
-	if cmd.Flags().Changed("frames") {
+	if f.framesSet {
 		frames = f.frames
+	}
+	// Every run's config must resolve (a frame budget the iteration cap
+	// cannot reach, a preset that does not fit its controller) before any
+	// run starts.
+	for _, e := range envNames {
+		for _, c := range ctrls {
+			if err := f.checkRun(e, c); err != nil {
+				return fmt.Errorf("compare: %s/%s: %w", e, c, err)
+			}
+		}
 	}
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
@@ -299,6 +311,30 @@ feed:
 	return nil
 }
 
+// checkRun resolves the config of the runs of env and a --controllers
+// entry as their 'hyperctl train' will (the flags compare passes on), and
+// returns its error.
+func (f *compareFlags) checkRun(env, entry string) error {
+	name, preset := splitVariant(entry)
+	set := []configs.Override{func(r *configs.Run) { r.Env, r.Controller.Name = env, name }}
+	if f.iterations > 0 {
+		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
+	}
+	if f.framesSet {
+		set = append(set, func(r *configs.Run) { r.Frames = f.frames })
+	}
+	if preset != "" {
+		set = append(set, configs.WithPreset(preset))
+	}
+	var err error
+	if f.config != "" {
+		_, err = configs.Load(f.config, set...)
+	} else {
+		_, err = configs.Default(env, set...)
+	}
+	return err
+}
+
 // writeManifest records the matrix; an existing different one is refused
 // unless force.
 func writeManifest(out string, m report.Manifest, force bool) error {
@@ -340,7 +376,7 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	if f.iterations > 0 {
 		args = append(args, "--iterations", strconv.Itoa(f.iterations))
 	}
-	if f.frames > 0 {
+	if f.framesSet {
 		args = append(args, "--frames", strconv.FormatInt(f.frames, 10))
 	}
 	if preset != "" {
