@@ -2,8 +2,8 @@ package configs
 
 import (
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
