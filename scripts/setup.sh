@@ -33,7 +33,7 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial)
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -105,8 +105,9 @@ type Settings struct {
 	// TransferFrom is the folder of finished runs to transfer from.
 	TransferFrom string `toml:"transfer_from"`
 	// Objective is the objective the source runs logged, one of
-	// controller.ObjectiveNames (default "delta").
-	Objective string `toml:"objective"`
+	// controller.ObjectiveNames (default "delta"), decoded once from the
+	// TOML text.
+	Objective controller.Objective `toml:"objective"`
 	// Progress is the training-progress input: "iteration", "time" or
 	// "none".
 	Progress string `toml:"progress"`
@@ -138,7 +139,7 @@ type Settings struct {
 // Records).
 func DefaultSettings() Settings {
 	return Settings{
-		Objective:   "delta",
+		Objective:   controller.Delta,
 		Progress:    progressIteration,
 		SourceBlock: 5,
 		MaxSource:   400,
@@ -152,17 +153,15 @@ func DefaultSettings() Settings {
 
 // SetTransferFrom sets the source folder and the objective the source runs
 // must have logged (the CLI's --transfer-from).
-func (s *Settings) SetTransferFrom(dir, objective string) {
+func (s *Settings) SetTransferFrom(dir string, objective controller.Objective) {
 	s.TransferFrom = dir
-	if objective != "" {
-		s.Objective = objective
-	}
+	s.Objective = objective
 }
 
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
-	if _, err := controller.ParseObjective(s.Objective); err != nil || s.Objective == "" {
-		return fmt.Errorf("objective: want one of %s, got %q", strings.Join(controller.ObjectiveNames(), ", "), s.Objective)
+	if _, err := s.Objective.MarshalText(); err != nil {
+		return fmt.Errorf("objective: want one of %s, got %v", strings.Join(controller.ObjectiveNames(), ", "), s.Objective)
 	}
 	switch s.Progress {
 	case progressIteration, progressTime, progressNone:

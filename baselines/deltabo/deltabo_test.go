@@ -104,8 +104,7 @@ func sameSource(t *testing.T, cut int, a, b *controller.Controller) {
 func TestValidateNamesField(t *testing.T) {
 	mod := func(f func(*Settings)) *Settings { s := DefaultSettings(); f(&s); return &s }
 	methodtest.RejectsFields(t, []methodtest.FieldCase{
-		{Field: "objective", Settings: mod(func(s *Settings) { s.Objective = "loss" })},
-		{Field: "objective", Settings: mod(func(s *Settings) { s.Objective = "" })},
+		{Field: "objective", Settings: mod(func(s *Settings) { s.Objective = controller.Objective(99) })},
 		{Field: "progress", Settings: mod(func(s *Settings) { s.Progress = "epochs" })},
 		{Field: "delta_kernel", Settings: mod(func(s *Settings) { s.DeltaKernel = "linear" })},
 		{Field: "source_block", Settings: mod(func(s *Settings) { s.SourceBlock = 0 })},
@@ -120,7 +119,7 @@ func TestValidateNamesField(t *testing.T) {
 
 // Settings decode strictly from TOML by their tags; Records is not a key.
 func TestSettingsTOML(t *testing.T) {
-	want := Settings{TransferFrom: "runs/source", Objective: "reward", Progress: "time", SourceBlock: 3, MaxSource: 100,
+	want := Settings{TransferFrom: "runs/source", Objective: controller.Reward, Progress: "time", SourceBlock: 3, MaxSource: 100,
 		DeltaKernel: "matern52", Candidates: 64}
 	want.Kernel, want.Window, want.Delta, want.Grid, want.BetaScale, want.Restarts, want.RestartEvery = "se", 50, 0.05, 20, 0.2, 0, 3
 	methodtest.DecodesTOML(t, methodtest.TOML(`transfer_from = "runs/source"`, `objective = "reward"`, `progress = "time"`, "source_block = 3", "max_source = 100",
@@ -187,6 +186,18 @@ func TestDegenerateData(t *testing.T) {
 			if f := ctl.Method().(*DeltaBO).Failures(); f != 0 {
 				t.Errorf("%s (%s): %d failed δ fits", c.name, prog, f)
 			}
+		}
+	}
+}
+
+// An objective name that is not one of the driver's is refused when the
+// TOML is decoded, with an error naming the key and the valid names.
+func TestSettingsTOMLBadObjective(t *testing.T) {
+	for _, text := range []string{`objective = "loss"`, `objective = 3`} {
+		s := DefaultSettings()
+		_, err := toml.Decode(text, &s)
+		if err == nil || !strings.Contains(err.Error(), "objective") {
+			t.Errorf("decode %s: error %v, want one naming objective", text, err)
 		}
 	}
 }

@@ -40,9 +40,9 @@ type Record struct {
 
 // Source is what ReadRuns found.
 type Source struct {
-	Dir       string   // the folder searched
-	Runs      []string // run folders used, sorted
-	Objective string   // the runs' controller.objective (all equal)
+	Dir       string               // the folder searched
+	Runs      []string             // run folders used, sorted
+	Objective controller.Objective // the runs' controller.objective (all equal)
 	Records   []Record
 }
 
@@ -129,14 +129,14 @@ func fileExists(p string) bool {
 
 // runObjective reads [controller] objective from a run's config.toml
 // ("delta", the default, when the file or the key is absent).
-func runObjective(run string) (string, error) {
+func runObjective(run string) (controller.Objective, error) {
 	path := filepath.Join(run, rundir.ConfigFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "delta", nil
+		return controller.Delta, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("transfer_from: %s: %w", path, err)
+		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
 	}
 	var c struct {
 		Controller struct {
@@ -144,9 +144,9 @@ func runObjective(run string) (string, error) {
 		} `toml:"controller"`
 	}
 	if _, err := toml.Decode(string(b), &c); err != nil {
-		return "", fmt.Errorf("transfer_from: %s: %w", path, err)
+		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
 	}
-	return c.Controller.Objective.String(), nil
+	return c.Controller.Objective, nil
 }
 
 // readTrainCSV parses one train.csv into records (rows with an empty

@@ -70,7 +70,7 @@ func TestReadRunsFixtures(t *testing.T) {
 	if len(src.Runs) != 2 || !strings.HasSuffix(src.Runs[0], "seed0") || !strings.HasSuffix(src.Runs[1], "seed1") {
 		t.Fatalf("runs %v, want seed0 and seed1", src.Runs)
 	}
-	if src.Objective != "delta" {
+	if src.Objective != controller.Delta {
 		t.Errorf("objective %q", src.Objective)
 	}
 	if len(src.Records) != 11+6 {
@@ -186,12 +186,13 @@ func TestReadRunsErrors(t *testing.T) {
 	// Through the controller: the error names the folder, and a source
 	// objective other than the run's is refused.
 	for _, c := range []struct {
-		dir, objective string
-		want           string
+		dir       string
+		objective controller.Objective
+		want      string
 	}{
-		{missing, "delta", "no such folder"},
-		{mixed, "delta", "different objectives"},
-		{mk(func(root string) { fixtureRun(t, filepath.Join(root, "r"), "reward", 30, true, periodic, obj) }), "delta", `logged the "reward" objective`},
+		{missing, controller.Delta, "no such folder"},
+		{mixed, controller.Delta, "different objectives"},
+		{mk(func(root string) { fixtureRun(t, filepath.Join(root, "r"), "reward", 30, true, periodic, obj) }), controller.Delta, `logged the "reward" objective`},
 	} {
 		s := DefaultSettings()
 		s.TransferFrom, s.Objective = c.dir, c.objective
@@ -218,7 +219,7 @@ func TestTransferFromFolder(t *testing.T) {
 		fixtureRun(t, filepath.Join(root, fmt.Sprintf("seed%d", s)), "delta", 100, true, periodic, obj)
 	}
 	set := DefaultSettings()
-	set.SetTransferFrom(root, "delta")
+	set.SetTransferFrom(root, controller.Delta)
 	space := paperSpace(t)
 	ctl, err := controller.Build(Name, &set, space, controller.Options{Interval: 5, Seed: 1})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
@@ -33,6 +34,9 @@ type compareFlags struct {
 	frames                                int64
 	framesSet                             bool // --frames was given (0 included: it clears the config's budget)
 	force                                 bool
+	backend                               string
+	slurm                                 slurm.Options // --backend slurm
+	dryRun                                bool
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -50,10 +54,17 @@ A controller may carry presets, NAME@PRESET (e.g. hypercontroller@rl,
 hypercontroller@intercept+kframe): its runs get 'hyperctl train --preset
 PRESET' and land in DIR/<env>/NAME@PRESET/seed<N>, so variants of one method
 sit side by side in one report. With --frames every run stops at the same
-frame budget, for a comparison at equal experience.`,
+frame budget, for a comparison at equal experience.
+
+--backend slurm submits the runs to Slurm instead, as one job array (one
+task per missing or failed run) and returns; 'hyperctl status DIR' follows
+them and re-running the same command submits only what is missing or failed.
+DIR, the config and the hyperctl binary must be on a filesystem the compute
+nodes share, at the same paths.`,
 		Example: `  hyperctl compare --env halfcheetah --controllers hypercontroller,gpucb,pb2,hyperband,random,randomstart,fixed --seeds 0-9 --out runs/cmp
   hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small
-  hyperctl compare --env pusher --controllers hypercontroller,hypercontroller@rl,fixed --seeds 0-4 --frames 1000000 --out runs/opts`,
+  hyperctl compare --env pusher --controllers hypercontroller,hypercontroller@rl,fixed --seeds 0-4 --frames 1000000 --out runs/opts
+  hyperctl compare --env halfcheetah --controllers hypercontroller,fixed --seeds 0-9 --out /shared/cmp --backend slurm --time 02:00:00 --cpus-per-task 2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(cmd.Context(), a, cmd, f)
@@ -70,6 +81,8 @@ frame budget, for a comparison at equal experience.`,
 	fl.Int64Var(&f.frames, "frames", 0, "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
+	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")
+	addSlurmFlags(fl, f)
 	return cmd
 }
 
@@ -195,6 +208,9 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if f.jobs < 1 {
 		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
 	}
+	if err := checkBackendFlags(cmd, f); err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
@@ -227,12 +243,22 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			}
 		}
 	}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man, err = mergeManifest(f.out, man, f.force)
+	if err != nil {
+		return err
+	}
+	if f.backend == backendSlurm && f.dryRun {
+		return runCompareSlurm(ctx, a, cmd, f, man)
+	}
 	if err := rundir.CheckWritable(f.out); err != nil {
 		return err
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
-	if err := writeManifest(f.out, man, f.force); err != nil {
+	if err := writeManifest(f.out, man); err != nil {
 		return err
+	}
+	if f.backend == backendSlurm {
+		return runCompareSlurm(ctx, a, cmd, f, man)
 	}
 
 	var jobs []job
@@ -335,41 +361,39 @@ func (f *compareFlags) checkRun(env, entry string) error {
 	return err
 }
 
-// writeManifest records the matrix; an existing different one is refused
-// unless force.
-func writeManifest(out string, m report.Manifest, force bool) error {
+// mergeManifest checks the matrix against the one already in out: a
+// different one is refused unless force. The Slurm jobs recorded there are
+// kept, so status still sees them.
+func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, error) {
 	path := filepath.Join(out, report.ManifestFile)
 	if b, err := os.ReadFile(path); err == nil {
 		var old report.Manifest
-		if json.Unmarshal(b, &old) == nil && !force {
-			if !slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations || old.Frames != m.Frames {
-				return fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
+		if json.Unmarshal(b, &old) == nil {
+			if !force && (!slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations || old.Frames != m.Frames) {
+				return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
 					out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)
 			}
+			m.SlurmJobs = old.SlurmJobs
 		}
 	}
+	return m, nil
+}
+
+// writeManifest records the matrix.
+func writeManifest(out string, m report.Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return rundir.WriteFileAtomic(path, append(b, '\n'))
+	return rundir.WriteFileAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
 }
 
-// runTrainJob runs one `hyperctl train --resume` as a child process, its
-// output going to the run folder's train.log. Cancellation sends SIGINT so the
-// child checkpoints before exiting.
-func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
-		return err
-	}
-	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	name, preset := splitVariant(j.ctrl)
-	args := []string{"--log-format", "json", "train", "--env", j.env, "--controller", name,
-		"--seed", strconv.FormatInt(j.seed, 10), "--out", j.dir, "--resume", "--threads", strconv.Itoa(threads)}
+// trainArgs are the `hyperctl train` arguments of one run of the matrix,
+// for both backends (the caller adds --threads).
+// ctrl is the matrix's entry, NAME or NAME@PRESET.
+func trainArgs(f *compareFlags, env, ctrl string, seed int64, dir string) []string {
+	name, preset := splitVariant(ctrl)
+	args := []string{"--env", env, "--controller", name, "--seed", strconv.FormatInt(seed, 10), "--out", dir, "--resume"}
 	if f.config != "" {
 		args = append(args, "--config", f.config)
 	}
@@ -385,6 +409,23 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	if f.transferFrom != "" && supportsTransfer(name) {
 		args = append(args, "--transfer-from", f.transferFrom)
 	}
+	return args
+}
+
+// runTrainJob runs one `hyperctl train --resume` as a child process, its
+// output going to the run folder's train.log. Cancellation sends SIGINT so the
+// child checkpoints before exiting.
+func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	args := append([]string{"--log-format", "json", "train"}, trainArgs(f, j.env, j.ctrl, j.seed, j.dir)...)
+	args = append(args, "--threads", strconv.Itoa(threads))
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf
 	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))

@@ -58,7 +58,7 @@ controllers work behind the same interface, for comparison:
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
-	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a))
+	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
 	root.AddCommand(newBenchCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)

@@ -212,7 +212,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 // transferSetter is implemented by the settings of controllers that
 // transfer from earlier runs (deltabo).
 type transferSetter interface {
-	SetTransferFrom(dir, objective string)
+	SetTransferFrom(dir string, objective controller.Objective)
 }
 
 // supportsTransfer reports whether a registered controller takes
@@ -245,7 +245,7 @@ func applyTransferFrom(run *configs.Run, dir string) error {
 	if err != nil {
 		return err
 	}
-	s.(transferSetter).SetTransferFrom(abs, run.Controller.Objective.String())
+	s.(transferSetter).SetTransferFrom(abs, run.Controller.Objective)
 	if run.Controller.Settings == nil {
 		run.Controller.Settings = map[string]controller.Settings{}
 	}

@@ -73,12 +73,12 @@ func (s *Settings) Validate() error {
 	return nil
 }
 
-// New builds a HyperController from the settings.
+// New builds a HyperController from the settings, validating them once.
 func (s *Settings) New() (controller.Method, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return New(*s)
+	return &HyperController{set: *s}, nil
 }
 
 // contextCount returns d^s and whether it is at most maxContexts.

@@ -13,6 +13,8 @@
 //	checkpoint/     checkpoint.bin, the latest checkpoint (written atomically)
 //	summary.json    written when the run finishes; its presence marks a finished run
 //	train.log       the log of a run started by `hyperctl compare`
+//	slurm-task.txt  the last Slurm attempt's outcome, under `compare --backend slurm`
+//	                (written by the batch script; see cmd/hyperctl/internal/slurm)
 //
 // # train.csv and eval.csv
 //

@@ -34,6 +34,18 @@ type Manifest struct {
 	Iterations  int      `json:"iterations"`
 	Frames      int64    `json:"frames,omitempty"` // the frame budget of every run (absent: none)
 	Command     string   `json:"command"`
+	// SlurmJobs are the submissions of `compare --backend slurm`, oldest
+	// first (absent for local compares).
+	SlurmJobs []SlurmJob `json:"slurm_jobs,omitempty"`
+}
+
+// SlurmJob is one job array submitted by `compare --backend slurm`.
+type SlurmJob struct {
+	ID        string `json:"id"`        // Slurm's job id
+	Submitted string `json:"submitted"` // RFC 3339 time of the submission
+	// Runs are the run folders relative to the compare folder
+	// (<env>/<controller>/seed<N>); array task i runs Runs[i].
+	Runs []string `json:"runs"`
 }
 
 // TrainRow is one row of train.csv (the columns the report uses).

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
+)
+
+const (
+	backendLocal = "local"
+	backendSlurm = "slurm"
+)
+
+// slurmFlagNames are compare's flags that only --backend slurm takes.
+var slurmFlagNames = []string{"partition", "time", "cpus-per-task", "mem", "max-parallel", "sbatch-arg", "dry-run"}
+
+func addSlurmFlags(fl *pflag.FlagSet, f *compareFlags) {
+	fl.StringVar(&f.slurm.Partition, "partition", "", "slurm: partition (default: the cluster's default partition)")
+	fl.StringVar(&f.slurm.Time, "time", "", "slurm: time limit per run, HH:MM:SS (default: the partition's); a run stopped at its limit checkpoints and requeues itself")
+	fl.IntVar(&f.slurm.CPUsPerTask, "cpus-per-task", 1, "slurm: CPUs per run, also its libtorch threads and environment workers")
+	fl.StringVar(&f.slurm.Mem, "mem", "", "slurm: memory per run, e.g. 2G (default: the cluster's)")
+	fl.IntVar(&f.slurm.MaxParallel, "max-parallel", 0, "slurm: at most this many runs at once (the array's %K throttle; 0: no limit)")
+	fl.StringArrayVar(&f.slurm.SbatchArgs, "sbatch-arg", nil, "slurm: an extra sbatch option for the script, e.g. --sbatch-arg=--account=proj (repeatable)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "slurm: print the batch script and submit nothing")
+}
+
+// checkBackendFlags refuses flags of the other backend.
+func checkBackendFlags(cmd *cobra.Command, f *compareFlags) error {
+	switch f.backend {
+	case backendLocal:
+		for _, n := range slurmFlagNames {
+			if cmd.Flags().Changed(n) {
+				return usagef("--%s: only with --backend slurm", n)
+			}
+		}
+	case backendSlurm:
+		if cmd.Flags().Changed("jobs") {
+			return usagef("--jobs: only with --backend local; with slurm, --max-parallel limits the runs at once")
+		}
+		if err := f.slurm.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+	default:
+		return usagef("--backend %q: want local or slurm", f.backend)
+	}
+	return nil
+}
+
+// runCompareSlurm submits the unfinished runs of the matrix as one job
+// array (see package slurm) and returns.
+func runCompareSlurm(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags, man report.Manifest) error {
+	g := *f // absolute paths: the tasks run elsewhere
+	var err error
+	if g.out, err = filepath.Abs(f.out); err != nil {
+		return fmt.Errorf("compare: --out %s: %w", f.out, err)
+	}
+	if g.config != "" {
+		if g.config, err = filepath.Abs(f.config); err != nil {
+			return fmt.Errorf("compare: --config %s: %w", f.config, err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(self); err == nil {
+		self = p
+	}
+	opts := g.slurm
+	opts.JobName = "hyperctl-" + filepath.Base(g.out)
+	req := slurm.Request{
+		Out:      g.out,
+		Manifest: man,
+		TrainArgs: func(env, ctrl string, seed int64, dir string) []string {
+			return trainArgs(&g, env, ctrl, seed, dir)
+		},
+		Binary:  self,
+		Options: opts,
+		DryRun:  f.dryRun,
+	}
+	res, err := slurm.Submit(ctx, slurm.ExecRunner{}, req, cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	c := res.Status.Counts()
+	total := len(res.Status.Runs)
+	switch {
+	case res.Tasks == 0:
+		fmt.Fprintf(cmd.OutOrStdout(), "compare: nothing to submit: of %d runs in %s, %d finished, %d running, %d pending. Follow with: hyperctl status %s\n",
+			total, f.out, c[slurm.Finished], c[slurm.Running], c[slurm.Pending], f.out)
+	case f.dryRun:
+		a.log.Info().Int("tasks", res.Tasks).Int("runs", total).Msg("compare --backend slurm --dry-run: the script above; nothing submitted")
+	default:
+		fmt.Fprintf(cmd.OutOrStdout(), "compare: submitted Slurm job %s: %d array tasks (%d missing, %d failed) of %d runs; %d finished, %d running, %d pending. Script: %s. Follow with: hyperctl status %s\n",
+			res.JobID, res.Tasks, c[slurm.Missing], c[slurm.Failed], total, c[slurm.Finished], c[slurm.Running], c[slurm.Pending],
+			filepath.Join(f.out, slurm.Dir, slurm.ScriptFile), f.out)
+	}
+	return nil
+}
+
+func newStatusCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status DIR",
+		Short: "Per run of a compare folder: finished, running, pending, failed or missing",
+		Long: `status lists every run of the matrix a compare recorded in DIR/compare.json:
+  finished  summary.json exists
+  running   a Slurm task runs it
+  pending   a Slurm task for it waits in the queue
+  failed    its last Slurm task ended without finishing it (the reason follows)
+  missing   not finished, not queued, no failure recorded (not started, or stopped)
+It reads the run folders and, when the compare was submitted with
+--backend slurm, the queue (squeue and scontrol; not sacct, which needs
+slurmdbd). 'compare --backend slurm' again submits the failed and missing runs.`,
+		Example: `  hyperctl status runs/cmp
+  hyperctl status runs/cmp --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStatusCmd(cmd, a, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: every run and the counts")
+	return cmd
+}
+
+func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
+	path := filepath.Join(dir, report.ManifestFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("status: %s not found: status lists the matrix 'hyperctl compare' records there", path)
+	}
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
+	var man report.Manifest
+	if err := json.Unmarshal(b, &man); err != nil {
+		return fmt.Errorf("status: %s: %w", path, err)
+	}
+	st, err := slurm.Collect(cmd.Context(), dir, man, slurm.ExecRunner{})
+	if err != nil {
+		return err
+	}
+	if st.QueueErr != nil {
+		a.log.Warn().Err(st.QueueErr).Msg("status: the Slurm queue could not be read; states come from the run folders alone")
+	}
+	c := st.Counts()
+	w := cmd.OutOrStdout()
+	if asJSON {
+		counts := map[string]int{}
+		for _, s := range slurm.States {
+			counts[s.String()] = c[s]
+		}
+		out := struct {
+			Runs       []slurm.RunStatus `json:"runs"`
+			Counts     map[string]int    `json:"counts"`
+			SlurmJobs  []string          `json:"slurm_jobs,omitempty"`
+			QueueError string            `json:"queue_error,omitempty"`
+		}{Runs: st.Runs, Counts: counts}
+		for _, j := range man.SlurmJobs {
+			out.SlurmJobs = append(out.SlurmJobs, j.ID)
+		}
+		if st.QueueErr != nil {
+			out.QueueError = st.QueueErr.Error()
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ENV\tCONTROLLER\tSEED\tSTATE\tITERATIONS\tSLURM TASK\tDETAIL")
+	for _, r := range st.Runs {
+		task := r.Task
+		if task == "" {
+			task = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d/%d\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, r.Done, r.Iterations, task, r.Detail)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var parts []string
+	for _, s := range slurm.States {
+		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
+	}
+	fmt.Fprintf(w, "status: %d runs: %s\n", len(st.Runs), strings.Join(parts, ", "))
+	return nil
+}
