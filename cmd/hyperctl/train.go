@@ -37,7 +37,8 @@ func newTrainCmd(a *app) *cobra.Command {
 with the configured ones. Defaults come from the built-in configs/<env>.toml;
 --config replaces them and the flags override both.
 
-Outputs in --out (default runs/<env>-<controller>-seed<N>):
+Outputs in --out (default runs/<env>-<controller>-seed<N>, or
+runs/<env>-<controller>@<preset>-seed<N> with --preset):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
@@ -178,7 +179,11 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		run.Controller.Settings[name] = s
 	}
 	if o.out == "" {
-		o.out = filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, run.Controller.Name, run.Seed))
+		name := run.Controller.Name
+		if o.preset != "" {
+			name += "@" + o.preset // as compare names a variant's folder
+		}
+		o.out = filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, name, run.Seed))
 	}
 	return nil
 }
