@@ -4,7 +4,7 @@ SHELL := bash
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 
-.PHONY: all setup build test check train bench clean
+.PHONY: all setup build test check train bench proto clean
 
 all: build
 
@@ -27,6 +27,10 @@ train: build
 ## bench: Go benchmarks (speed figures go to results/ by hand, with the command)
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## proto: regenerate the Go code of every committed .proto (protoc + go tool protoc-gen-go)
+proto: setup
+	@bash scripts/gen-proto.sh
 
 clean:
 	rm -rf bin

@@ -60,7 +60,7 @@ func (r *Run) MinFramesPerIteration() int64 {
 // checkFrames: frames >= 0, and a budget must be reachable within the
 // iteration cap whatever batch sizes the controller picks, so that every
 // run of a comparison trains on at least the budget.
-func (r *Run) checkFrames() error {
+func (r *Run) checkFrames() *Error {
 	if r.Frames < 0 || r.Frames > MaxFrames {
 		return &Error{Key: "frames", Msg: fmt.Sprintf("want an integer in [0, %d] (0: no frame budget), got %d", int64(MaxFrames), r.Frames)}
 	}
@@ -80,8 +80,8 @@ func (r *Run) checkFrames() error {
 // so a controller can never pick an invalid combination; and that lr and
 // lr_scale are not both tuned. The [ppo] values alone are checked by
 // ppo.Config.Validate.
-func (r *Run) checkTunedRules() error {
-	bad := func(key, msg string) error { return &Error{Key: key, Msg: msg} }
+func (r *Run) checkTunedRules() *Error {
+	bad := func(key, msg string) *Error { return &Error{Key: key, Msg: msg} }
 	at := func(name string) string {
 		if _, i := r.tuned(name); i >= 0 {
 			return fmt.Sprintf("controller.tune[%d]", i)

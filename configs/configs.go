@@ -77,6 +77,70 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("config %s: %s: %s", e.File, e.Key, e.Msg)
 }
 
+// MaxErrors bounds the problems one error reports; the rest are counted.
+const MaxErrors = 20
+
+// Errors are several problems of one config, each an *Error.
+type Errors struct {
+	File string
+	List []*Error // the first MaxErrors problems
+	More int      // problems beyond MaxErrors
+}
+
+func (e *Errors) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "config %s: %d problems:", e.File, len(e.List)+e.More)
+	for _, p := range e.List {
+		if p.Key == "" {
+			fmt.Fprintf(&sb, "\n  %s", p.Msg)
+		} else {
+			fmt.Fprintf(&sb, "\n  %s: %s", p.Key, p.Msg)
+		}
+	}
+	if e.More > 0 {
+		fmt.Fprintf(&sb, "\n  (and %d more)", e.More)
+	}
+	return sb.String()
+}
+
+// Unwrap returns the problems, so errors.As finds the first *Error.
+func (e *Errors) Unwrap() []error {
+	out := make([]error, len(e.List))
+	for i, p := range e.List {
+		out[i] = p
+	}
+	return out
+}
+
+// collect turns problems into nil, one *Error, or *Errors, with the file
+// set.
+func collect(file string, ps []*Error) error {
+	for _, p := range ps {
+		p.File = file
+	}
+	switch {
+	case len(ps) == 0:
+		return nil
+	case len(ps) == 1:
+		return ps[0]
+	case len(ps) > MaxErrors:
+		return &Errors{File: file, List: ps[:MaxErrors], More: len(ps) - MaxErrors}
+	}
+	return &Errors{File: file, List: ps}
+}
+
+// leaves flattens errors joined with errors.Join.
+func leaves(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
 // Base returns the built-in defaults that every file is decoded over.
 func Base() Run {
 	return Run{
@@ -176,6 +240,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		return Run{}, decodeError(file, err)
 	}
 	run.Controller.Settings = map[string]controller.Settings{}
+	var problems []*Error
 	known := map[string]bool{"name": true, "interval": true, "objective": true, "tune": true}
 	methodKeys := map[string]bool{}
 	names := make([]string, 0, len(raw.Controller))
@@ -189,7 +254,8 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		}
 		e, err := controller.Lookup(k)
 		if err != nil || e.Name != k {
-			return Run{}, &Error{File: file, Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, and one table per controller: %s", strings.Join(controller.Names(), ", "))}
+			problems = append(problems, &Error{Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, and one table per controller: %s", strings.Join(controller.Names(), ", "))})
+			continue
 		}
 		s := e.Defaults()
 		if err := md2.PrimitiveDecode(raw.Controller[k], s); err != nil {
@@ -198,16 +264,17 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		run.Controller.Settings[k] = s
 		methodKeys[k] = true
 	}
+	// Unknown keys and invalid values are all reported, up to MaxErrors.
 	for _, key := range md2.Undecoded() {
 		if len(key) >= 3 && key[0] == "controller" && methodKeys[key[1]] {
-			return Run{}, &Error{File: file, Key: key.String(), Msg: "unknown key; " + allowedKeys(run.Controller.Settings[key[1]])}
+			problems = append(problems, &Error{Key: key.String(), Msg: "unknown key; " + allowedKeys(run.Controller.Settings[key[1]])})
 		}
 	}
 	for _, key := range md.Undecoded() {
 		if len(key) >= 2 && key[0] == "controller" && methodKeys[key[1]] {
 			continue
 		}
-		return Run{}, &Error{File: file, Key: key.String(), Msg: "unknown key; " + allowedFor(key)}
+		problems = append(problems, &Error{Key: key.String(), Msg: "unknown key; " + allowedFor(key)})
 	}
 	for _, f := range o {
 		f(&run)
@@ -215,16 +282,11 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	if spec := run.preset; spec != "" {
 		run.preset = ""
 		if err := ApplyPreset(&run, spec); err != nil {
-			return Run{}, &Error{File: file, Msg: err.Error()}
+			problems = append(problems, &Error{Msg: err.Error()})
 		}
 	}
-	if err := run.Validate(); err != nil {
-		var ce *Error
-		if errors.As(err, &ce) {
-			ce.File = file
-			return Run{}, ce
-		}
-		return Run{}, &Error{File: file, Msg: err.Error()}
+	if err := collect(file, append(problems, run.problems()...)); err != nil {
+		return Run{}, err
 	}
 	return run, nil
 }
@@ -264,77 +326,101 @@ func allowedKeys(s controller.Settings) string {
 	return "allowed: " + strings.Join(tomlTags(s), ", ")
 }
 
-// Validate checks ranges and names; errors are *Error with the key set.
-func (r *Run) Validate() error {
-	bad := func(key, msg string) error { return &Error{Key: key, Msg: msg} }
+// Validate checks ranges and names. One problem is an *Error with the key
+// set; several are an *Errors listing them (up to MaxErrors).
+func (r *Run) Validate() error { return collect("", r.problems()) }
+
+// problems lists every range and name problem of r.
+func (r *Run) problems() []*Error {
+	var out []*Error
+	bad := func(key, msg string) { out = append(out, &Error{Key: key, Msg: msg}) }
 	if strings.TrimSpace(r.Env) == "" {
-		return bad("env", "missing; want an environment name such as halfcheetah")
+		bad("env", "missing; want an environment name such as halfcheetah")
 	}
 	if r.Seed < 0 {
-		return bad("seed", fmt.Sprintf("want an integer >= 0, got %d", r.Seed))
+		bad("seed", fmt.Sprintf("want an integer >= 0, got %d", r.Seed))
 	}
 	if r.Iterations < 1 || r.Iterations > 10_000_000 {
-		return bad("iterations", fmt.Sprintf("want an integer in [1, 10000000], got %d", r.Iterations))
+		bad("iterations", fmt.Sprintf("want an integer in [1, 10000000], got %d", r.Iterations))
 	}
 	if r.EvalEvery < 0 {
-		return bad("eval_every", fmt.Sprintf("want an integer >= 0 (0 disables), got %d", r.EvalEvery))
+		bad("eval_every", fmt.Sprintf("want an integer >= 0 (0 disables), got %d", r.EvalEvery))
 	}
 	if r.CheckpointEvery < 1 {
-		return bad("checkpoint_every", fmt.Sprintf("want an integer >= 1, got %d", r.CheckpointEvery))
+		bad("checkpoint_every", fmt.Sprintf("want an integer >= 1, got %d", r.CheckpointEvery))
 	}
 	if err := r.PPO.Validate(); err != nil {
-		key, msg, _ := strings.Cut(err.Error(), ": ")
-		return bad(key, msg)
+		for _, e := range leaves(err) {
+			key, msg, _ := strings.Cut(e.Error(), ": ")
+			bad(key, msg)
+		}
 	}
 	c := &r.Controller
 	if c.Name != Fixed {
 		if _, err := controller.Lookup(c.Name); err != nil {
-			return bad("controller.name", fmt.Sprintf("unknown controller %q; valid: %s, %s", c.Name, strings.Join(controller.Names(), ", "), Fixed))
+			bad("controller.name", fmt.Sprintf("unknown controller %q; valid: %s, %s", c.Name, strings.Join(controller.Names(), ", "), Fixed))
 		}
 	}
 	if c.Interval == IntervalAuto {
-		if _, err := r.DecisionInterval(); err != nil {
-			key, msg, _ := strings.Cut(err.Error(), ": ")
-			if key != "controller.interval" {
-				key, msg = "controller.interval", err.Error()
+		if len(out) == 0 { // the horizon rule reads the other settings
+			if _, err := r.DecisionInterval(); err != nil {
+				key, msg, _ := strings.Cut(err.Error(), ": ")
+				if key != "controller.interval" {
+					key, msg = "controller.interval", err.Error()
+				}
+				bad(key, msg)
 			}
-			return bad(key, msg)
 		}
 	} else if c.Interval < 1 {
-		return bad("controller.interval", fmt.Sprintf("want an integer >= 1 or \"auto\", got %d", int(c.Interval)))
+		bad("controller.interval", fmt.Sprintf("want an integer >= 1 or \"auto\", got %d", int(c.Interval)))
 	}
 	if c.Name != Fixed && len(c.Tune) == 0 {
-		return bad("controller.tune", "no hyperparameters to tune; add [[controller.tune]] entries or set controller.name = \"fixed\"")
+		bad("controller.tune", "no hyperparameters to tune; add [[controller.tune]] entries or set controller.name = \"fixed\"")
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Tune {
 		key := fmt.Sprintf("controller.tune[%d]", i)
 		if _, err := ppo.LookupHyperKey(t.Name); err != nil {
-			return bad(key+".name", err.Error())
+			bad(key+".name", err.Error())
+			continue
 		}
 		if seen[t.Name] {
-			return bad(key+".name", fmt.Sprintf("%q is tuned twice", t.Name))
+			bad(key+".name", fmt.Sprintf("%q is tuned twice", t.Name))
+			continue
 		}
 		seen[t.Name] = true
 		if _, err := c.spaceParam(t); err != nil {
-			return bad(key, err.Error())
+			bad(key, err.Error())
+			continue
 		}
 		if err := checkTunedRange(t); err != nil {
-			return bad(key, err.Error())
+			bad(key, err.Error())
 		}
 	}
-	if err := r.checkTunedRules(); err != nil {
-		return err
-	}
-	if err := r.checkFrames(); err != nil {
-		return err
-	}
-	for name, s := range c.Settings {
-		if err := s.Validate(); err != nil {
-			return bad("controller."+name, err.Error())
+	if len(out) == 0 { // the rules between keys read valid values
+		if err := r.checkTunedRules(); err != nil {
+			out = append(out, err)
+		} else if err := r.checkFrames(); err != nil {
+			out = append(out, err)
 		}
 	}
-	return nil
+	for _, name := range sortedNames(c.Settings) {
+		if err := c.Settings[name].Validate(); err != nil {
+			for _, e := range leaves(err) {
+				bad("controller."+name, e.Error())
+			}
+		}
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkTunedRange keeps tuned bounds inside what PPO accepts, so every

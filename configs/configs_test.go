@@ -1,6 +1,8 @@
 package configs
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -279,4 +281,51 @@ func TestPresets(t *testing.T) {
 
 func reflectField(s controller.Settings, name string) bool {
 	return reflect.ValueOf(s).Elem().FieldByName(name).Bool()
+}
+
+// TestSeveralErrorsAllReported: a config with several problems reports all
+// of them, each with its key, up to MaxErrors.
+func TestSeveralErrorsAllReported(t *testing.T) {
+	text := `env = "reacher"
+seed = -1
+bogus = 3
+[ppo]
+clip = 1.5
+gamma = 2.0
+num_envs = 0
+nonsense = 1
+[controller]
+name = "nope"
+`
+	_, err := Parse("many.toml", text)
+	var es *Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("err = %v (%T), want *Errors", err, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"config many.toml: 7 problems:", "seed: want an integer >= 0", "bogus: unknown key", "ppo.nonsense: unknown key",
+		"ppo.clip: want a value in (0, 1)", "ppo.gamma: want a value in (0, 1]", "ppo.num_envs:", "controller.name: unknown controller \"nope\""} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not mention %q:\n%s", want, msg)
+		}
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.File != "many.toml" {
+		t.Fatalf("errors.As(*Error) = %v", first)
+	}
+	// One problem keeps the single-line form.
+	_, err = Parse("one.toml", "env = \"reacher\"\n[ppo]\nclip = 1.5\n")
+	if err == nil || err.Error() != "config one.toml: ppo.clip: want a value in (0, 1), got 1.5" {
+		t.Fatalf("single error: %v", err)
+	}
+	// Beyond MaxErrors the rest are counted.
+	var b strings.Builder
+	b.WriteString("env = \"reacher\"\n")
+	for i := 0; i < MaxErrors+5; i++ {
+		fmt.Fprintf(&b, "unknown%d = 1\n", i)
+	}
+	_, err = Parse("lots.toml", b.String())
+	if !errors.As(err, &es) || len(es.List) != MaxErrors || es.More != 5 || !strings.Contains(err.Error(), "(and 5 more)") {
+		t.Fatalf("lots: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package ppo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -85,49 +86,60 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first out-of-range key, named as in TOML.
+// Validate reports every out-of-range key (joined with errors.Join, one
+// error per key), each named as in TOML.
 func (c Config) Validate() error {
-	bad := func(key, want string, got any) error {
-		return fmt.Errorf("ppo.%s: %s, got %v", key, want, got)
+	var errs []error
+	bad := func(key, want string, got any) {
+		errs = append(errs, fmt.Errorf("ppo.%s: %s, got %v", key, want, got))
 	}
 	if err := c.Hyper.Validate(); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
-		return bad("hidden", "want 1 to 8 layer widths", c.Hidden)
-	}
-	for _, h := range c.Hidden {
-		if h < 1 || h > 4096 {
-			return bad("hidden", "want widths in [1, 4096]", c.Hidden)
+		bad("hidden", "want 1 to 8 layer widths", c.Hidden)
+	} else {
+		for _, h := range c.Hidden {
+			if h < 1 || h > 4096 {
+				bad("hidden", "want widths in [1, 4096]", c.Hidden)
+				break
+			}
 		}
 	}
-	switch {
-	case c.Activation != "tanh" && c.Activation != "relu":
-		return bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
-	case !finite(c.InitLogStd) || c.InitLogStd < -5 || c.InitLogStd > 2:
-		return bad("init_log_std", "want a value in [-5, 2]", c.InitLogStd)
-	case !finite(c.InitGainHidden) || c.InitGainHidden <= 0 || c.InitGainHidden > 100:
-		return bad("init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden)
-	case !finite(c.InitGainPolicy) || c.InitGainPolicy <= 0 || c.InitGainPolicy > 100:
-		return bad("init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy)
-	case !finite(c.InitGainValue) || c.InitGainValue <= 0 || c.InitGainValue > 100:
-		return bad("init_gain_value", "want a value in (0, 100]", c.InitGainValue)
-	case c.NumEnvs < 1 || c.NumEnvs > 256:
-		return bad("num_envs", "want an integer in [1, 256]", c.NumEnvs)
-	case !finite(c.AdamEps) || c.AdamEps <= 0:
-		return bad("adam_eps", "want a value > 0", c.AdamEps)
-	case !finite(c.AdamBeta1) || c.AdamBeta1 < 0 || c.AdamBeta1 >= 1:
-		return bad("adam_beta1", "want a value in [0, 1)", c.AdamBeta1)
-	case !finite(c.AdamBeta2) || c.AdamBeta2 < 0 || c.AdamBeta2 >= 1:
-		return bad("adam_beta2", "want a value in [0, 1)", c.AdamBeta2)
-	case !finite(c.ObsClip) || c.ObsClip <= 0:
-		return bad("obs_clip", "want a value > 0", c.ObsClip)
-	case !finite(c.RewardClip) || c.RewardClip <= 0:
-		return bad("reward_clip", "want a value > 0", c.RewardClip)
-	case c.Threads < 0 || c.Threads > 256:
-		return bad("threads", "want an integer in [0, 256] (0: automatic)", c.Threads)
-	case c.EvalEpisodes < 1 || c.EvalEpisodes > 1000:
-		return bad("eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes)
+	if c.Activation != "tanh" && c.Activation != "relu" {
+		bad("activation", `want "tanh" or "relu"`, fmt.Sprintf("%q", c.Activation))
 	}
-	return nil
+	for _, r := range []struct {
+		key, want string
+		v         float64
+		ok        bool
+	}{
+		{"init_log_std", "want a value in [-5, 2]", c.InitLogStd, c.InitLogStd >= -5 && c.InitLogStd <= 2},
+		{"init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden, c.InitGainHidden > 0 && c.InitGainHidden <= 100},
+		{"init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy, c.InitGainPolicy > 0 && c.InitGainPolicy <= 100},
+		{"init_gain_value", "want a value in (0, 100]", c.InitGainValue, c.InitGainValue > 0 && c.InitGainValue <= 100},
+		{"adam_eps", "want a value > 0", c.AdamEps, c.AdamEps > 0},
+		{"adam_beta1", "want a value in [0, 1)", c.AdamBeta1, c.AdamBeta1 >= 0 && c.AdamBeta1 < 1},
+		{"adam_beta2", "want a value in [0, 1)", c.AdamBeta2, c.AdamBeta2 >= 0 && c.AdamBeta2 < 1},
+		{"obs_clip", "want a value > 0", c.ObsClip, c.ObsClip > 0},
+		{"reward_clip", "want a value > 0", c.RewardClip, c.RewardClip > 0},
+	} {
+		if !finite(r.v) || !r.ok {
+			bad(r.key, r.want, r.v)
+		}
+	}
+	for _, r := range []struct {
+		key, want string
+		v         int
+		ok        bool
+	}{
+		{"num_envs", "want an integer in [1, 256]", c.NumEnvs, c.NumEnvs >= 1 && c.NumEnvs <= 256},
+		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
+		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
+	} {
+		if !r.ok {
+			bad(r.key, r.want, r.v)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package ppo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -177,14 +178,18 @@ func (f hyperField) want() string {
 
 func (h *Hyper) field(f hyperField) reflect.Value { return reflect.ValueOf(h).Elem().Field(f.index) }
 
-// Validate reports the first value outside its range, named as in TOML
-// (e.g. "ppo.clip: want a value in (0, 1), got 1.5"), then the first broken
-// rule between keys (see Hyper).
+// Validate reports every value outside its range (errors.Join), each named
+// as in TOML (e.g. "ppo.clip: want a value in (0, 1), got 1.5"); when all
+// are in range, the first broken rule between keys (see Hyper).
 func (h Hyper) Validate() error {
+	var errs []error
 	for _, f := range hyperFields {
 		if err := f.check(h.get(f)); err != nil {
-			return err
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	if h.MinibatchSize > h.BatchSize {
 		return fmt.Errorf("ppo.minibatch_size: want at most batch_size = %d, got %d", h.BatchSize, h.MinibatchSize)

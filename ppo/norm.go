@@ -1,10 +1,14 @@
 package ppo
 
-import "math"
+import (
+	"math"
+
+	"github.com/hyperctl/hyperctl/ppo/policy"
+)
 
 // normEps is the variance epsilon of Gymnasium's NormalizeObservation and
 // NormalizeReward wrappers.
-const normEps = 1e-8
+const normEps = policy.NormEpsilon
 
 // RunningMeanStd tracks the mean and (population) variance of a stream of
 // vectors with the parallel update of Chan et al., as Gymnasium's
@@ -57,20 +61,11 @@ func (r RunningMeanStd) clone() RunningMeanStd {
 }
 
 // normalizeObs writes clip((x − mean)/√(var + 1e-8), ±clip) for rows
-// vectors into dst as float32. With enabled false it only converts.
+// vectors into dst as float32. With enabled false it only converts. The
+// formula is policy.ObsNorm.Apply, so a saved policy normalises as training
+// did.
 func normalizeObs(rms *RunningMeanStd, enabled bool, clip float64, x []float64, dst []float32) {
-	if !enabled {
-		for i, v := range x {
-			dst[i] = float32(v)
-		}
-		return
-	}
-	dim := len(rms.Mean)
-	for i, v := range x {
-		j := i % dim
-		z := (v - rms.Mean[j]) / math.Sqrt(rms.Var[j]+normEps)
-		dst[i] = float32(math.Max(-clip, math.Min(clip, z)))
-	}
+	policy.ObsNorm{Enabled: enabled, Mean: rms.Mean, Var: rms.Var, Clip: clip, Epsilon: normEps}.Apply(x, dst)
 }
 
 // RewardScaler divides rewards by the running standard deviation of the

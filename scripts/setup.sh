@@ -8,6 +8,8 @@
 #     libblas.so.3 alternative, which is the slow reference BLAS unless an
 #     optimised one is installed; the single-threaded OpenBLAS build avoids
 #     oversubscribing cores next to hyperctl's own parallelism.
+#     Also the packages for the run artifacts, the service, the Slurm test and
+#     the Python-side checks (see the list below).
 #  2. gotch v0.7.0, the libtorch binding, patched for Debian's libtorch 1.13.1
 #     into third_party/gotch (git-ignored; go.mod replaces the module with it).
 #     gotch's sources are never committed: they come from the Go module proxy
@@ -33,7 +35,14 @@ command -v go >/dev/null 2>&1 || { echo "setup: Go toolchain not found (looked o
 log() { echo "setup: $*" >&2; }
 
 # ---------------------------------------------------------------- 1. apt
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge)
+# slurm-wlm and munge: the Slurm end-to-end test. libosmesa6-dev (MuJoCo's
+# offscreen renderer without a display) and ffmpeg (video; ffprobe in tests).
+# protobuf-compiler and libprotobuf-dev (Google's well-known .proto files):
+# `make proto`, the generated-code staleness tests, TensorBoard's definitions
+# in tests. Debian's python3-numpy, python3-torch and python3-protobuf (for
+# /usr/bin/python3): the independent Python checks of policies and TensorBoard
+# files, and the Python PPO that proves `hyperctl serve` end to end.
+debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

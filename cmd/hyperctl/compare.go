@@ -291,6 +291,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
 	}
 
+	prog := newCompareProgress(cmd, a, jobs, skipped, iters)
 	queue := make(chan job)
 	var mu sync.Mutex
 	var failed []string
@@ -306,6 +307,9 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 				mu.Lock()
 				done++
 				ev := a.log.Info()
+				if prog.active() {
+					ev = a.log.Debug() // the bar shows the progress
+				}
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s/%s/seed%d: %v", j.env, j.ctrl, j.seed, err))
 					ev = a.log.Error().Err(err)
@@ -313,6 +317,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 				ev.Str("env", j.env).Str("controller", j.ctrl).Int64("seed", j.seed).
 					Float64("took_s", time.Since(start).Round(100*time.Millisecond).Seconds()).Int("done", done).Int("of", len(jobs)).Msg("run finished")
 				mu.Unlock()
+				prog.runDone()
 			}
 		}()
 	}
@@ -326,6 +331,7 @@ feed:
 	}
 	close(queue)
 	wg.Wait()
+	prog.finish()
 	if ctx.Err() != nil {
 		return fmt.Errorf("compare interrupted after %d of %d runs; re-run the same command to continue", done, len(jobs))
 	}

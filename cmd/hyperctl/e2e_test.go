@@ -112,6 +112,13 @@ func TestTrainEndToEnd(t *testing.T) {
 	if o, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume"); code != 0 || !strings.Contains(o, "already finished") {
 		t.Fatalf("--resume on a finished run: exit %d, %s", code, o)
 	}
+	// ... but only with the config it ran with.
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume", "--controller", "random"); code != 1 || !strings.Contains(e, "different config") || !strings.Contains(e, `+ name = "random"`) {
+		t.Fatalf("--resume on a finished run with another controller: exit %d, %s", code, e)
+	}
+	if o, _, code := runCLI(t, "train", "--out", out, "--resume"); code != 0 || !strings.Contains(o, "already finished") {
+		t.Fatalf("--out --resume on a finished run: exit %d, %s", code, o)
+	}
 	if _, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--force", "--iterations", "2"); code != 0 {
 		t.Fatalf("--force: exit %d", code)
 	}
@@ -150,7 +157,8 @@ func TestTrainKillAndResume(t *testing.T) {
 	if _, e, code := runCLI(t, "train", "--config", other, "--out", out, "--resume"); code != 1 || !strings.Contains(e, "different config") || !strings.Contains(e, "+ seed = 1") {
 		t.Fatalf("resume with another config: exit %d\n%s", code, e)
 	}
-	o, e, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume")
+	// --out DIR --resume alone takes the env and config from DIR/config.toml.
+	o, e, code := runCLI(t, "train", "--out", out, "--resume")
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, o, e)
 	}
@@ -163,6 +171,10 @@ func TestTrainKillAndResume(t *testing.T) {
 		evals = append(evals, i)
 	}
 	wantSeq(t, "eval.csv", csvIterations(t, filepath.Join(out, "eval.csv")), evals)
+	// The events and the policies agree with the CSVs: no step twice, the
+	// best policy is the best of eval.csv's rows (not of the lost ones).
+	checkEvents(t, out)
+	checkPolicies(t, out, 40)
 }
 
 func TestTrainErrorsLeaveNoFolder(t *testing.T) {
@@ -200,8 +212,15 @@ func TestTrainErrorsLeaveNoFolder(t *testing.T) {
 	file := filepath.Join(dir, "a-file")
 	os.WriteFile(file, nil, 0o644)
 	cfg := writeTiny(t, dir)
-	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(file, "run")); code != 1 || !strings.Contains(e, "output folder") {
-		t.Fatalf("unwritable --out: exit %d, %s", code, e)
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(file, "run")); code != 1 || !strings.Contains(e, file+" is a file, not a folder") {
+		t.Fatalf("--out under a file: exit %d, %s", code, e)
+	}
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", file); code != 1 || !strings.Contains(e, "output folder "+file+" is a file, not a folder") {
+		t.Fatalf("--out is a file: exit %d, %s", code, e)
+	}
+	// --resume without --env or --config needs the folder's config.toml.
+	if _, e, code := runCLI(t, "train", "--out", filepath.Join(dir, "nothing-here"), "--resume"); code != 2 || !strings.Contains(e, "has no config.toml") {
+		t.Fatalf("--out --resume on an empty folder: exit %d, %s", code, e)
 	}
 }
 

@@ -59,7 +59,7 @@ controllers work behind the same interface, for comparison:
 		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
-	root.AddCommand(newBenchCmd(a))
+	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a), newServeCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
@@ -123,10 +123,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print hyperctl's version and the native libraries it links",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
+			v := versionString()
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "hyperctl %s\n", v)
 			fmt.Fprintf(w, "go        %s\n", goVersion())
@@ -135,6 +132,34 @@ func newVersionCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// versionString is hyperctl's version: the -ldflags one, else the module
+// version, else "dev" with the VCS revision the binary was built from.
+func versionString() string {
+	if version != "dev" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		return version
+	}
+	return version + "+" + rev + dirty
 }
 
 func goVersion() string {

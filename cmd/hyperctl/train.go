@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
@@ -44,8 +46,15 @@ runs/<env>-<controller>@<preset>-seed<N> with --preset):
   eval.csv       one row per deterministic evaluation
   checkpoint/    the latest checkpoint (every checkpoint_every iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
+  policy-final.safetensors/.json
+                 the latest policy (every evaluation and at the end)
+  policy-best.safetensors/.json
+                 the policy with the highest evaluation return so far
+  events.out.tfevents.*
+                 TensorBoard events (tensorboard --logdir DIR)
 
-A killed run continues with --resume, with no lost or duplicated rows.
+A killed run continues with --out DIR --resume (the config comes from
+DIR/config.toml), with no lost or duplicated rows.
 
 --frames N gives the run a frame budget: it stops after the first iteration
 that reaches N frames (--iterations, or the config's, still caps it and must
@@ -56,7 +65,7 @@ Study), names joined by +:
 ` + configs.PresetDoc(),
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
-  hyperctl train --env reacher --out runs/r --resume
+  hyperctl train --out runs/r --resume
   hyperctl train --env halfcheetah --frames 1000000 --preset rl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -87,8 +96,8 @@ Study), names joined by +:
 
 // Validate checks the flags on their own; every failure is a usage error.
 func (o *trainOptions) Validate(cmd *cobra.Command) error {
-	if o.env == "" && o.config == "" {
-		return usagef("train: --env or --config is required")
+	if o.env == "" && o.config == "" && !(o.resume && o.out != "") {
+		return usagef("train: --env or --config is required (or --out DIR --resume, which takes them from DIR/config.toml)")
 	}
 	if o.env != "" {
 		spec, err := envs.Lookup(o.env)
@@ -151,6 +160,14 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 	if changed("preset") {
 		set = append(set, configs.WithPreset(o.preset))
 	}
+	if o.config == "" && o.env == "" {
+		// --out DIR --resume alone: the folder's config.toml has everything.
+		p := filepath.Join(o.out, rundir.ConfigFile)
+		if _, err := os.Stat(p); err != nil {
+			return usagef("train --resume: %s has no %s to resume from; give --env or --config", o.out, rundir.ConfigFile)
+		}
+		o.config = p
+	}
 	var err error
 	if o.config != "" {
 		o.run, err = configs.Load(o.config, set...)
@@ -191,7 +208,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 // Run trains into --out and reports the outcome.
 func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) error {
 	res, err := training.Train(ctx, o.run, training.Options{
-		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a),
+		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
 	})
 	if err != nil {
 		return err

@@ -155,6 +155,7 @@ type Walker struct {
 	joints  [4]*b2.B2RevoluteJoint // hip-1, knee-1, hip+1, knee+1
 	contact [4]bool                // ground_contact (lower legs 1 and 3 only)
 	lidar   [10]float64            // fractions of the last ray casts
+	clouds  []cloud                // drawn by the renderer only
 	listen  *contactDetector
 
 	gameOver    bool
@@ -272,7 +273,7 @@ func (w *Walker) startEpisode() {
 	w.ter.generate(w.gen)
 	w.buildTerrain()
 	// 3. Clouds: rendering only, but they consume 110 draws.
-	drawClouds(w.gen)
+	w.clouds = drawClouds(w.gen, w.clouds[:0])
 	// 4-5. Hull with the initial push, then the legs.
 	w.buildWalker()
 

@@ -486,7 +486,7 @@ func TestDeterminism(t *testing.T) {
 	g := rng.New(7)
 	var ter terrain
 	ter.generate(g)
-	drawClouds(g)
+	drawClouds(g, nil)
 	g.Uniform(-5, 5)
 	ter.generate(g)
 	if ter.y != w.ter.y {

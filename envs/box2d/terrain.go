@@ -1,6 +1,10 @@
 package box2d
 
-import "github.com/hyperctl/hyperctl/envs/rng"
+import (
+	"math"
+
+	"github.com/hyperctl/hyperctl/envs/rng"
+)
 
 // terrain is the normal-mode (hardcore=False) BipedalWalker ground: 200
 // points joined by 199 edges, plus a record of the random draws it used
@@ -65,15 +69,33 @@ func (t *terrain) generate(g *rng.Generator) {
 	}
 }
 
-// drawClouds consumes the random draws of Gymnasium's _generate_clouds: the
-// clouds are only drawn on screen, but their 110 uniforms sit between the
-// terrain and the initial push in the random stream.
-func drawClouds(g *rng.Generator) {
+// cloud is one cloud polygon (5 points, metres) and its x extent.
+type cloud struct {
+	poly   [5][2]float64
+	x1, x2 float64
+}
+
+// drawClouds makes Gymnasium's _generate_clouds: the clouds are only drawn
+// on screen (see render.go), but their 110 uniforms sit between the terrain
+// and the initial push in the random stream. It appends to dst.
+func drawClouds(g *rng.Generator, dst []cloud) []cloud {
 	for i := 0; i < terrainLength/20; i++ {
-		g.Uniform(0, terrainLength)
+		x := g.Uniform(0, terrainLength) * terrainStep
+		y := viewportH / scale * 3 / 4
+		var c cloud
 		for a := 0; a < 5; a++ {
-			g.Uniform(0, 5*terrainStep) // x offset
-			g.Uniform(0, 5*terrainStep) // y offset
+			dx := g.Uniform(0, 5*terrainStep) // x offset
+			dy := g.Uniform(0, 5*terrainStep) // y offset
+			c.poly[a] = [2]float64{
+				x + 15*terrainStep*math.Sin(3.14*2*float64(a)/5) + dx,
+				y + 5*terrainStep*math.Cos(3.14*2*float64(a)/5) + dy,
+			}
 		}
+		c.x1, c.x2 = c.poly[0][0], c.poly[0][0]
+		for _, p := range c.poly {
+			c.x1, c.x2 = math.Min(c.x1, p[0]), math.Max(c.x2, p[0])
+		}
+		dst = append(dst, c)
 	}
+	return dst
 }

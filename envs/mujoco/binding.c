@@ -281,3 +281,14 @@ const char* hc_model_field_name(int i) {
   }
   return hc_field_names[i];
 }
+
+// hc_guard runs fn(arg) with mju_error turned into HC_ERROR and its message
+// in st (for code outside this file, such as the renderer).
+int hc_guard(hcStatus* st, hc_fn fn, void* arg) {
+  int rc = HC_OK;
+  HC_GUARDED(st, rc = fn(arg));
+  if (rc != HC_OK) {
+    st->code = rc;
+  }
+  return rc;
+}

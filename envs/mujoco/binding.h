@@ -43,4 +43,9 @@ int hc_model_field(const mjModel* m, const char* name, void** ptr, int* type,
                    int* nr, int* nc);
 const char* hc_model_field_name(int i);
 
+// hc_guard runs fn(arg) guarded: mju_error inside it returns HC_ERROR with
+// the message in st. fn returns HC_OK or an HC_* code.
+typedef int (*hc_fn)(void* arg);
+int hc_guard(hcStatus* st, hc_fn fn, void* arg);
+
 #endif  // HYPERCTL_MUJOCO_BINDING_H_

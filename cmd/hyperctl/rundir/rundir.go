@@ -13,6 +13,14 @@
 //	checkpoint/     checkpoint.bin, the latest checkpoint (written atomically)
 //	summary.json    written when the run finishes; its presence marks a finished run
 //	train.log       the log of a run started by `hyperctl compare`
+//	policy-final.safetensors, policy-final.json
+//	                the latest policy (package ppo/policy), written at every
+//	                evaluation and at the end
+//	policy-best.safetensors, policy-best.json
+//	                the policy with the highest evaluation return so far
+//	events.out.tfevents.*
+//	                TensorBoard events (package tbevents), one event per
+//	                iteration at step = frames trained
 //	slurm-task.txt  the last Slurm attempt's outcome, under `compare --backend slurm`
 //	                (written by the batch script; see cmd/hyperctl/internal/slurm)
 //
@@ -59,6 +67,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
+	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
 // File names inside a run folder.
@@ -90,8 +101,12 @@ func (s State) String() string {
 	return [...]string{"empty", "unfinished", "finished"}[s]
 }
 
-// Inspect reports the state of a run folder.
+// Inspect reports the state of a run folder. A path that is a file, or
+// lies under one, is an error saying so.
 func Inspect(dir string) (State, error) {
+	if err := notAFile(dir); err != nil {
+		return Empty, err
+	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
 		return Finished, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -103,6 +118,26 @@ func Inspect(dir string) (State, error) {
 		return Empty, fmt.Errorf("output folder %s: %w", dir, err)
 	}
 	return Empty, nil
+}
+
+// notAFile refuses a folder path that is an existing file or lies under
+// one (stat would only say "not a directory" about a file inside it).
+func notAFile(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				if p == filepath.Clean(dir) {
+					return fmt.Errorf("output folder %s is a file, not a folder", dir)
+				}
+				return fmt.Errorf("output folder %s: %s is a file, not a folder", dir, p)
+			}
+			return nil
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return nil
+		}
+	}
 }
 
 // Plan is what a training command does with a run folder.
@@ -154,7 +189,19 @@ func CheckSameConfig(dir, was, now string) error {
 // Clear removes a run's files from dir (only the ones a run writes, except
 // the log), so a new run can start there.
 func Clear(dir string) error {
-	for _, n := range []string{SummaryFile, TrainCSV, EvalCSV, ConfigFile} {
+	names := []string{SummaryFile, TrainCSV, EvalCSV, ConfigFile}
+	for _, p := range []string{policy.Final, policy.Best} {
+		w, m := policy.Paths("", p)
+		names = append(names, m, w)
+	}
+	events, err := tbevents.Files(dir)
+	if err != nil {
+		return fmt.Errorf("overwrite %s: %w", dir, err)
+	}
+	for _, e := range events {
+		names = append(names, filepath.Base(e))
+	}
+	for _, n := range names {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("overwrite %s: %w", dir, err)
 		}

@@ -268,3 +268,22 @@ func TestCheckpointReadsEarlierWriter(t *testing.T) {
 		t.Fatalf("earlier checkpoint: %+v, %v", c, err)
 	}
 }
+
+func TestInspectSaysAFileIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{file, "output folder " + file + " is a file, not a folder"},
+		{filepath.Join(file, "run"), file + " is a file, not a folder"},
+	} {
+		if _, err := Inspect(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Inspect(%s) = %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	if st, err := Inspect(filepath.Join(dir, "new", "run")); err != nil || st != Empty {
+		t.Errorf("a path that does not exist yet: %v %v", st, err)
+	}
+}

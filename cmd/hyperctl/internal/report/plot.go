@@ -97,6 +97,12 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		ctrls = append(ctrls, c)
 	}
 	sort.Strings(ctrls)
+	switch s.evalCount(env) {
+	case 0:
+		right.Title.Text += "\nno evaluations yet (eval_every = 0, or none reached)"
+	case 1:
+		right.Title.Text += "\none evaluation per run, after its last iteration\n(the runs are shorter than eval_every): points, not curves"
+	}
 	plotted := 0
 	for i, c := range ctrls {
 		runs := byCtrl[c]
@@ -138,6 +144,24 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			if len(pts) < 1 {
 				continue
 			}
+			p := left
+			if side == 1 {
+				p = right
+			}
+			if len(pts) == 1 {
+				// A single point draws no line: mark it.
+				sc, err := plotter.NewScatter(pts)
+				if err != nil {
+					return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
+				}
+				sc.Color = plotutil.Color(i)
+				sc.Shape = plotutil.Shape(i)
+				sc.Radius = vg.Points(4)
+				p.Add(sc)
+				p.Legend.Add(c, sc)
+				plotted++
+				continue
+			}
 			l, err := plotter.NewLine(pts)
 			if err != nil {
 				return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
@@ -145,10 +169,6 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			l.Color = plotutil.Color(i)
 			l.Dashes = plotutil.Dashes(i)
 			l.Width = vg.Points(1.5)
-			p := left
-			if side == 1 {
-				p = right
-			}
 			p.Add(l)
 			p.Legend.Add(c, l)
 			plotted++
@@ -156,6 +176,24 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	}
 	if plotted == 0 {
 		return "", nil
+	}
+	if s.evalCount(env) == 0 {
+		// An empty panel keeps the training panel's time range (a log
+		// scale cannot draw the empty default range 0..0).
+		right.X.Min, right.X.Max = left.X.Min, left.X.Max
+		right.Y.Min, right.Y.Max = 0, 1
+	}
+	if s.evalCount(env) == 1 {
+		// Keep single points off the frame and the legend.
+		if axis == Frames {
+			d := math.Max(right.X.Max-right.X.Min, math.Abs(right.X.Max)) * 0.1
+			right.X.Min, right.X.Max = right.X.Min-d, right.X.Max+d
+		} else {
+			right.X.Min, right.X.Max = right.X.Min/1.5, right.X.Max*1.5
+		}
+		d := math.Max(right.Y.Max-right.Y.Min, math.Abs(right.Y.Max)*0.05) * 0.5
+		right.Y.Min, right.Y.Max = right.Y.Min-d, right.Y.Max+d
+		right.Legend.Top, right.Legend.Left = false, false
 	}
 	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
 	return path, savePanels(path, []*plot.Plot{left, right}, 12*vg.Inch, 4.5*vg.Inch)

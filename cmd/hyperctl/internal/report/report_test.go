@@ -294,3 +294,41 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatalf("problems %v, want one naming the missing column", s.Problems)
 	}
 }
+
+// TestFewEvaluationsExplained: runs shorter than eval_every have one
+// evaluation each (after the last iteration); the report says so in the
+// table, and the evaluation panel draws points with the reason in its title.
+func TestFewEvaluationsExplained(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		iters int
+		want  string
+	}{
+		{"one evaluation", 5, "Evaluations: each run has one evaluation, after its last iteration"},
+		{"none", 3, "Evaluations: no run has an evaluation yet"},
+		{"several", 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for s := 0; s < 2; s++ {
+				// writeRun evaluates after every fifth iteration.
+				writeRun(t, filepath.Join(dir, "reacher", "random", fmt.Sprintf("seed%d", s)), tc.iters, 0, 1, 1e-6, true)
+			}
+			set, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := set.Markdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && strings.Contains(b.String(), "Evaluations:") || tc.want != "" && !strings.Contains(b.String(), tc.want) {
+				t.Fatalf("report does not say %q:\n%s", tc.want, b.String())
+			}
+			p, err := set.Figure1("reacher", t.TempDir(), WallTime)
+			if err != nil || p == "" {
+				t.Fatalf("figure: %q, %v", p, err)
+			}
+		})
+	}
+}

@@ -335,8 +335,15 @@ func (s *Set) Markdown(w io.Writer) error {
 		}
 		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | final minus best evaluation return, median [IQR] |\n")
 		sb.WriteString("|---|---|---|---|\n")
+		noBudget := false
 		for _, r := range rows {
 			fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.Controller, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtQ(r.DropQ))
+			noBudget = noBudget || math.IsNaN(r.BudgetEvalQ[1])
+		}
+		if note := s.evalNote(env); note != "" {
+			fmt.Fprintf(&sb, "\nEvaluations: %s.\n", note)
+		} else if noBudget {
+			sb.WriteString("\n–: no run of that controller evaluated within the matched budget.\n")
 		}
 		if len(notes) > 0 {
 			sb.WriteString("\nMissing or unfinished (not in the statistics):\n")
@@ -354,6 +361,31 @@ func (s *Set) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// evalNote explains thin evaluation data of env's runs: none at all, or at
+// most one evaluation per run (the runs are shorter than eval_every, so
+// they evaluate only after their last iteration). "" otherwise.
+func (s *Set) evalNote(env string) string {
+	switch s.evalCount(env) {
+	case -1, 2:
+		return ""
+	case 0:
+		return "no run has an evaluation yet (eval.csv is empty: eval_every = 0, or the runs stopped before their first)"
+	}
+	return "each run has one evaluation, after its last iteration, because it is shorter than eval_every; the curves are single points, and a run has a return at the matched budget only if it ended within it (– otherwise)"
+}
+
+// evalCount is the most evaluations any run of env has, capped at 2; -1
+// without runs.
+func (s *Set) evalCount(env string) int {
+	most := -1
+	for _, r := range s.Runs {
+		if r.Env == env {
+			most = max(most, min(len(r.Eval), 2))
+		}
+	}
+	return most
 }
 
 func fmtQ(q [3]float64) string {

@@ -1,7 +1,8 @@
 // Package training runs one PPO training run into its run folder (see
 // package rundir): it builds the trainer and the controller from a resolved
 // config, applies the folder's reuse rules, resumes from its checkpoint,
-// appends the train.csv and eval.csv rows, writes checkpoints and, at the
+// appends the train.csv and eval.csv rows and the TensorBoard events, keeps
+// the policies (policy-final, policy-best), writes checkpoints and, at the
 // end, the summary. `hyperctl train` is its command-line front end.
 package training
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
 // Monitor follows a run's progress (a progress bar, log lines).
@@ -39,6 +41,7 @@ type Options struct {
 	Force   bool           // overwrite the run in Out
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
+	Version string         // hyperctl's version, recorded in the policies
 }
 
 // Result says what Train did.
@@ -76,10 +79,10 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	if plan == rundir.Nothing {
-		return Result{AlreadyFinished: true}, nil
-	}
-	if plan == rundir.Continue {
+	if plan == rundir.Nothing || plan == rundir.Continue {
+		// A finished run is "nothing to do" only for the config it ran
+		// with: another one is refused with the difference, as for an
+		// unfinished run.
 		old, err := configs.Load(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
@@ -92,6 +95,9 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		if err := rundir.CheckSameConfig(out, was, now); err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
 		}
+	}
+	if plan == rundir.Nothing {
+		return Result{AlreadyFinished: true}, nil
 	}
 	if err := rundir.CheckWritable(out); err != nil {
 		return Result{}, err
@@ -153,6 +159,11 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer elog.Close()
+	art, err := openArtifacts(out, run, tr, plan == rundir.Continue, opts.Version)
+	if err != nil {
+		return Result{}, err
+	}
+	defer art.close()
 
 	log.Info().Str("env", run.Env).Str("controller", run.Controller.Name).Int64("seed", run.Seed).
 		Int("iterations", run.Iterations).Int64("frames", run.Frames).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
@@ -173,7 +184,10 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 				return fmt.Errorf("checkpoint: %w", err)
 			}
 		}
-		return rundir.WriteCheckpoint(out, c)
+		if err := rundir.WriteCheckpoint(out, c); err != nil {
+			return err
+		}
+		return art.checkpoint()
 	}
 	if opts.Monitor != nil {
 		opts.Monitor.Start(ps.Iteration, run.Iterations, tr.Frames(), run.Frames)
@@ -200,6 +214,9 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 			row.MeanReturn /= float64(len(st.Returns))
 		}
 		if err := tlog.Append(row); err != nil {
+			return err
+		}
+		if err := art.iteration(rep, row); err != nil {
 			return err
 		}
 		if rep.Eval != nil {
@@ -237,7 +254,10 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 			if cerr := checkpoint(); cerr != nil {
 				return Result{}, fmt.Errorf("train: interrupted at iteration %d, and the checkpoint failed: %w", ps.Iteration, cerr)
 			}
-			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume (plus the same --env/--config flags)", ps.Iteration, out)
+			if ferr := art.final(); ferr != nil {
+				return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
+			}
+			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", ps.Iteration, out)
 		}
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
@@ -257,6 +277,9 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		if cfg, ok := ctl.Current(); ok {
 			sum.FinalHyper = ctl.Space().Map(cfg)
 		}
+	}
+	if err := art.final(); err != nil {
+		return Result{}, err
 	}
 	if err := rundir.WriteSummary(out, sum); err != nil {
 		return Result{}, err

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+)
+
+// runPos is how far a run folder's train.csv has got.
+type runPos struct {
+	iterations int   // rows (the last iteration + 1)
+	frames     int64 // frames column of the last row
+}
+
+// readRunPos reads the last row of dir's train.csv (zero when absent).
+func readRunPos(dir string) runPos {
+	f, err := os.Open(filepath.Join(dir, rundir.TrainCSV))
+	if err != nil {
+		return runPos{}
+	}
+	defer f.Close()
+	const tail = 4096
+	st, err := f.Stat()
+	if err != nil {
+		return runPos{}
+	}
+	off := max(st.Size()-tail, 0)
+	b := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
+		return runPos{}
+	}
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) == 0 {
+		return runPos{}
+	}
+	cols := bytes.SplitN(lines[len(lines)-1], []byte(","), 3)
+	if len(cols) < 3 {
+		return runPos{}
+	}
+	it, err1 := strconv.Atoi(string(cols[0]))
+	fr, err2 := strconv.ParseInt(string(cols[1]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return runPos{} // the header
+	}
+	return runPos{iterations: it + 1, frames: fr}
+}
+
+// fleet measures the progress of a compare's runs from their train.csv.
+type fleet struct {
+	dirs       []string
+	iterations int // per run
+	start      time.Time
+	base       []runPos // at start
+}
+
+func newFleet(dirs []string, iterations int, now time.Time) *fleet {
+	f := &fleet{dirs: dirs, iterations: iterations, start: now, base: make([]runPos, len(dirs))}
+	for i, d := range dirs {
+		f.base[i] = readRunPos(d)
+	}
+	return f
+}
+
+// measure returns the frames per second trained across the runs since the
+// start and the estimated time to finish them (ok false before any
+// iteration finished).
+func (f *fleet) measure(now time.Time) (fps float64, eta time.Duration, ok bool) {
+	var dIters, remaining int
+	var dFrames int64
+	for i, d := range f.dirs {
+		p := readRunPos(d)
+		dIters += max(p.iterations-f.base[i].iterations, 0)
+		dFrames += max(p.frames-f.base[i].frames, 0)
+		remaining += max(f.iterations-f.base[i].iterations, 0)
+	}
+	el := now.Sub(f.start).Seconds()
+	if el <= 0 || dIters == 0 {
+		return 0, 0, false
+	}
+	fps = float64(dFrames) / el
+	left := float64(max(remaining-dIters, 0)) / float64(dIters) * el
+	return fps, time.Duration(left * float64(time.Second)).Round(time.Second), true
+}
+
+// compareProgress is compare's bar on a terminal: runs done out of the
+// total, frames per second across the jobs and an ETA, refreshed every
+// second. In a pipe it does nothing (compare logs one line per run).
+type compareProgress struct {
+	bar     *progressbar.ProgressBar
+	fleet   *fleet
+	skipped int
+	total   int
+	mu      sync.Mutex
+	done    int
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// newCompareProgress starts the bar when stderr is a terminal (and logs are
+// not JSON); jobs are the runs to do, skipped the finished ones.
+func newCompareProgress(cmd *cobra.Command, a *app, jobs []job, skipped, iterations int) *compareProgress {
+	p := &compareProgress{skipped: skipped, total: skipped + len(jobs)}
+	f, ok := cmd.ErrOrStderr().(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || a.logFormat == "json" {
+		return p
+	}
+	dirs := make([]string, len(jobs))
+	for i, j := range jobs {
+		dirs[i] = j.dir
+	}
+	p.fleet = newFleet(dirs, iterations, time.Now())
+	p.bar = progressbar.NewOptions(p.total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetDescription("runs"),
+		progressbar.OptionSetPredictTime(false), // the description has the ETA from iterations
+		progressbar.OptionShowElapsedTimeOnFinish(),
+	)
+	_ = p.bar.Set(skipped)
+	p.stop = make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.refresh()
+			}
+		}
+	}()
+	return p
+}
+
+// active reports whether the bar is shown.
+func (p *compareProgress) active() bool { return p.bar != nil }
+
+func (p *compareProgress) refresh() {
+	fps, eta, ok := p.fleet.measure(time.Now())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bar.Describe(compareLine(fps, eta, ok))
+	_ = p.bar.Set(p.skipped + p.done)
+}
+
+// compareLine is the bar's description.
+func compareLine(fps float64, eta time.Duration, ok bool) string {
+	if !ok {
+		return "runs | measuring"
+	}
+	return fmt.Sprintf("runs | %.0f frames/s | ETA %s", fps, eta)
+}
+
+// runDone counts a finished (or failed) run.
+func (p *compareProgress) runDone() {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done++
+	_ = p.bar.Set(p.skipped + p.done)
+	p.mu.Unlock()
+}
+
+// finish stops the refresh and ends the bar's line.
+func (p *compareProgress) finish() {
+	if p.bar == nil {
+		return
+	}
+	close(p.stop)
+	p.wg.Wait()
+	p.refresh()
+	if p.skipped+p.done == p.total {
+		_ = p.bar.Finish()
+	}
+	fmt.Fprintln(os.Stderr)
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/envs/video"
+	"github.com/hyperctl/hyperctl/ppo/policy"
+)
+
+// policyNames maps --policy values to file names.
+var policyNames = map[string]string{"best": policy.Best, "final": policy.Final}
+
+// loadRunPolicy loads the policy which ("best" or "final") of the run in
+// dir and checks it against the run's environment (config.toml).
+func loadRunPolicy(dir, which string) (*policy.Policy, error) {
+	name, ok := policyNames[which]
+	if !ok {
+		return nil, usagef("--policy %q: want best or final", which)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("run folder %s: is a file, not a folder", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s holds no run (no %s)", dir, rundir.ConfigFile)
+	}
+	run, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := envs.Lookup(run.Env)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rundir.ConfigFile), err)
+	}
+	if !policy.Exists(dir, name) {
+		why := "the run keeps it from its first evaluation on"
+		if name == policy.Final {
+			why = "the run writes it at every evaluation and at the end"
+		}
+		return nil, fmt.Errorf("%s has no %s yet (%s)", dir, name, why)
+	}
+	p, err := policy.Load(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckEnv(spec.ID, spec.Observation.Dim(), spec.Action.Dim()); err != nil {
+		return nil, fmt.Errorf("%s in %s does not fit the run's config.toml: %w", name, dir, err)
+	}
+	return p, nil
+}
+
+// describePolicy is a one-line origin of a policy.
+func describePolicy(name string, p *policy.Policy) string {
+	s := fmt.Sprintf("%s %s: iteration %d, %d frames", p.Meta.Env, name, p.Meta.Iteration, p.Meta.Frames)
+	if p.Meta.EvalReturn != nil {
+		s += fmt.Sprintf(", training evaluation %.2f", *p.Meta.EvalReturn)
+	}
+	return s
+}
+
+func newEvalCmd(a *app) *cobra.Command {
+	var which string
+	var episodes int
+	var seed int64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "eval RUN_DIR",
+		Short: "Evaluate a run's saved policy with deterministic episodes",
+		Long: `eval loads a run's policy (policy-best, the highest evaluation return so
+far, or policy-final, the latest) and runs deterministic episodes: the
+actor's mean action on the normalised observation, clipped to the action
+bounds, as training's evaluations. Episode k is reset with seed S+k. It
+prints the mean ± standard deviation (population, as SB3's
+evaluate_policy), the minimum and the maximum of the returns.
+
+It works on finished runs and on runs still training (policies are written
+atomically). A policy whose environment or sizes differ from the run's
+config.toml is refused.`,
+		Example: `  hyperctl eval runs/halfcheetah-hypercontroller-seed0
+  hyperctl eval runs/r --policy final --episodes 20 --seed 100 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if episodes < 1 {
+				return usagef("--episodes: want an integer >= 1, got %d", episodes)
+			}
+			if seed < 0 {
+				return usagef("--seed: want an integer >= 0, got %d", seed)
+			}
+			p, err := loadRunPolicy(args[0], which)
+			if err != nil {
+				return err
+			}
+			res, err := policy.Evaluate(cmd.Context(), p, episodes, seed)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					RunDir string `json:"run_dir"`
+					Policy string `json:"policy"`
+					policy.EvalResult
+					Iteration  int      `json:"iteration"`
+					Frames     int64    `json:"frames"`
+					EvalReturn *float64 `json:"training_eval_return,omitempty"`
+				}{args[0], policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
+			}
+			fmt.Fprintln(w, describePolicy(policyNames[which], p))
+			fmt.Fprintf(w, "%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n",
+				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, meanInt(res.Lengths))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&which, "policy", "best", "which policy: best (highest evaluation return so far) or final")
+	cmd.Flags().IntVar(&episodes, "episodes", 10, "deterministic episodes")
+	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func meanInt(xs []int) float64 {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return float64(s) / float64(max(len(xs), 1))
+}
+
+// parseSize parses WxH.
+func parseSize(s string) (w, h int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 16 || h < 16 || w > 4096 || h > 4096 || w%2 != 0 || h%2 != 0 {
+		return 0, 0, usagef("--size %q: want WIDTHxHEIGHT with even sizes from 16 to 4096, e.g. 640x480", s)
+	}
+	return w, h, nil
+}
+
+func newRenderCmd(a *app) *cobra.Command {
+	var which, out, size, still string
+	var episodes, stillStep int
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "render RUN_DIR --out FILE.mp4",
+		Short: "Record a video of a run's saved policy acting",
+		Long: `render runs deterministic episodes of a run's policy (as 'hyperctl eval')
+and records them as an H.264 MP4, one frame after each reset and each step,
+played at the environment's real-time rate (1/dt: 20 fps for HalfCheetah,
+InvertedDoublePendulum and Pusher, 50 for Reacher and BipedalWalker).
+
+MuJoCo tasks are drawn by MuJoCo's own renderer offscreen (OSMesa, no display
+needed), BipedalWalker by a 2-D rasteriser with Gymnasium's colours. Frames
+are piped to ffmpeg (Debian's package; scripts/setup.sh installs it).
+--still also saves one frame as a PNG.`,
+		Example: `  hyperctl render runs/halfcheetah-hypercontroller-seed0 --out cheetah.mp4
+  hyperctl render runs/w --out walker.mp4 --policy final --size 600x400 --still walker.png --still-step 200`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("render: --out FILE.mp4 is required")
+			}
+			if !strings.EqualFold(filepath.Ext(out), ".mp4") {
+				return usagef("--out %q: want a .mp4 file", out)
+			}
+			if still != "" && !strings.EqualFold(filepath.Ext(still), ".png") {
+				return usagef("--still %q: want a .png file", still)
+			}
+			if episodes < 1 {
+				return usagef("--episodes: want an integer >= 1, got %d", episodes)
+			}
+			if seed < 0 || stillStep < 0 {
+				return usagef("--seed and --still-step: want integers >= 0")
+			}
+			w, h, err := parseSize(size)
+			if err != nil {
+				return err
+			}
+			p, err := loadRunPolicy(args[0], which)
+			if err != nil {
+				return err
+			}
+			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed, StillPath: still, StillStep: stillStep})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), describePolicy(policyNames[which], p))
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
+				out, res.Frames, w, h, res.FPS, float64(res.Frames)/res.FPS, fmtReturns(res.Returns))
+			if still != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", still)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "output video (.mp4)")
+	fl.StringVar(&which, "policy", "best", "which policy: best or final")
+	fl.IntVar(&episodes, "episodes", 1, "episodes to record, one after the other")
+	fl.Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
+	fl.StringVar(&size, "size", "640x480", "frame size WIDTHxHEIGHT (even numbers)")
+	fl.StringVar(&still, "still", "", "also save one frame of the first episode as this PNG")
+	fl.IntVar(&stillStep, "still-step", 100, "step of the --still frame (the last one if the episode is shorter)")
+	return cmd
+}
+
+func fmtReturns(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

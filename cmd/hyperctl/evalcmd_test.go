@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
+)
+
+// fakeRun makes a run folder for env with the default config and random
+// policies (no training).
+func fakeRun(t *testing.T, env string) string {
+	t.Helper()
+	dir := t.TempDir()
+	run, err := configs.Default(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := run.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := envs.Lookup(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{policy.Best, policy.Final} {
+		if err := policytest.ForEnv(spec, 1).Save(dir, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestEvalCommand(t *testing.T) {
+	dir := fakeRun(t, "reacher")
+	o, e, code := runCLI(t, "eval", dir, "--episodes", "3", "--seed", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var res struct {
+		Env      string
+		Episodes int
+		Returns  []float64
+		Mean     float64
+		Std      float64
+		Min, Max float64
+		Policy   string
+	}
+	if err := json.Unmarshal([]byte(o), &res); err != nil {
+		t.Fatalf("%v: %s", err, o)
+	}
+	if res.Env != "Reacher-v4" || len(res.Returns) != 3 || res.Policy != policy.Best || !(res.Min <= res.Mean && res.Mean <= res.Max) {
+		t.Fatalf("result %+v", res)
+	}
+	o, _, code = runCLI(t, "eval", dir, "--policy", "final", "--episodes", "2")
+	if code != 0 || !strings.Contains(o, "2 deterministic episodes (seeds 0-1): return") || !strings.Contains(o, "±") {
+		t.Fatalf("exit %d, output %q", code, o)
+	}
+
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"bad policy name", []string{"eval", dir, "--policy", "middle"}, 2, "want best or final"},
+		{"bad episodes", []string{"eval", dir, "--episodes", "0"}, 2, "--episodes"},
+		{"not a run", []string{"eval", t.TempDir()}, 1, "holds no run"},
+		{"a file", []string{"eval", filepath.Join(dir, "config.toml")}, 1, "is a file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, e, code := runCLI(t, c.args...)
+			if code != c.code || !strings.Contains(o+e, c.want) {
+				t.Fatalf("exit %d (want %d), output %q, want %q", code, c.code, o+e, c.want)
+			}
+		})
+	}
+
+	// A policy for another environment is refused, naming both.
+	other := fakeRun(t, "halfcheetah")
+	for _, ext := range []string{policy.WeightsExt, policy.MetaExt} {
+		b, err := os.ReadFile(filepath.Join(other, policy.Best+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, policy.Best+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, e, code = runCLI(t, "eval", dir)
+	if code != 1 || !strings.Contains(e, "HalfCheetah-v4 (observation size 17, action size 6)") || !strings.Contains(e, "Reacher-v4 (observation size 11, action size 2)") {
+		t.Fatalf("exit %d, stderr %q", code, e)
+	}
+	if err := os.Remove(filepath.Join(dir, policy.Best+policy.MetaExt)); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code = runCLI(t, "eval", dir); code != 1 || !strings.Contains(e, "has no policy-best yet") {
+		t.Fatalf("exit %d, stderr %q", code, e)
+	}
+}
+
+func TestRenderCommand(t *testing.T) {
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		t.Skip("ffprobe is absent (scripts/setup.sh installs Debian's ffmpeg)")
+	}
+	dir := fakeRun(t, "reacher")
+	out := filepath.Join(t.TempDir(), "r.mp4")
+	still := filepath.Join(t.TempDir(), "r.png")
+	o, e, code := runCLI(t, "render", dir, "--out", out, "--size", "160x120", "--still", still, "--still-step", "10")
+	if code != 0 || !strings.Contains(o, "51 frames of 160x120 at 50 fps") {
+		t.Fatalf("exit %d: %s %s", code, o, e)
+	}
+	p, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames,width,height", "-of", "csv=p=0", out).Output()
+	if err != nil || strings.TrimSpace(string(p)) != "160,120,51" {
+		t.Fatalf("ffprobe: %q %v", p, err)
+	}
+	if _, err := os.Stat(still); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"render", dir}, "--out FILE.mp4 is required"},
+		{[]string{"render", dir, "--out", "x.avi"}, "want a .mp4"},
+		{[]string{"render", dir, "--out", out, "--size", "641x480"}, "even sizes"},
+		{[]string{"render", dir, "--out", out, "--size", "big"}, "WIDTHxHEIGHT"},
+	} {
+		if _, e, code := runCLI(t, c.args...); code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, e, c.want)
+		}
+	}
+}

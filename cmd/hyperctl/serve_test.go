@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pythonDir is the Python client and its example trainer.
+const pythonDir = "../../controller/service/python"
+
+// debianPython is the interpreter that sees Debian's python3-* packages.
+const debianPython = "/usr/bin/python3"
+
+// server is one `hyperctl serve` child process.
+type server struct {
+	cmd    *exec.Cmd
+	addr   string
+	logs   *syncBuf
+	exited chan struct{} // closed once the process is reaped
+}
+
+// syncBuf is a bytes.Buffer safe for the child's writes and the test's reads.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// startServer starts `hyperctl serve` on listen (port 0: a free one) and
+// waits, bounded in polls, until it has written its address.
+func startServer(t *testing.T, listen, state string, extra ...string) *server {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	args := append([]string{"--log-format", "json", "serve", "--listen", listen, "--state", state, "--addr-file", addrFile}, extra...)
+	cmd := exec.Command(binPath, args...)
+	s := &server{cmd: cmd, logs: &syncBuf{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = s.logs, s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(s.exited)
+	}()
+	t.Cleanup(s.kill)
+	for i := 0; i < 6000; i++ {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			s.addr = strings.TrimSpace(string(b))
+			return s
+		}
+		select {
+		case <-s.exited:
+			t.Fatalf("hyperctl serve exited: %v\n%s", cmd.ProcessState, s.logs.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("hyperctl serve wrote no address within 60 s\n%s", s.logs.String())
+	return nil
+}
+
+// kill SIGKILLs the server and waits until it is reaped (its port and its
+// lock are then free).
+func (s *server) kill() {
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.exited
+}
+
+// rpc posts a JSON request with Connect's protocol.
+func rpc(t *testing.T, addr, token, method, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/hyperctl.v1.ControllerService/"+method, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+func needTorch(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(debianPython); err != nil {
+		t.Skipf("%s not found: install Debian's python3 (scripts/setup.sh)", debianPython)
+	}
+	if out, err := exec.Command(debianPython, "-c", "import torch, numpy").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import torch and numpy (scripts/setup.sh installs python3-torch and python3-numpy): %v\n%s", debianPython, err, out)
+	}
+}
+
+func TestServeRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	_, e, code := runCLI(t, "serve", "--listen", "0.0.0.0:0", "--state", state)
+	if code != 2 || !strings.Contains(e, "not a loopback address") || !strings.Contains(e, "--token-file") {
+		t.Fatalf("non-loopback without a token: exit %d\n%s", code, e)
+	}
+	short := filepath.Join(dir, "tok")
+	os.WriteFile(short, []byte("short\n"), 0o600)
+	if _, e, code := runCLI(t, "serve", "--listen", "0.0.0.0:0", "--state", state, "--token-file", short); code != 2 || !strings.Contains(e, "at least 16 characters") {
+		t.Fatalf("short token: exit %d\n%s", code, e)
+	}
+	s := startServer(t, "127.0.0.1:0", state)
+	_, e, code = runCLI(t, "serve", "--listen", "127.0.0.1:0", "--state", state)
+	if code != 1 || !strings.Contains(e, fmt.Sprintf("in use by another hyperctl serve (pid %d", s.cmd.Process.Pid)) {
+		t.Fatalf("second server on the same state: exit %d\n%s", code, e)
+	}
+	if st, body := rpc(t, s.addr, "", "Health", "{}"); st != 200 || body["status"] != "SERVING" {
+		t.Fatalf("health: %d %v", st, body)
+	}
+}
+
+// TestPythonClient runs the Python client's unit tests against a real
+// server with a token.
+func TestPythonClient(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(debianPython); err != nil {
+		t.Skipf("%s not found", debianPython)
+	}
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	const token = "test-token-0123456789abcdef"
+	os.WriteFile(tok, []byte(token+"\n"), 0o600)
+	s := startServer(t, "127.0.0.1:0", filepath.Join(dir, "state"), "--token-file", tok)
+	cmd := exec.Command(debianPython, "-m", "unittest", "discover", "-s", filepath.Join(pythonDir, "tests"), "-v")
+	cmd.Env = append(os.Environ(), "HYPERCTL_TEST_URL=http://"+s.addr, "HYPERCTL_TEST_TOKEN="+token, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("python client tests failed: %v\nserver log:\n%s", err, s.logs.String())
+	}
+	if !strings.Contains(string(out), "Ran 5 tests") || strings.Contains(string(out), "skipped") {
+		t.Fatal("the Python client tests did not all run")
+	}
+}
+
+// readPPO reads the CSV of ppo_cartpole.py.
+func readPPO(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func countLines(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
+// TestServeKillRestartPPO is the end-to-end proof: a CleanRL-style PyTorch
+// PPO (controller/service/python/examples/ppo_cartpole.py) takes lr and clip
+// from `hyperctl serve`; the server is SIGKILLed once mid-run and restarted
+// on the same --state; the run finishes with exactly the suggestions (and,
+// the PPO being deterministic, the rewards) of an uninterrupted run.
+func TestServeKillRestartPPO(t *testing.T) {
+	t.Parallel()
+	needTorch(t)
+	const iterations = 10
+	ppo := func(addr, out string) *exec.Cmd {
+		cmd := exec.Command(debianPython, filepath.Join(pythonDir, "examples", "ppo_cartpole.py"),
+			"--url", "http://"+addr, "--iterations", fmt.Sprint(iterations), "--seed", "3", "--interval", "2",
+			"--num-steps", "64", "--session-id", "e2e", "--retries", "40", "--out", out)
+		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		return cmd
+	}
+	dir := t.TempDir()
+
+	// Uninterrupted, alongside the interrupted one.
+	ref := startServer(t, "127.0.0.1:0", filepath.Join(dir, "ref-state"))
+	refCSV := filepath.Join(dir, "ref.csv")
+	refCmd := ppo(ref.addr, refCSV)
+	var refOut syncBuf
+	refCmd.Stdout, refCmd.Stderr = &refOut, &refOut
+	if err := refCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer refCmd.Process.Kill()
+
+	// Killed once mid-run.
+	state := filepath.Join(dir, "state")
+	s := startServer(t, "127.0.0.1:0", state)
+	runCSV := filepath.Join(dir, "run.csv")
+	cmd := ppo(s.addr, runCSV)
+	var pout syncBuf
+	cmd.Stdout, cmd.Stderr = &pout, &pout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	killedAt := 0
+	for i := 0; i < 12000 && killedAt == 0; i++ { // header + 4 rows: mid-run
+		if n := countLines(runCSV); n >= 5 {
+			killedAt = n - 1
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if killedAt == 0 {
+		t.Fatalf("the PPO made no progress within 120 s\n%s", pout.String())
+	}
+	s.kill()
+	if killedAt >= iterations {
+		t.Fatalf("the run had finished (%d rows) before the kill", killedAt)
+	}
+	t.Logf("server SIGKILLed after %d of %d iterations", killedAt, iterations)
+	restarted := startServer(t, s.addr, state)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("PPO across the restart: %v\n%s\nserver log:\n%s", err, pout.String(), restarted.logs.String())
+	}
+
+	if err := refCmd.Wait(); err != nil {
+		t.Fatalf("uninterrupted PPO: %v\n%s", err, refOut.String())
+	}
+	want, got := readPPO(t, refCSV), readPPO(t, runCSV)
+	if len(got) != iterations+1 || len(want) != iterations+1 {
+		t.Fatalf("rows: %d interrupted, %d uninterrupted, want %d", len(got)-1, len(want)-1, iterations)
+	}
+	cols := map[string]int{}
+	for i, c := range want[0] {
+		cols[c] = i
+	}
+	for i := 1; i <= iterations; i++ {
+		for _, c := range []string{"lr", "clip", "decision", "reward", "frames"} {
+			if got[i][cols[c]] != want[i][cols[c]] {
+				t.Fatalf("iteration %d: %s = %s after the kill, %s uninterrupted", i-1, c, got[i][cols[c]], want[i][cols[c]])
+			}
+		}
+	}
+	decisions := 0
+	for i := 1; i <= iterations; i++ {
+		if want[i][cols["decision"]] == "1" {
+			decisions++
+		}
+	}
+	if decisions != iterations/2 {
+		t.Fatalf("%d decisions in %d iterations at interval 2", decisions, iterations)
+	}
+	// The restarted server holds each iteration exactly once.
+	st, body := rpc(t, restarted.addr, "", "GetSession", `{"sessionId":"e2e","history":true}`)
+	if st != 200 {
+		t.Fatalf("GetSession: %d %v", st, body)
+	}
+	hist, _ := body["history"].([]any)
+	if len(hist) != iterations {
+		t.Fatalf("history holds %d observations, want %d", len(hist), iterations)
+	}
+	for i, h := range hist {
+		if it := h.(map[string]any)["iteration"].(float64); int(it) != i {
+			t.Fatalf("history[%d] is iteration %v", i, it)
+		}
+	}
+	if !strings.Contains(restarted.logs.String(), "sessions restored") {
+		t.Fatalf("the restarted server did not restore the session:\n%s", restarted.logs.String())
+	}
+}

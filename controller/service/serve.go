@@ -1,0 +1,148 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// RunConfig is `hyperctl serve`'s configuration.
+type RunConfig struct {
+	Listen        string // host:port; port 0 picks a free one
+	StateDir      string
+	TokenFile     string // required for a non-loopback Listen
+	AddrFile      string // if set, the bound address is written there once listening
+	MaxSessions   int
+	MaxBody       int64
+	SnapshotEvery int
+	Log           zerolog.Logger
+	Version       string
+}
+
+// ConfigError is a bad RunConfig (the CLI's usage errors).
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// minToken is the shortest accepted token.
+const minToken = 16
+
+// ReadToken reads a token file: its content without surrounding space, at
+// least 16 bytes.
+func ReadToken(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", &ConfigError{fmt.Sprintf("--token-file: %v", err)}
+	}
+	if st.Size() > 4096 {
+		return "", &ConfigError{fmt.Sprintf("--token-file %s: %d bytes; a token file holds one token", path, st.Size())}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", &ConfigError{fmt.Sprintf("--token-file: %v", err)}
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < minToken || strings.ContainsAny(tok, " \t\r\n") {
+		return "", &ConfigError{fmt.Sprintf("--token-file %s: want one token of at least %d characters without spaces (e.g. `head -c 32 /dev/urandom | base64 > %s`)", path, minToken, path)}
+	}
+	return tok, nil
+}
+
+// CheckListen refuses a non-loopback address unless a token protects it.
+// A host name counts as loopback when every address it resolves to is.
+func CheckListen(ctx context.Context, listen string, haveToken bool) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return &ConfigError{fmt.Sprintf("--listen %q: %v (want host:port, e.g. 127.0.0.1:8080)", listen, err)}
+	}
+	if haveToken {
+		return nil
+	}
+	loopback := false
+	if ip := net.ParseIP(host); ip != nil {
+		loopback = ip.IsLoopback()
+	} else if host != "" {
+		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return &ConfigError{fmt.Sprintf("--listen %q: %v", listen, err)}
+		}
+		loopback = len(ips) > 0
+		for _, ip := range ips {
+			loopback = loopback && ip.IP.IsLoopback()
+		}
+	}
+	if !loopback {
+		return &ConfigError{fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could drive your sessions; give --token-file to require a token, or listen on 127.0.0.1", listen)}
+	}
+	return nil
+}
+
+// Run checks the configuration, opens the state folder and serves until ctx
+// is cancelled; then it stops accepting requests, lets running ones finish
+// (up to 10 s) and closes the server, writing final snapshots.
+func Run(ctx context.Context, cfg RunConfig) error {
+	tok := ""
+	if cfg.TokenFile != "" {
+		var err error
+		if tok, err = ReadToken(cfg.TokenFile); err != nil {
+			return err
+		}
+		if st, err := os.Stat(cfg.TokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+			cfg.Log.Warn().Str("file", cfg.TokenFile).Str("mode", st.Mode().Perm().String()).Msg("the token file is readable by other users; chmod 600 it")
+		}
+	}
+	if err := CheckListen(ctx, cfg.Listen, tok != ""); err != nil {
+		return err
+	}
+	srv, err := New(Options{StateDir: cfg.StateDir, MaxSessions: cfg.MaxSessions, SnapshotEvery: cfg.SnapshotEvery, Log: cfg.Log, Version: cfg.Version})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && tok == "" && !ta.IP.IsLoopback() {
+		ln.Close()
+		return &ConfigError{fmt.Sprintf("--listen %q bound %s, which is not a loopback address; give --token-file", cfg.Listen, ta)}
+	}
+	addr := ln.Addr().String()
+	if cfg.AddrFile != "" {
+		if err := writeFileAtomic(cfg.AddrFile, []byte(addr+"\n"), false); err != nil {
+			ln.Close()
+			return fmt.Errorf("--addr-file: %w", err)
+		}
+	}
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true) // gRPC without TLS (h2c)
+	hs := &http.Server{
+		Handler:           srv.Handler(HandlerOptions{Token: tok, MaxBody: cfg.MaxBody}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		Protocols:         &protocols,
+	}
+	cfg.Log.Info().Str("addr", addr).Str("state", cfg.StateDir).Bool("token", tok != "").Int("sessions", srv.Count()).Msg("serving")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	cfg.Log.Info().Msg("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return srv.Close()
+}

@@ -1,0 +1,317 @@
+package service
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
+)
+
+// The --state folder:
+//
+//	serve.lock              flock'd for the server's life; holds its pid
+//	sessions/<id>/log       the session's records: header, Created, then one Observed per iteration
+//	sessions/<id>/snapshot  the controller after some iteration (header + one record), replaced atomically
+//
+// A session folder is created under a temporary name and renamed into
+// place, and renamed away before it is removed, so a crash never leaves a
+// half-made or half-deleted session under sessions/.
+const (
+	sessionsDir = "sessions"
+	logName     = "log"
+	snapName    = "snapshot"
+	logMagic    = "HCLG"
+	snapMagic   = "HCSN"
+	logVersion  = 1
+	snapVersion = 1
+	newPrefix   = ".new-"
+	delPrefix   = ".del-"
+)
+
+// sessionFiles is one session's open log.
+type sessionFiles struct {
+	dir     string
+	f       *os.File
+	size    int64   // bytes of intact records: appends go here
+	offsets []int64 // frame offset of the Observed record of each iteration
+	noSync  bool
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// createSessionFiles writes a new session's folder with its first record.
+func createSessionFiles(root, id string, created *statepb.Created, noSync bool) (*sessionFiles, error) {
+	payload, err := proto.Marshal(&statepb.Record{Kind: &statepb.Record_Created{Created: created}})
+	if err != nil {
+		return nil, fmt.Errorf("session %s: encode: %w", id, err)
+	}
+	tmp := filepath.Join(root, newPrefix+id+"-"+randomSuffix())
+	if err := os.Mkdir(tmp, dirMode); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	fail := func(err error) (*sessionFiles, error) {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	f, err := os.OpenFile(filepath.Join(tmp, logName), os.O_RDWR|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return fail(err)
+	}
+	data := appendFrame(fileHeader(logMagic, logVersion), payload)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if !noSync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fail(err)
+		}
+	}
+	dir := filepath.Join(root, id)
+	if err := os.Rename(tmp, dir); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if !noSync {
+		if err := syncDir(root); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return &sessionFiles{dir: dir, f: f, size: int64(len(data)), noSync: noSync}, nil
+}
+
+// loaded is what loadSessionFiles read from a session folder.
+type loaded struct {
+	files    *sessionFiles
+	created  *statepb.Created
+	snapshot *statepb.Snapshot   // nil when there is none
+	tail     []*statepb.Observed // the records after the snapshot's iteration
+	last     *statepb.Observed   // the last record, nil before any
+}
+
+// loadSessionFiles opens a session folder: it checks every record of the
+// log (checksums, then consecutive iterations from 0), drops a torn last
+// record with a warning, and reads the snapshot. Anything else damaged is an
+// error naming the file.
+func loadSessionFiles(dir string, noSync bool, log zerolog.Logger) (*loaded, error) {
+	path := filepath.Join(dir, logName)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("session log: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+		}
+	}()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkHeader(path, b, logMagic, logVersion); err != nil {
+		return nil, err
+	}
+	frames, good, torn, err := readFrames(path, b, headerLen)
+	if err != nil {
+		return nil, err
+	}
+	if torn {
+		log.Warn().Str("file", path).Int64("offset", good).Int64("dropped_bytes", int64(len(b))-good).
+			Msg("dropping a torn last record (a write interrupted before it was acknowledged)")
+		if err := f.Truncate(good); err != nil {
+			return nil, fmt.Errorf("%s: drop torn record: %w", path, err)
+		}
+		if !noSync {
+			if err := f.Sync(); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	if len(frames) == 0 {
+		return nil, fmt.Errorf("%s: no creation record", path)
+	}
+	var first statepb.Record
+	if err := proto.Unmarshal(frames[0].payload, &first); err != nil || first.GetCreated() == nil {
+		return nil, fmt.Errorf("%s: first record is not a session creation", path)
+	}
+	l := &loaded{created: first.GetCreated()}
+	sf := &sessionFiles{dir: dir, f: f, size: good, noSync: noSync, offsets: make([]int64, 0, len(frames)-1)}
+	snap, err := readSnapshot(filepath.Join(dir, snapName))
+	if err != nil {
+		return nil, err
+	}
+	from := 0
+	if snap != nil {
+		from = int(snap.GetIteration())
+		if from < 0 || from > len(frames)-1 {
+			return nil, fmt.Errorf("%s: snapshot after iteration %d, but the log %s holds %d iterations", filepath.Join(dir, snapName), from, path, len(frames)-1)
+		}
+	}
+	for i, fr := range frames[1:] {
+		sf.offsets = append(sf.offsets, fr.off)
+		if i < from-1 {
+			continue // covered by the snapshot; its checksum was verified
+		}
+		var r statepb.Record
+		if err := proto.Unmarshal(fr.payload, &r); err != nil || r.GetObserved() == nil {
+			return nil, fmt.Errorf("%s: record at byte %d is not an observation", path, fr.off)
+		}
+		o := r.GetObserved()
+		if int(o.GetIteration()) != i {
+			return nil, fmt.Errorf("%s: record at byte %d holds iteration %d, want %d", path, fr.off, o.GetIteration(), i)
+		}
+		if i >= from {
+			l.tail = append(l.tail, o)
+		}
+		l.last = o
+	}
+	// Leftovers of an interrupted snapshot write.
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+".tmp-*")); len(tmps) > 0 {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
+	l.files, l.snapshot = sf, snap
+	ok = true
+	return l, nil
+}
+
+// readSnapshot reads a snapshot file; a missing file is (nil, nil).
+func readSnapshot(path string) (*statepb.Snapshot, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkHeader(path, b, snapMagic, snapVersion); err != nil {
+		return nil, fmt.Errorf("%s (remove it to rebuild the session from its log)", err)
+	}
+	frames, _, torn, err := readFrames(path, b, headerLen)
+	if err != nil || torn || len(frames) != 1 {
+		return nil, fmt.Errorf("%s: damaged snapshot (checksum or length); remove it to rebuild the session from its log", path)
+	}
+	var s statepb.Snapshot
+	if err := proto.Unmarshal(frames[0].payload, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w; remove it to rebuild the session from its log", path, err)
+	}
+	return &s, nil
+}
+
+// appendObserved appends one record and, unless noSync, fsyncs it. On
+// failure the log is cut back to its previous end.
+func (sf *sessionFiles) appendObserved(o *statepb.Observed) error {
+	payload, err := proto.Marshal(&statepb.Record{Kind: &statepb.Record_Observed{Observed: o}})
+	if err != nil {
+		return fmt.Errorf("encode record: %w", err)
+	}
+	buf := appendFrame(make([]byte, 0, frameHeaderLen+len(payload)), payload)
+	path := filepath.Join(sf.dir, logName)
+	if _, err := sf.f.WriteAt(buf, sf.size); err != nil {
+		_ = sf.f.Truncate(sf.size)
+		return fmt.Errorf("%s: append: %w", path, err)
+	}
+	if !sf.noSync {
+		if err := syscall.Fdatasync(int(sf.f.Fd())); err != nil {
+			_ = sf.f.Truncate(sf.size)
+			return fmt.Errorf("%s: fdatasync: %w", path, err)
+		}
+	}
+	sf.offsets = append(sf.offsets, sf.size)
+	sf.size += int64(len(buf))
+	return nil
+}
+
+// readObserved reads the records of iterations [from, from+n).
+func (sf *sessionFiles) readObserved(from, n int) ([]*statepb.Observed, error) {
+	path := filepath.Join(sf.dir, logName)
+	out := make([]*statepb.Observed, 0, n)
+	var h [frameHeaderLen]byte
+	for i := from; i < from+n && i < len(sf.offsets); i++ {
+		off := sf.offsets[i]
+		if _, err := sf.f.ReadAt(h[:], off); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		payload := make([]byte, binary.LittleEndian.Uint32(h[:4]))
+		if _, err := sf.f.ReadAt(payload, off+frameHeaderLen); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var r statepb.Record
+		if err := proto.Unmarshal(payload, &r); err != nil || r.GetObserved() == nil {
+			return nil, fmt.Errorf("%s: record at byte %d is not an observation", path, off)
+		}
+		out = append(out, r.GetObserved())
+	}
+	return out, nil
+}
+
+// writeSnapshot replaces the session's snapshot atomically.
+func (sf *sessionFiles) writeSnapshot(s *statepb.Snapshot) error {
+	payload, err := proto.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode snapshot: %w", err)
+	}
+	return writeFileAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload), sf.noSync)
+}
+
+func (sf *sessionFiles) close() error {
+	if sf == nil || sf.f == nil {
+		return nil
+	}
+	err := sf.f.Close()
+	sf.f = nil
+	return err
+}
+
+// removeSessionDir renames a session folder away, then removes it.
+func removeSessionDir(root, id string, noSync bool) error {
+	dir := filepath.Join(root, id)
+	gone := filepath.Join(root, delPrefix+id+"-"+randomSuffix())
+	if err := os.Rename(dir, gone); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if !noSync {
+		if err := syncDir(root); err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(gone)
+}
+
+// cleanLeftovers removes folders of interrupted creations and deletions.
+func cleanLeftovers(root string, log zerolog.Logger) error {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("%s: %w", root, err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), newPrefix) || strings.HasPrefix(e.Name(), delPrefix) {
+			p := filepath.Join(root, e.Name())
+			log.Info().Str("dir", p).Msg("removing the leftover of an interrupted session creation or deletion")
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+	}
+	return nil
+}

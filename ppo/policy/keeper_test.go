@@ -1,0 +1,87 @@
+package policy_test
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
+)
+
+func at(it int) *policy.Policy {
+	p := policytest.Random(uint64(it), "Reacher-v4", 10, 2, []int{8}, "tanh")
+	p.Meta.Iteration = it
+	return p
+}
+
+func bestOf(t *testing.T, dir string) (int, float64) {
+	t.Helper()
+	p, err := policy.Load(dir, policy.Best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Meta.Iteration, *p.Meta.EvalReturn
+}
+
+func TestKeeperBestAndFinal(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "checkpoint")
+	k, err := policy.OpenKeeper(dir, ck, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []struct {
+		it      int
+		ret     float64
+		improve bool
+	}{{10, 5, true}, {20, 3, false}, {30, math.NaN(), false}, {40, 7, true}, {50, 7, false}} {
+		got, err := k.Evaluated(at(e.it), e.ret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != e.improve {
+			t.Fatalf("iteration %d return %v: improved = %v, want %v", e.it, e.ret, got, e.improve)
+		}
+		f, err := policy.Load(dir, policy.Final)
+		if err != nil || f.Meta.Iteration != e.it {
+			t.Fatalf("final after iteration %d: %v, %v", e.it, f, err)
+		}
+		if e.it == 20 {
+			if err := k.Checkpoint(ck); err != nil { // checkpoint at 20: best is iteration 10
+				t.Fatal(err)
+			}
+		}
+	}
+	if it, r := bestOf(t, dir); it != 40 || r != 7 {
+		t.Fatalf("best = iteration %d return %v, want 40 and 7", it, r)
+	}
+
+	// Killed after 50, resumed from the checkpoint at 20: best goes back
+	// to iteration 10's.
+	k2, err := policy.OpenKeeper(dir, ck, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it, r := bestOf(t, dir); it != 10 || r != 5 {
+		t.Fatalf("best after resuming at 20 = iteration %d return %v, want 10 and 5", it, r)
+	}
+	if r, ok := k2.BestReturn(); !ok || r != 5 {
+		t.Fatalf("BestReturn = %v %v", r, ok)
+	}
+	if imp, _ := k2.Evaluated(at(30), 6); !imp {
+		t.Fatal("6 did not beat the restored 5")
+	}
+
+	// Resumed from a start with no checkpoint: the later best is removed.
+	k3, err := policy.OpenKeeper(dir, filepath.Join(dir, "none"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if policy.Exists(dir, policy.Best) {
+		t.Fatal("a best from after the resume point was kept")
+	}
+	if _, ok := k3.BestReturn(); ok {
+		t.Fatal("BestReturn reports a removed best")
+	}
+}
