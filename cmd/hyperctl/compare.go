@@ -291,7 +291,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
 	}
 
-	prog := newCompareProgress(cmd, a, jobs, skipped, iters)
+	prog := newCompareProgress(cmd, a, jobs, skipped, iters, frames)
 	queue := make(chan job)
 	var mu sync.Mutex
 	var failed []string
