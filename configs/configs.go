@@ -17,8 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/internal/fileio"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 

@@ -3,7 +3,7 @@ package envs
 import (
 	"fmt"
 
-	"github.com/hyperctl/hyperctl/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // StateSaver is implemented by environments whose whole state can be saved

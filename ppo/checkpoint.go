@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // SnapshotFormatVersion is the version of the trainer snapshot that
@@ -56,7 +56,7 @@ const (
 // environments do). The trainer must be at an iteration boundary, which it
 // always is between calls.
 //
-// Encoding (little-endian, package internal/wire):
+// Encoding (little-endian, package envs/wire):
 //
 //	[0:8]   magic "HCPPOSNP"
 //	[8:10]  format version (uint16), SnapshotFormatVersion

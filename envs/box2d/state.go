@@ -9,7 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
-	"github.com/hyperctl/hyperctl/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // Snapshot state of BipedalWalker (envs.StateSaver): a deterministic replay.

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/internal/fileio"
-	"github.com/hyperctl/hyperctl/internal/wire"
+	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // Progress is what a checkpoint records besides the trainer and the

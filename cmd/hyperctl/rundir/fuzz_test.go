@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz seeds in testdata/fuzz")
