@@ -4,7 +4,7 @@ SHELL := bash
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 
-.PHONY: all setup build test check train bench proto clean
+.PHONY: all setup build test check train bench fuzz proto clean
 
 all: build
 
@@ -27,6 +27,22 @@ train: build
 ## bench: Go benchmarks (speed figures go to results/ by hand, with the command)
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: every fuzz target for FUZZTIME each (default 20s); their seed corpora also run in `make test`
+FUZZTIME ?= 20s
+FUZZ_TARGETS := \
+	./configs:FuzzParse \
+	./cmd/hyperctl/internal/seeds:FuzzParse \
+	./cmd/hyperctl/rundir:FuzzDecodeCheckpoint \
+	./ppo:FuzzRestore \
+	./envs/all:FuzzRestore \
+	./envs/all:FuzzLoadState
+fuzz: setup
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s $$pkg; \
+	done
 
 ## proto: regenerate the Go code of every committed .proto (protoc + go tool protoc-gen-go)
 proto: setup

@@ -12,9 +12,6 @@ import (
 // frame budget against the iteration cap, the tuned ranges against the
 // rules between ppo.Hyper's keys, and which hyperparameters train.csv logs.
 
-// MaxFrames bounds frames (10^12, far beyond any run here).
-const MaxFrames = 1_000_000_000_000
-
 // tuned returns the [[controller.tune]] entry named name and its index, or
 // -1 (none when the run has no controller).
 func (r *Run) tuned(name string) (TuneParam, int) {
@@ -96,11 +93,14 @@ func (r *Run) checkTunedRules() *Error {
 	_, mbHi := r.valueRange("minibatch_size")
 	bLo, _ := r.valueRange("batch_size")
 	if mbHi > bLo {
-		key := at("minibatch_size")
-		if _, i := r.tuned("minibatch_size"); i < 0 {
-			key = at("batch_size")
+		what := "ppo.batch_size"
+		if _, i := r.tuned("batch_size"); i >= 0 {
+			what = "the lower bound of the tuned batch_size"
 		}
-		return bad(key, fmt.Sprintf("minibatch_size may reach %g but batch_size may be as low as %g; want minibatch_size <= batch_size for every value the tuned ranges allow", mbHi, bLo))
+		if _, i := r.tuned("minibatch_size"); i < 0 {
+			return bad(at("minibatch_size"), fmt.Sprintf("want an integer <= %g, the smallest batch this run can use (%s), got %g", bLo, what, mbHi))
+		}
+		return bad(at("minibatch_size"), fmt.Sprintf("minibatch_size may reach %g but batch_size may be as low as %g (%s); want minibatch_size <= batch_size for every value the tuned ranges allow", mbHi, bLo, what))
 	}
 	_, lrHi := r.valueRange("lr")
 	_, scHi := r.valueRange("lr_scale")

@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 )
@@ -176,12 +176,23 @@ func PaperSpace() []TuneParam {
 // flag, for example), so the run is validated once, as it will run.
 type Override func(*Run)
 
-// Load reads a config file, applies the overrides and validates the result.
+// MaxFileBytes caps the size of a config file (the defaults are about 3 KB).
+const MaxFileBytes = 1 << 20
+
+// Load reads a config file (a regular file of at most MaxFileBytes),
+// applies the overrides and validates the result.
 func Load(path string, o ...Override) (Run, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadRegular(path, MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var nr *fileio.NotRegularError
+		var tl *fileio.TooLargeError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return Run{}, &Error{File: path, Msg: "file not found"}
+		case errors.As(err, &nr):
+			return Run{}, &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s); want a TOML file", nr.Kind)}
+		case errors.As(err, &tl):
+			return Run{}, &Error{File: path, Msg: fmt.Sprintf("too large for a config (more than %d bytes); want a TOML file", MaxFileBytes)}
 		}
 		return Run{}, &Error{File: path, Msg: err.Error()}
 	}
@@ -337,11 +348,11 @@ func (r *Run) problems() []*Error {
 	if strings.TrimSpace(r.Env) == "" {
 		bad("env", "missing; want an environment name such as halfcheetah")
 	}
-	if r.Seed < 0 {
-		bad("seed", fmt.Sprintf("want an integer >= 0, got %d", r.Seed))
+	if r.Seed < 0 || r.Seed > ppo.MaxSeed {
+		bad("seed", fmt.Sprintf("want an integer in [0, %d], got %d", int64(ppo.MaxSeed), r.Seed))
 	}
-	if r.Iterations < 1 || r.Iterations > 10_000_000 {
-		bad("iterations", fmt.Sprintf("want an integer in [1, 10000000], got %d", r.Iterations))
+	if r.Iterations < 1 || r.Iterations > MaxIterations {
+		bad("iterations", fmt.Sprintf("want an integer in [1, %d], got %d", MaxIterations, r.Iterations))
 	}
 	if r.EvalEvery < 0 {
 		bad("eval_every", fmt.Sprintf("want an integer >= 0 (0 disables), got %d", r.EvalEvery))
@@ -411,7 +422,7 @@ func (r *Run) problems() []*Error {
 			}
 		}
 	}
-	return out
+	return append(out, r.batchProblems()...)
 }
 
 func sortedNames[V any](m map[string]V) []string {
@@ -420,6 +431,30 @@ func sortedNames[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Bounds on a run's length and work.
+const (
+	// MaxIterations bounds iterations.
+	MaxIterations = 10_000_000
+	// MaxFrames bounds iterations × the largest batch the run can use, and
+	// the frame budget frames.
+	MaxFrames = 10_000_000_000
+)
+
+// batchProblems: the run trains on at most MaxFrames frames (iterations ×
+// the largest batch it can use). The rules between batch_size and the other
+// keys are ppo.Hyper.Validate's and checkTunedRules'.
+func (r *Run) batchProblems() []*Error {
+	var out []*Error
+	_, hi := r.valueRange("batch_size")
+	if n := r.PPO.NumEnvs; n >= 1 && hi >= 1 && r.Iterations >= 1 {
+		perIter := int64(ppo.IterationFrames(int(hi), n)) // frames actually collected
+		if total := int64(r.Iterations) * perIter; total > MaxFrames || total < 0 {
+			out = append(out, &Error{Key: "iterations", Msg: fmt.Sprintf("iterations × the largest batch = %d × %d = %d frames, more than the limit of %d; lower iterations or the batch size", r.Iterations, perIter, total, int64(MaxFrames))})
+		}
+	}
 	return out
 }
 

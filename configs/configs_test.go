@@ -80,12 +80,17 @@ func TestErrors(t *testing.T) {
 		{"unknown scale", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\nscale = \"cubic\"\n", []string{"cfg.toml", "controller.tune.scale", "cubic", "log"}},
 		{"tuned bound outside ppo's range", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 1.5\n", []string{"controller.tune[0]", "high: ppo.clip", "(0, 1)"}},
 		{"missing env", "seed = 1\n", []string{"env", "missing"}},
+		{"minibatch larger than the batch", "env = \"halfcheetah\"\n[ppo]\nbatch_size = 512\nminibatch_size = 1024\n[controller]\nname = \"fixed\"\n", []string{"ppo.minibatch_size", "want an integer <= 512", "(ppo.batch_size)", "got 1024"}},
+		{"minibatch larger than the tuned lower bound", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 1500\n", []string{"ppo.minibatch_size", "<= 1000", "lower bound of the tuned batch_size"}},
+		{"too many frames", "env = \"halfcheetah\"\niterations = 10000000\n", []string{"iterations", "10000000 × 6000", "more than the limit of 10000000000"}},
+		{"seed beyond ppo's", "env = \"halfcheetah\"\nseed = 9223372036854775807\n", []string{"seed", "[0, 2305843009213693951]"}},
+		{"hidden too large", "env = \"halfcheetah\"\n[ppo]\nhidden = [4096, 4096]\n", []string{"ppo.hidden", "at most 4194304 weights", "16777216 weights"}},
 		{"negative frames", "env = \"halfcheetah\"\nframes = -1\n", []string{"cfg.toml", "frames", "0: no frame budget"}},
 		{"frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n", []string{"cfg.toml", "frames", "as few as 1000 frames", "iterations >= 1000"}},
 		{"fixed frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n[controller]\nname = \"fixed\"\n", []string{"frames", "as few as 2048 frames", "iterations >= 489"}},
-		{"minibatch above batch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 4096\n", []string{"cfg.toml", "ppo.minibatch_size", "at most batch_size = 2048"}},
+		{"minibatch above batch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 4096\n", []string{"cfg.toml", "ppo.minibatch_size", "want an integer <= 2048 (ppo.batch_size)"}},
 		{"tuned minibatch above the tuned batch", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 1000\nhigh = 6000\n[[controller.tune]]\nname = \"minibatch_size\"\nlow = 32\nhigh = 2048\n", []string{"controller.tune[1]", "minibatch_size may reach 2048", "batch_size may be as low as 1000"}},
-		{"tuned batch below the minibatch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 512\n[[controller.tune]]\nname = \"batch_size\"\nlow = 256\nhigh = 6000\n", []string{"controller.tune[0]", "batch_size may be as low as 256"}},
+		{"tuned batch below the minibatch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 512\n[[controller.tune]]\nname = \"batch_size\"\nlow = 256\nhigh = 6000\n", []string{"ppo.minibatch_size", "want an integer <= 256, the smallest batch this run can use (the lower bound of the tuned batch_size), got 512"}},
 		{"lr and lr_scale both tuned", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 2\n", []string{"controller.tune[1]", "lr and lr_scale are both tuned"}},
 		{"tuned lr_scale beyond lr 1", "env = \"halfcheetah\"\n[ppo]\nlr = 0.01\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 200\n", []string{"controller.tune[0]", "lr × lr_scale <= 1"}},
 		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
@@ -170,6 +175,27 @@ func TestPaperSpace(t *testing.T) {
 	}
 	if got := PaperSpace(); !slices.Equal(got, want) {
 		t.Fatalf("PaperSpace() = %+v", got)
+	}
+}
+
+// TestLoadOnlyRegularFiles: a device, a directory or an oversized file is
+// refused by name before anything is read into memory (/dev/zero was an
+// out-of-memory crash).
+func TestLoadOnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte("env = \"reacher\"\n"+strings.Repeat("# padding\n", MaxFileBytes/10+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/dev/zero", "config /dev/zero: not a regular file (a character device); want a TOML file"},
+		{dir, "not a regular file (a directory)"},
+		{big, "too large for a config (more than 1048576 bytes)"},
+		{filepath.Join(dir, "missing.toml"), "file not found"},
+	} {
+		if _, err := Load(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s): %v, want an error containing %q", c.path, err, c.want)
+		}
 	}
 }
 
@@ -303,7 +329,7 @@ name = "nope"
 		t.Fatalf("err = %v (%T), want *Errors", err, err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"config many.toml: 7 problems:", "seed: want an integer >= 0", "bogus: unknown key", "ppo.nonsense: unknown key",
+	for _, want := range []string{"config many.toml: 7 problems:", "seed: want an integer in [0, 2305843009213693951]", "bogus: unknown key", "ppo.nonsense: unknown key",
 		"ppo.clip: want a value in (0, 1)", "ppo.gamma: want a value in (0, 1]", "ppo.num_envs:", "controller.name: unknown controller \"nope\""} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not mention %q:\n%s", want, msg)

@@ -2,9 +2,8 @@ package envs
 
 import (
 	"fmt"
-	"hash/crc32"
 
-	"github.com/hyperctl/hyperctl/envs/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // StateSaver is implemented by environments whose whole state can be saved
@@ -82,8 +81,6 @@ const (
 	snapMinLen = len(snapMagic) + 2 + 1 + 4 + 4 + 4 + 4
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // ErrSnapshot is wrapped by every error about the snapshot bytes themselves:
 // not a snapshot, corrupt, truncated, another format version, another
 // environment, number of copies or time limit.
@@ -135,7 +132,7 @@ func seal(kind uint8, id string, copies int, payload []byte) []byte {
 	w.String(id)
 	w.Len(copies)
 	w.Bytes32(payload)
-	w.U32(crc32.Checksum(w.Bytes(), castagnoli))
+	w.U32(wire.Checksum(w.Bytes()))
 	return w.Bytes()
 }
 
@@ -157,12 +154,11 @@ func open(b []byte, kind uint8, id string, copies int) ([]byte, error) {
 	if string(b[:len(snapMagic)]) != snapMagic {
 		return nil, fmt.Errorf("%w: no %q magic at the start: not an environment snapshot", ErrSnapshot, snapMagic)
 	}
-	body := b[:len(b)-4]
-	r := wire.NewReader(b[len(b)-4:])
-	if want, got := r.U32("checksum"), crc32.Checksum(body, castagnoli); want != got {
-		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x over %d bytes): corrupt or truncated", ErrSnapshot, want, got, len(body))
+	body, err := wire.SplitChecksum(b)
+	if err != nil {
+		return nil, err
 	}
-	r = wire.NewReader(body[len(snapMagic):])
+	r := wire.NewReader(body[len(snapMagic):])
 	lo := int(r.U8("version"))
 	version := lo | int(r.U8("version"))<<8
 	if version != SnapshotFormatVersion {

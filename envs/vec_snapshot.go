@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hyperctl/hyperctl/envs/internal/wire"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // Vec payload layout (inside the envelope described in snapshot.go), section

@@ -1,49 +1,82 @@
 package ppo
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
-// checkpointVersion is the Snapshot format version.
-const checkpointVersion = 1
+// SnapshotFormatVersion is the version of the trainer snapshot that
+// Snapshot writes and Restore reads. Version 1 (a gob without the
+// environments' states) is no longer read.
+const SnapshotFormatVersion = 2
 
-// checkpoint is the serialised trainer state.
-type checkpoint struct {
-	Version        int
-	EnvID          string
-	ObsDim, ActDim int
-	Seed           int64
-	Config         Config // the trainer's construction config
+// snapMagic opens every trainer snapshot.
+const snapMagic = "HCPPOSNP"
 
-	Theta, AdamM, AdamV []float32
-	AdamStep            int64
+// ErrSnapshot is wrapped by every error about the snapshot bytes
+// themselves: not a trainer snapshot, corrupt, truncated, another format
+// version. (It is the same value as envs.ErrSnapshot.)
+var ErrSnapshot = wire.ErrCorrupt
 
-	ObsRMS RunningMeanStd
-	RewRMS RunningMeanStd
+// Limits on what a snapshot may declare, checked before anything is
+// allocated.
+const (
+	maxSnapEnvID  = 256
+	maxSnapLayers = 16
+	maxSnapString = 64
+)
 
-	ActRNG, MinibatchRNG []byte
-
-	Iteration int
-	Frames    int64
-	Evals     int
-	Rejected  int
-}
-
-// Snapshot returns everything needed to continue training: actor, critic
-// and log std (θ), Adam's moments and step count, the observation and
-// reward normalisers, the iteration, frame, evaluation and rejection
-// counters, and the generators' states (action noise, minibatch shuffles).
+// Snapshot returns everything needed to continue training exactly as if the
+// trainer had never stopped, as self-checking bytes (format below):
+//   - the networks' parameters θ (actor, critic, log std);
+//   - Adam's moments and step count;
+//   - the observation normaliser, the reward normaliser and its running
+//     discounted returns (one per environment copy);
+//   - the generators' states (action noise, minibatch shuffles);
+//   - the iteration, frame, evaluation and rejection counters;
+//   - the environments: the whole state of the vector of training copies
+//     (envs.Vec.Snapshot: every copy's simulator state, the running
+//     episodes, autoreset and seeding state), whether the next iteration
+//     continues from their current observations, and the evaluation
+//     environment's state when it exists (envs.Snapshot: BipedalWalker's
+//     world carries state from one evaluation episode to the next).
 //
-// Not included: the environments' internal states (the MuJoCo and Box2D
-// environments expose no serialisable state). Restore therefore starts
-// fresh episodes, and the continuation is exact only for what Snapshot
-// holds; the episodes that were running at the snapshot are cut short.
+// Restored into a trainer built for the same environment with the same
+// structural configuration and seed, in this process or another, the
+// iterations and evaluations that follow are bit-identical to the
+// uninterrupted trainer's given the same hyperparameters. Every
+// environment copy must implement envs.StateSaver (all registered
+// environments do). The trainer must be at an iteration boundary, which it
+// always is between calls.
+//
+// Encoding (little-endian, package envs/wire):
+//
+//	[0:8]   magic "HCPPOSNP"
+//	[8:10]  format version (uint16), SnapshotFormatVersion
+//	section "header" 1: environment id, observation and action sizes, seed,
+//	        structural config (hidden widths, activation, num_envs,
+//	        norm_obs, scale_reward)
+//	section "model" 1: θ (float32 × parameters)
+//	section "adam" 1: first moments, second moments (float32 × parameters),
+//	        step count
+//	section "norm" 1: observation mean, variance, count; reward mean,
+//	        variance, count; running discounted returns (one per copy)
+//	section "rng" 1: action-noise PCG, minibatch PCG (MarshalBinary)
+//	section "counters" 1: iteration, frames, evaluations, rejected updates
+//	section "envs" 1: Vec snapshot; whether observations are pending; whether
+//	        an evaluation environment exists, and its snapshot
+//	[-4:]   CRC-32C of every byte before it
+//
+// Restore checks the magic, the checksum and the version before it decodes
+// anything, then decodes and checks every section before it changes any
+// state.
 func (t *Trainer) Snapshot() ([]byte, error) {
 	if t.ln == nil {
 		return nil, errors.New("ppo: snapshot: trainer is closed")
@@ -65,94 +98,263 @@ func (t *Trainer) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ppo: snapshot: %w", err)
 	}
-	c := checkpoint{
-		Version: checkpointVersion, EnvID: t.spec.ID, ObsDim: t.od, ActDim: t.ad, Seed: t.seed, Config: t.Config(),
-		Theta: theta, AdamM: m, AdamV: v, AdamStep: t.ln.step,
-		ObsRMS: t.obsRMS.clone(), RewRMS: t.rew.RMS.clone(),
-		ActRNG: ar, MinibatchRNG: mr,
-		Iteration: t.iteration, Frames: t.frames, Evals: t.evals, Rejected: t.rejected,
+	vs, err := t.vec.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("ppo: snapshot: training environments: %w", err)
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(c); err != nil {
-		return nil, fmt.Errorf("ppo: snapshot: %w", err)
+	var es []byte
+	if t.evalEnv != nil {
+		if es, err = envs.Snapshot(t.evalEnv); err != nil {
+			return nil, fmt.Errorf("ppo: snapshot: evaluation environment: %w", err)
+		}
 	}
-	return buf.Bytes(), nil
+
+	w := wire.NewWriter(make([]byte, 0, 512+12*len(theta)+len(vs)+len(es)))
+	w.Tag("header", 1)
+	w.String(t.spec.ID)
+	w.Len(t.od)
+	w.Len(t.ad)
+	w.I64(t.seed)
+	hidden := make([]int64, len(t.base.Hidden))
+	for i, h := range t.base.Hidden {
+		hidden[i] = int64(h)
+	}
+	w.I64s(hidden)
+	w.String(t.base.Activation)
+	w.Len(t.base.NumEnvs)
+	w.Bool(t.base.NormObs)
+	w.Bool(t.base.ScaleReward)
+
+	w.Tag("model", 1)
+	w.F32s(theta)
+
+	w.Tag("adam", 1)
+	w.F32s(m)
+	w.F32s(v)
+	w.I64(t.ln.step)
+
+	w.Tag("norm", 1)
+	putRMS(w, t.obsRMS)
+	putRMS(w, t.rew.RMS)
+	w.F64s(t.rew.Returns)
+
+	w.Tag("rng", 1)
+	w.Bytes32(ar)
+	w.Bytes32(mr)
+
+	w.Tag("counters", 1)
+	w.I64(int64(t.iteration))
+	w.I64(t.frames)
+	w.I64(int64(t.evals))
+	w.I64(int64(t.rejected))
+
+	w.Tag("envs", 1)
+	w.Bytes32(vs)
+	w.Bool(t.rawObs != nil)
+	w.Bool(es != nil)
+	w.Bytes32(es)
+	return wire.Seal(snapMagic, SnapshotFormatVersion, w.Bytes()), nil
+}
+
+func putRMS(w *wire.Writer, r RunningMeanStd) {
+	w.F64s(r.Mean)
+	w.F64s(r.Var)
+	w.F64(r.Count)
+}
+
+func getRMS(r *wire.Reader, what string, dim int) RunningMeanStd {
+	return RunningMeanStd{Mean: r.F64s(what+" mean", dim), Var: r.F64s(what+" variance", dim), Count: r.F64(what + " count")}
+}
+
+// snapshotState is a decoded snapshot.
+type snapshotState struct {
+	envID          string
+	obsDim, actDim int
+	seed           int64
+	structure      Config // the structural settings only (see structureMismatch)
+
+	theta, adamM, adamV []float32
+	adamStep            int64
+
+	obsRMS, rewRMS RunningMeanStd
+	rewReturns     []float64
+
+	actRNG, mbRNG *rand.PCG
+
+	iteration, evals, rejected int
+	frames                     int64
+
+	vec        []byte
+	haveObs    bool
+	haveEval   bool
+	evalEnv    []byte
+	paramCount int
+}
+
+// decodeSnapshot checks and decodes b for this trainer without changing it.
+func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
+	payload, err := wire.Open(b, "trainer snapshot", snapMagic, SnapshotFormatVersion)
+	if err != nil {
+		return nil, err
+	}
+	var c snapshotState
+	r := wire.NewReader(payload)
+	r.Tag("header", 1)
+	c.envID = r.String("environment id", maxSnapEnvID)
+	c.obsDim = int(r.U32("observation size"))
+	c.actDim = int(r.U32("action size"))
+	c.seed = r.I64("seed")
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if c.envID != t.spec.ID || c.obsDim != t.od || c.actDim != t.ad {
+		return nil, fmt.Errorf("checkpoint is for %s (obs %d, act %d), this trainer is for %s (obs %d, act %d)",
+			c.envID, c.obsDim, c.actDim, t.spec.ID, t.od, t.ad)
+	}
+	if c.seed != t.seed {
+		return nil, fmt.Errorf("checkpoint has seed %d, this trainer %d", c.seed, t.seed)
+	}
+	n := r.Len("hidden", maxSnapLayers, 8)
+	for i := 0; i < n; i++ {
+		c.structure.Hidden = append(c.structure.Hidden, int(r.Int("hidden width", 1, math.MaxInt32)))
+	}
+	c.structure.Activation = r.String("activation", maxSnapString)
+	c.structure.NumEnvs = int(r.U32("num_envs"))
+	c.structure.NormObs = r.Bool("norm_obs")
+	c.structure.ScaleReward = r.Bool("scale_reward")
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if err := structureMismatch(c.structure, t.base); err != nil {
+		return nil, err
+	}
+
+	p := t.l.total
+	r.Tag("model", 1)
+	c.theta = r.F32s("parameters", p)
+	r.Tag("adam", 1)
+	c.adamM = r.F32s("Adam first moments", p)
+	c.adamV = r.F32s("Adam second moments", p)
+	c.adamStep = r.Int("Adam step", 0, math.MaxInt64)
+	r.Tag("norm", 1)
+	c.obsRMS = getRMS(r, "observation normaliser", t.od)
+	c.rewRMS = getRMS(r, "reward normaliser", 1)
+	c.rewReturns = r.F64s("reward normaliser returns", t.n)
+	r.Tag("rng", 1)
+	ar := r.Bytes32("action generator", maxSnapString)
+	mr := r.Bytes32("minibatch generator", maxSnapString)
+	r.Tag("counters", 1)
+	c.iteration = int(r.Int("iteration", 0, math.MaxInt32))
+	c.frames = r.Int("frames", 0, math.MaxInt64)
+	c.evals = int(r.Int("evaluations", 0, math.MaxInt32))
+	c.rejected = int(r.Int("rejected updates", 0, math.MaxInt32))
+	r.Tag("envs", 1)
+	c.vec = r.Bytes32("training environments", len(payload))
+	c.haveObs = r.Bool("observations pending flag")
+	c.haveEval = r.Bool("evaluation environment flag")
+	c.evalEnv = r.Bytes32("evaluation environment", len(payload))
+	if err := r.Done(); err != nil {
+		return nil, err
+	}
+	if c.haveEval != (len(c.evalEnv) > 0) {
+		return nil, fmt.Errorf("%w: evaluation environment flag %v with %d bytes of state", ErrSnapshot, c.haveEval, len(c.evalEnv))
+	}
+	for _, xs := range [][]float32{c.theta, c.adamM, c.adamV} {
+		for i, x := range xs {
+			if !finite(float64(x)) {
+				return nil, fmt.Errorf("checkpoint parameter/optimiser value %d is %v", i, x)
+			}
+		}
+	}
+	if err := checkRMS(c.obsRMS, t.od); err != nil {
+		return nil, fmt.Errorf("observation normaliser: %w", err)
+	}
+	if err := checkRMS(c.rewRMS, 1); err != nil {
+		return nil, fmt.Errorf("reward normaliser: %w", err)
+	}
+	if slices.ContainsFunc(c.rewReturns, func(x float64) bool { return !finite(x) }) {
+		return nil, errors.New("reward normaliser: non-finite running return")
+	}
+	c.actRNG, c.mbRNG = rand.NewPCG(0, 0), rand.NewPCG(0, 0)
+	if err := c.actRNG.UnmarshalBinary(ar); err != nil {
+		return nil, fmt.Errorf("action generator: %w", err)
+	}
+	if err := c.mbRNG.UnmarshalBinary(mr); err != nil {
+		return nil, fmt.Errorf("minibatch generator: %w", err)
+	}
+	return &c, nil
 }
 
 // Restore replaces the training state with one from Snapshot of a trainer
 // built for the same environment with the same structural configuration
-// (hidden, activation, num_envs, norm_obs, scale_reward) and seed. The
-// environments are re-created and reset with a seed derived from the
-// trainer's seed and the restored iteration, so resumed runs do not replay
-// the first episodes. On error the state is unchanged, except after a
-// libtorch failure while copying the parameters in (then the trainer refuses
-// to iterate until a successful Restore).
+// (hidden, activation, num_envs, norm_obs, scale_reward) and seed; the
+// continuation is then exact (see Snapshot). Bytes that are corrupt,
+// truncated, of another format version, environment, structure or seed are
+// an error and leave the trainer unchanged. After a failure past those
+// checks (libtorch failing to copy the parameters in, or an environment
+// copy refusing its state, which the checksum makes possible only for
+// crafted bytes) the trainer refuses to iterate until a successful Restore.
 func (t *Trainer) Restore(b []byte) error {
 	if t.ln == nil {
 		return errors.New("ppo: restore: trainer is closed")
 	}
-	var c checkpoint
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
+	c, err := t.decodeSnapshot(b)
+	if err != nil {
 		return fmt.Errorf("ppo: restore: %w", err)
 	}
-	if c.Version != checkpointVersion {
-		return fmt.Errorf("ppo: restore: checkpoint version %d, want %d", c.Version, checkpointVersion)
-	}
-	if c.EnvID != t.spec.ID || c.ObsDim != t.od || c.ActDim != t.ad {
-		return fmt.Errorf("ppo: restore: checkpoint is for %s (obs %d, act %d), this trainer is for %s (obs %d, act %d)",
-			c.EnvID, c.ObsDim, c.ActDim, t.spec.ID, t.od, t.ad)
-	}
-	if c.Seed != t.seed {
-		return fmt.Errorf("ppo: restore: checkpoint has seed %d, this trainer %d", c.Seed, t.seed)
-	}
-	if err := structureMismatch(c.Config, t.base); err != nil {
-		return fmt.Errorf("ppo: restore: %w", err)
-	}
-	n := t.l.total
-	if len(c.Theta) != n || len(c.AdamM) != n || len(c.AdamV) != n {
-		return fmt.Errorf("ppo: restore: checkpoint has %d parameters, the networks have %d", len(c.Theta), n)
-	}
-	for _, xs := range [][]float32{c.Theta, c.AdamM, c.AdamV} {
-		for i, x := range xs {
-			if !finite(float64(x)) {
-				return fmt.Errorf("ppo: restore: checkpoint parameter/optimiser value %d is %v", i, x)
-			}
+	// The environments are built aside and swapped in at the end, so a
+	// failure before the parameters are copied leaves the trainer as it was.
+	var evalEnv envs.Env
+	closeNew := func(v *envs.Vec) {
+		if v != nil {
+			_ = v.Close()
+		}
+		if evalEnv != nil {
+			_ = evalEnv.Close()
 		}
 	}
-	if c.AdamStep < 0 || c.Iteration < 0 || c.Frames < 0 || c.Evals < 0 || c.Rejected < 0 {
-		return errors.New("ppo: restore: negative counter in checkpoint")
+	if c.haveEval {
+		if evalEnv, err = envs.Make(t.envName); err != nil {
+			return fmt.Errorf("ppo: restore: evaluation environment: %w", err)
+		}
+		if err := envs.Restore(evalEnv, c.evalEnv); err != nil {
+			closeNew(nil)
+			return fmt.Errorf("ppo: restore: evaluation environment: %w", err)
+		}
 	}
-	if err := checkRMS(c.ObsRMS, t.od); err != nil {
-		return fmt.Errorf("ppo: restore: observation normaliser: %w", err)
+	vec, err := t.newVec(t.seed)
+	if err != nil {
+		closeNew(nil)
+		return fmt.Errorf("ppo: restore: %w", err)
 	}
-	if err := checkRMS(c.RewRMS, 1); err != nil {
-		return fmt.Errorf("ppo: restore: reward normaliser: %w", err)
+	if err := vec.Restore(c.vec); err != nil {
+		closeNew(vec)
+		return fmt.Errorf("ppo: restore: training environments: %w", err)
 	}
-	ap, mp := rand.NewPCG(0, 0), rand.NewPCG(0, 0)
-	if err := ap.UnmarshalBinary(c.ActRNG); err != nil {
-		return fmt.Errorf("ppo: restore: action generator: %w", err)
-	}
-	if err := mp.UnmarshalBinary(c.MinibatchRNG); err != nil {
-		return fmt.Errorf("ppo: restore: minibatch generator: %w", err)
-	}
-
 	runtime.LockOSThread()
-	err := t.ln.setState(c.Theta, c.AdamM, c.AdamV, c.AdamStep)
+	err = t.ln.setState(c.theta, c.adamM, c.adamV, c.adamStep)
 	runtime.UnlockOSThread()
 	if err != nil {
+		closeNew(vec)
 		t.broken = err
 		return fmt.Errorf("ppo: restore: %w", err)
 	}
-	if err := t.openVec(derivedSeed(t.seed, 1, uint64(c.Iteration))); err != nil {
-		t.broken = err
-		return fmt.Errorf("ppo: restore: %w", err)
+	_ = t.vec.Close()
+	t.vec = vec
+	if t.evalEnv != nil {
+		_ = t.evalEnv.Close()
 	}
-	t.actPCG, t.mbPCG = ap, mp
-	t.actRNG, t.mbRNG = rand.New(ap), rand.New(mp)
-	t.obsRMS = c.ObsRMS.clone()
-	t.rew.RMS = c.RewRMS.clone()
-	clear(t.rew.Returns)
-	t.iteration, t.frames, t.evals, t.rejected = c.Iteration, c.Frames, c.Evals, c.Rejected
+	t.evalEnv = evalEnv
+	t.rawObs = nil
+	if c.haveObs {
+		t.rawObs = slices.Clone(t.vec.Obs())
+	}
+	t.actPCG, t.mbPCG = c.actRNG, c.mbRNG
+	t.actRNG, t.mbRNG = rand.New(c.actRNG), rand.New(c.mbRNG)
+	t.obsRMS = c.obsRMS.clone()
+	t.rew.RMS = c.rewRMS.clone()
+	t.rew.Returns = slices.Clone(c.rewReturns)
+	t.iteration, t.frames, t.evals, t.rejected = c.iteration, c.frames, c.evals, c.rejected
 	t.broken = nil
 	return nil
 }

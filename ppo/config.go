@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Config is the trainer's configuration, the [ppo] table of a run config.
@@ -58,6 +59,10 @@ type Config struct {
 	EvalEpisodes int `toml:"eval_episodes"` // deterministic episodes per evaluation
 }
 
+// MaxHiddenWeights bounds the weights between hidden layers of each network
+// (2^22: with Adam's two moments and the gradient, about 64 MiB per network).
+const MaxHiddenWeights = 1 << 22
+
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
 	return Config{
@@ -98,12 +103,15 @@ func (c Config) Validate() error {
 	}
 	if len(c.Hidden) == 0 || len(c.Hidden) > 8 {
 		bad("hidden", "want 1 to 8 layer widths", c.Hidden)
+	} else if slices.ContainsFunc(c.Hidden, func(h int) bool { return h < 1 || h > 4096 }) {
+		bad("hidden", "want widths in [1, 4096]", c.Hidden)
 	} else {
-		for _, h := range c.Hidden {
-			if h < 1 || h > 4096 {
-				bad("hidden", "want widths in [1, 4096]", c.Hidden)
-				break
-			}
+		weights := 0
+		for i := 1; i < len(c.Hidden); i++ {
+			weights += c.Hidden[i-1] * c.Hidden[i]
+		}
+		if weights > MaxHiddenWeights {
+			bad("hidden", fmt.Sprintf("want at most %d weights between hidden layers (the sum of the products of neighbouring widths; e.g. [2048, 2048])", MaxHiddenWeights), fmt.Sprintf("%v (%d weights)", c.Hidden, weights))
 		}
 	}
 	if c.Activation != "tanh" && c.Activation != "relu" {

@@ -148,7 +148,7 @@ func TestHyperRules(t *testing.T) {
 	}{
 		{"defaults", func(h *Hyper) {}, ""},
 		{"minibatch = batch", func(h *Hyper) { h.MinibatchSize = h.BatchSize }, ""},
-		{"minibatch > batch", func(h *Hyper) { h.BatchSize, h.MinibatchSize = 100, 101 }, "ppo.minibatch_size: want at most batch_size = 100, got 101"},
+		{"minibatch > batch", func(h *Hyper) { h.BatchSize, h.MinibatchSize = 100, 101 }, "ppo.minibatch_size: want an integer <= 100 (ppo.batch_size), got 101"},
 		{"lr × scale = 1", func(h *Hyper) { h.LR, h.LRScale = 0.5, 2 }, ""},
 		{"lr × scale > 1", func(h *Hyper) { h.LR, h.LRScale = 0.5, 4 }, "ppo.lr_scale: want lr × lr_scale <= 1, got 0.5 × 4 = 2"},
 	} {

@@ -59,7 +59,9 @@
 // a thin layer over gotch's libtch wrappers (torch.go) because gotch's ts
 // package leaks one C allocation per op (see BenchmarkOpMemory). gotch
 // exposes no libtorch seed, so all randomness comes from Go PCG generators,
-// which makes runs deterministic given the seed and the checkpoints exact.
+// which makes runs deterministic given the seed. Snapshots also hold the
+// environments' complete states (envs.StateSaver), so a restored trainer
+// continues bit-identically: resumed = uninterrupted.
 //
 // # Deviations from CleanRL (and why)
 //
@@ -87,6 +89,4 @@
 //   - Run evaluates after iterations K−1, 2K−1, … and after the last (the
 //     authors' code: after iterations 0, K, 2K, …), so the final policy is
 //     always evaluated.
-//   - Checkpoints do not hold the environments' internal states (they expose
-//     none): a restored trainer starts fresh episodes.
 package ppo

@@ -192,7 +192,7 @@ func (h Hyper) Validate() error {
 		return errors.Join(errs...)
 	}
 	if h.MinibatchSize > h.BatchSize {
-		return fmt.Errorf("ppo.minibatch_size: want at most batch_size = %d, got %d", h.BatchSize, h.MinibatchSize)
+		return fmt.Errorf("ppo.minibatch_size: want an integer <= %d (ppo.batch_size), got %d", h.BatchSize, h.MinibatchSize)
 	}
 	if lr := h.LR * h.LRScale; lr > 1 {
 		return fmt.Errorf("ppo.lr_scale: want lr × lr_scale <= 1, got %v × %v = %v", h.LR, h.LRScale, lr)

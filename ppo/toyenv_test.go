@@ -1,6 +1,8 @@
 package ppo
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 
@@ -34,6 +36,7 @@ func init() {
 
 type targetEnv struct {
 	random bool
+	pcg    *rand.PCG
 	rng    *rand.Rand
 	k      int
 	obs    []float64
@@ -62,7 +65,8 @@ func (e *targetEnv) Reset(seed int64) ([]float64, error) {
 	}
 	if seed >= 0 || e.rng == nil {
 		s := uint64(max(seed, 0))
-		e.rng = rand.New(rand.NewPCG(s, s+1))
+		e.pcg = rand.NewPCG(s, s+1)
+		e.rng = rand.New(e.pcg)
 	}
 	e.k = 0
 	e.draw()
@@ -84,3 +88,52 @@ func (e *targetEnv) Step(a []float64) (envs.Transition, error) {
 }
 
 func (e *targetEnv) Close() error { e.closed = true; return nil }
+
+// SaveState and LoadState make the toy environments envs.StateSavers (the
+// trainer's snapshot needs them): the generator, the step and the target.
+func (e *targetEnv) SaveState() ([]byte, error) {
+	var out []byte
+	if e.pcg != nil {
+		b, err := e.pcg.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, 1)
+		out = append(out, b...)
+	} else {
+		out = append(out, 0)
+		out = append(out, make([]byte, 20)...)
+	}
+	out = binary.LittleEndian.AppendUint64(out, uint64(e.k))
+	obs := e.obs
+	if obs == nil {
+		obs = []float64{math.NaN(), math.NaN()}
+	}
+	for _, v := range obs {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
+	}
+	return out, nil
+}
+
+func (e *targetEnv) LoadState(b []byte) error {
+	if len(b) != 1+20+8+16 {
+		return errors.New("toy env state: wrong length")
+	}
+	var pcg *rand.PCG
+	if b[0] == 1 {
+		pcg = rand.NewPCG(0, 0)
+		if err := pcg.UnmarshalBinary(b[1:21]); err != nil {
+			return err
+		}
+	}
+	e.pcg, e.rng = pcg, nil
+	if pcg != nil {
+		e.rng = rand.New(pcg)
+	}
+	e.k = int(binary.LittleEndian.Uint64(b[21:29]))
+	e.obs = []float64{math.Float64frombits(binary.LittleEndian.Uint64(b[29:37])), math.Float64frombits(binary.LittleEndian.Uint64(b[37:45]))}
+	if math.IsNaN(e.obs[0]) {
+		e.obs = nil
+	}
+	return nil
+}

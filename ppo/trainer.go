@@ -88,6 +88,10 @@ type Option func(*Trainer)
 // (default: no logging).
 func WithLogger(l zerolog.Logger) Option { return func(t *Trainer) { t.log = l } }
 
+// MaxSeed is the largest seed New accepts (2^61 − 1): derived seeds leave
+// room for the environment copies' consecutive seeds.
+const MaxSeed = math.MaxInt64 / 4
+
 // New builds a trainer for the registered environment env (short name or
 // Gymnasium id; import envs/all to register the built-in ones) with
 // configuration cfg and seed (>= 0). It makes cfg.NumEnvs environment
@@ -96,8 +100,8 @@ func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if seed < 0 || seed > math.MaxInt64/4 {
-		return nil, fmt.Errorf("ppo: seed = %d, want an integer in [0, 2^61]", seed)
+	if seed < 0 || seed > MaxSeed {
+		return nil, fmt.Errorf("ppo: seed = %d, want an integer in [0, %d]", seed, int64(MaxSeed))
 	}
 	spec, err := envs.Lookup(env)
 	if err != nil {
@@ -135,9 +139,9 @@ func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
 	t.actRNG, t.mbRNG = rand.New(t.actPCG), rand.New(t.mbPCG)
 	t.obsRMS = NewRunningMeanStd(t.od)
 	t.rew = NewRewardScaler(t.n)
-	if err := t.openVec(seed); err != nil {
+	if t.vec, err = t.newVec(seed); err != nil {
 		t.Close()
-		return nil, err
+		return nil, fmt.Errorf("ppo: %w", err)
 	}
 	return t, nil
 }
@@ -154,24 +158,14 @@ func torchThreadsFor(threads int) int {
 	return threads
 }
 
-// openVec (re)creates the environment copies, seeded with vecSeed.
-func (t *Trainer) openVec(vecSeed int64) error {
-	if t.vec != nil {
-		_ = t.vec.Close()
-		t.vec = nil
-	}
+// newVec makes the trainer's vector of environment copies, seeded with
+// vecSeed, with the configured number of workers.
+func (t *Trainer) newVec(vecSeed int64) (*envs.Vec, error) {
 	var vopts []envs.VecOption
 	if t.base.Threads > 0 {
 		vopts = append(vopts, envs.WithWorkers(t.base.Threads))
 	}
-	v, err := envs.NewVec(t.envName, t.n, vecSeed, vopts...)
-	if err != nil {
-		return fmt.Errorf("ppo: %w", err)
-	}
-	t.vec = v
-	t.rawObs = nil
-	clear(t.rew.Returns)
-	return nil
+	return envs.NewVec(t.envName, t.n, vecSeed, vopts...)
 }
 
 // derivedSeed maps (seed, stream, k) to a non-negative seed that leaves room

@@ -1,9 +1,7 @@
 package ppo
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -103,10 +101,7 @@ func paramsOf(t *testing.T, tr *Trainer) []float32 {
 // reported rewards are bit-identical. (ppotest-det makes the data equal: its
 // episodes are deterministic and end exactly at iteration boundaries.)
 func TestCheckpointExactContinuation(t *testing.T) {
-	cfg := toyConfig()
-	cfg.NumEnvs = 2
-	cfg.BatchSize = 32 // 16 steps per copy = 2 episodes of 8
-	cfg.MinibatchSize = 8
+	cfg := toyExactConfig()
 	ctx := context.Background()
 	a := newToyTrainer(t, "ppotest-det", cfg, 7)
 	for i := 0; i < 2; i++ {
@@ -157,11 +152,22 @@ func TestCheckpointExactContinuation(t *testing.T) {
 }
 
 func paramsOfSnap(t *testing.T, b []byte) []float32 {
-	var c checkpoint
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
+	t.Helper()
+	tr := newToyTrainer(t, "ppotest-det", toyExactConfig(), 7)
+	c, err := tr.decodeSnapshot(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Theta
+	return c.theta
+}
+
+// toyExactConfig is TestCheckpointExactContinuation's configuration.
+func toyExactConfig() Config {
+	cfg := toyConfig()
+	cfg.NumEnvs = 2
+	cfg.BatchSize = 32 // 16 steps per copy = 2 episodes of 8
+	cfg.MinibatchSize = 8
+	return cfg
 }
 
 // TestRestoreRejectsMismatches: a checkpoint of another environment, of

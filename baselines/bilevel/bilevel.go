@@ -179,8 +179,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("loss_bound: must be finite and >= 0, got %v", s.LossBound)
 	case !finitePos(s.PhiScale):
 		return fmt.Errorf("phi_scale: must be finite and > 0, got %v", s.PhiScale)
-	case s.StepsPerIteration < 0:
-		return fmt.Errorf("steps_per_iteration: must be >= 0 (0: from the run), got %d", s.StepsPerIteration)
+	case s.StepsPerIteration < 0 || s.StepsPerIteration > 1<<30:
+		return fmt.Errorf("steps_per_iteration: must be in [0, %d] (0: from the run), got %d", 1<<30, s.StepsPerIteration)
 	case !validHorizon(s.Horizon):
 		return fmt.Errorf("horizon: want %q (N ~ T) or %q (N ~ T^2), got %q", Convex, PL, s.Horizon)
 	case !finitePos(s.HorizonScale):

@@ -28,6 +28,7 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{Field: "loss_bound", Settings: mod(func(s *Settings) { s.LossBound = math.Inf(1) })},
 		{Field: "phi_scale", Settings: mod(func(s *Settings) { s.PhiScale = 0 })},
 		{Field: "steps_per_iteration", Settings: mod(func(s *Settings) { s.StepsPerIteration = -1 })},
+		{Field: "steps_per_iteration", Settings: mod(func(s *Settings) { s.StepsPerIteration = 1<<30 + 1 })},
 		{Field: "horizon", Settings: mod(func(s *Settings) { s.Horizon = "concave" })},
 		{Field: "horizon_scale", Settings: mod(func(s *Settings) { s.HorizonScale = -2 })},
 		{Field: "restart_every", Settings: mod(func(s *Settings) { s.RestartEvery = 0 })},

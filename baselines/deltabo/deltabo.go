@@ -175,8 +175,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("delta_kernel: %w", err)
 	}
 	switch {
-	case s.SourceBlock < 1:
-		return fmt.Errorf("source_block: want an integer >= 1, got %d", s.SourceBlock)
+	case s.SourceBlock < 1 || s.SourceBlock > gploop.MaxWindow:
+		return fmt.Errorf("source_block: want an integer in [1, %d], got %d", gploop.MaxWindow, s.SourceBlock)
 	case s.MaxSource < 2 || s.MaxSource > gploop.MaxWindow:
 		return fmt.Errorf("max_source: want an integer in [2, %d], got %d", gploop.MaxWindow, s.MaxSource)
 	}

@@ -108,6 +108,7 @@ func TestValidateNamesField(t *testing.T) {
 		{Field: "progress", Settings: mod(func(s *Settings) { s.Progress = "epochs" })},
 		{Field: "delta_kernel", Settings: mod(func(s *Settings) { s.DeltaKernel = "linear" })},
 		{Field: "source_block", Settings: mod(func(s *Settings) { s.SourceBlock = 0 })},
+		{Field: "source_block", Settings: mod(func(s *Settings) { s.SourceBlock = 5001 })},
 		{Field: "max_source", Settings: mod(func(s *Settings) { s.MaxSource = 1 })},
 		// The shared blocks: one field each (their fields: gploop's tests).
 		{Field: "window", Settings: mod(func(s *Settings) { s.Window = 1 })},

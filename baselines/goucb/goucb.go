@@ -179,6 +179,14 @@ func DefaultSettings() Settings {
 
 func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
+// Upper bounds of the settings that size memory and work: the decision
+// budget, and the network's weight count hidden·(d+2)+1, the side of Σ and
+// Σ⁻¹ (2048² float64 = 32 MiB each, a Cholesky of that size per decision).
+const (
+	MaxRounds  = 10_000_000
+	MaxWeights = 2048
+)
+
 // Validate checks every field; the error starts with the field's TOML key.
 func (s *Settings) Validate() error {
 	b := strings.ToLower(strings.TrimSpace(s.Beta))
@@ -187,10 +195,10 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("hidden: must be in [1, 1000] units, got %d", s.Hidden)
 	case !finitePos(s.InputScale):
 		return fmt.Errorf("input_scale: must be finite and > 0, got %v", s.InputScale)
-	case s.Rounds < 0:
-		return fmt.Errorf("rounds: must be >= 0 (0: from the run), got %d", s.Rounds)
-	case s.Explore < 0:
-		return fmt.Errorf("explore: must be >= 0 (0: ceil(sqrt(rounds))), got %d", s.Explore)
+	case s.Rounds < 0 || s.Rounds > MaxRounds:
+		return fmt.Errorf("rounds: must be in [0, %d] (0: from the run), got %d", MaxRounds, s.Rounds)
+	case s.Explore < 0 || s.Explore > MaxRounds:
+		return fmt.Errorf("explore: must be in [0, %d] (0: ceil(sqrt(rounds))), got %d", MaxRounds, s.Explore)
 	case !(s.Lambda >= 0) || math.IsInf(s.Lambda, 0):
 		return fmt.Errorf("lambda: must be finite and >= 0 (0: sqrt(T) log^2 T), got %v", s.Lambda)
 	case b != BetaOFUL && b != BetaPaper:
@@ -309,6 +317,10 @@ type state struct {
 func (m *Method) Init(space controller.Space, rng *rand.Rand) error {
 	if rng == nil {
 		return errors.New("goucb: init: nil rng")
+	}
+	if dw := (network{in: space.Dim(), hidden: m.set.Hidden}).dim(); dw > MaxWeights {
+		return fmt.Errorf("goucb: hidden: %d units over %d hyperparameters give %d weights, more than %d (Σ is weights² values, inverted at every decision); want hidden <= %d for this space",
+			m.set.Hidden, space.Dim(), dw, MaxWeights, (MaxWeights-1)/(space.Dim()+2))
 	}
 	m.space, m.rng = space, rng
 	m.net = network{in: space.Dim(), hidden: m.set.Hidden, scale: m.set.InputScale}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -65,6 +66,9 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{Field: "input_scale", Settings: mod(func(s *Settings) { s.InputScale = math.NaN() })},
 		{Field: "rounds", Settings: mod(func(s *Settings) { s.Rounds = -1 })},
 		{Field: "explore", Settings: mod(func(s *Settings) { s.Explore = -2 })},
+		{Field: "rounds", Settings: mod(func(s *Settings) { s.Rounds = MaxRounds + 1 })},
+		{Field: "explore", Settings: mod(func(s *Settings) { s.Explore = MaxRounds + 1 })},
+		{Field: "hidden", Settings: mod(func(s *Settings) { s.Hidden = 1001 })},
 		{Field: "lambda", Settings: mod(func(s *Settings) { s.Lambda = -1 })},
 		{Field: "lambda", Settings: mod(func(s *Settings) { s.Lambda = math.Inf(1) })},
 		{Field: "beta", Settings: mod(func(s *Settings) { s.Beta = "huge" })},
@@ -491,5 +495,20 @@ func TestDegenerateData(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A network whose weight count exceeds MaxWeights for the space is refused
+// at Init with an error naming hidden and the largest width that fits.
+func TestInitBoundsNetworkSize(t *testing.T) {
+	s := DefaultSettings()
+	s.Hidden = 1000 // 1000·(4+2)+1 weights over the paper's four hyperparameters
+	_, err := controller.Build(Name, &s, methodtest.PaperSpace(t), controller.Options{Interval: 1, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "hidden: 1000 units over 4 hyperparameters give 6001 weights") || !strings.Contains(err.Error(), "want hidden <= 341") {
+		t.Fatalf("oversized network: %v", err)
+	}
+	s.Hidden = 341
+	if _, err := controller.Build(Name, &s, methodtest.PaperSpace(t), controller.Options{Interval: 1, Seed: 1}); err != nil {
+		t.Fatalf("largest network that fits: %v", err)
 	}
 }

@@ -117,6 +117,10 @@ func DefaultSettings() Settings {
 
 func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
+// MaxFeatures bounds the network's parameter count width·(d+2), the size
+// of the features and of the side of U⁻¹ (4096² float64 = 128 MiB).
+const MaxFeatures = 4096
+
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
 	switch {
@@ -130,8 +134,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("lr: want a finite number > 0 (SGD learning rate), got %v", s.LR)
 	case s.Epochs < 0 || s.Epochs > 100000:
 		return fmt.Errorf("epochs: want an integer in [0, 100000], got %d", s.Epochs)
-	case s.Batch < 1:
-		return fmt.Errorf("batch: want an integer >= 1 (minibatch size), got %d", s.Batch)
+	case s.Batch < 1 || s.Batch > 100000:
+		return fmt.Errorf("batch: want an integer in [1, 100000] (minibatch size), got %d", s.Batch)
 	case s.Candidates < 1 || s.Candidates > 100000:
 		return fmt.Errorf("candidates: want an integer in [1, 100000], got %d", s.Candidates)
 	}
@@ -183,6 +187,10 @@ func (m *NeuralBO) Init(space controller.Space, rng *rand.Rand) error {
 	d := space.Dim()
 	if d < 1 {
 		return fmt.Errorf("neuralbo: init: empty space")
+	}
+	if p := (net{m: m.set.Width, k: d + 1}).params(); p > MaxFeatures {
+		return fmt.Errorf("neuralbo: width: %d units over %d hyperparameters give %d features, more than %d (U⁻¹ is features² values); want width <= %d for this space",
+			m.set.Width, d, p, MaxFeatures, MaxFeatures/(d+2))
 	}
 	m.space, m.rng = space, rng
 	m.net = net{m: m.set.Width, k: d + 1}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
@@ -89,6 +90,8 @@ func TestValidateNamesField(t *testing.T) {
 		{Field: "lr", Settings: mod(func(s *Settings) { s.LR = 0 })},
 		{Field: "epochs", Settings: mod(func(s *Settings) { s.Epochs = -1 })},
 		{Field: "batch", Settings: mod(func(s *Settings) { s.Batch = 0 })},
+		{Field: "batch", Settings: mod(func(s *Settings) { s.Batch = 100001 })},
+		{Field: "width", Settings: mod(func(s *Settings) { s.Width = 4097 })},
 		{Field: "candidates", Settings: mod(func(s *Settings) { s.Candidates = 0 })},
 	})
 }
@@ -120,5 +123,20 @@ func TestDegenerateData(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A network whose parameter count exceeds MaxFeatures for the space is
+// refused at Init with an error naming width and the largest that fits.
+func TestInitBoundsNetworkSize(t *testing.T) {
+	s := DefaultSettings()
+	s.Width = 4096 // 4096·(4+2) features: U⁻¹ would take 4.5 GiB
+	_, err := controller.Build(Name, &s, methodtest.PaperSpace(t), controller.Options{Interval: 1, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "width: 4096 units over 4 hyperparameters give 24576 features") || !strings.Contains(err.Error(), "want width <= 682") {
+		t.Fatalf("oversized network: %v", err)
+	}
+	s.Width = 682
+	if _, err := controller.Build(Name, &s, methodtest.PaperSpace(t), controller.Options{Interval: 1, Seed: 1}); err != nil {
+		t.Fatalf("largest network that fits: %v", err)
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
@@ -84,44 +86,6 @@ nodes share, at the same paths.`,
 	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")
 	addSlurmFlags(fl, f)
 	return cmd
-}
-
-// parseSeeds parses "0-9", "0,3,7-9" into a sorted, de-duplicated list.
-func parseSeeds(spec string) ([]int64, error) {
-	seen := map[int64]bool{}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("seed %q: want a non-negative integer or a range like 0-9", part)
-		}
-		b := a
-		if isRange {
-			b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
-			if err != nil || b < a {
-				return nil, fmt.Errorf("seed range %q: want LOW-HIGH with LOW <= HIGH", part)
-			}
-		}
-		if b-a > 10000 {
-			return nil, fmt.Errorf("seed range %q: more than 10000 seeds", part)
-		}
-		for s := a; s <= b; s++ {
-			seen[s] = true
-		}
-	}
-	if len(seen) == 0 {
-		return nil, errors.New("no seeds given")
-	}
-	out := make([]int64, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out, nil
 }
 
 func splitList(s string) []string {
@@ -201,7 +165,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		}
 		f.transferFrom = abs
 	}
-	seeds, err := parseSeeds(f.seeds)
+	seedList, err := seeds.Parse(f.seeds)
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
@@ -243,7 +207,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			}
 		}
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seeds, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	man, err = mergeManifest(f.out, man, f.force)
 	if err != nil {
 		return err
@@ -265,7 +229,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	skipped := 0
 	for _, e := range envNames {
 		for _, c := range ctrls {
-			for _, s := range seeds {
+			for _, s := range seedList {
 				dir := filepath.Join(f.out, e, c, fmt.Sprintf("seed%d", s))
 				st, err := rundir.Inspect(dir)
 				if err != nil {
@@ -303,7 +267,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			defer wg.Done()
 			for j := range queue {
 				start := time.Now()
-				err := runTrainJob(ctx, self, j, f, threads)
+				err := runTrainJob(ctx, a.log, self, j, f, threads)
 				mu.Lock()
 				done++
 				ev := a.log.Info()
@@ -418,13 +382,58 @@ func trainArgs(f *compareFlags, env, ctrl string, seed int64, dir string) []stri
 	return args
 }
 
+// lockPoll is how often compare checks whether a locked run folder is free.
+const lockPoll = 250 * time.Millisecond
+
+// waitUnlocked returns when no other process holds dir's writer lock (or
+// ctx ends), logging once that it waits and for which pid.
+func waitUnlocked(ctx context.Context, log zerolog.Logger, dir string) error {
+	lastPID := -1
+	for {
+		pid, held, err := rundir.Holder(dir)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return nil
+		}
+		if pid != lastPID {
+			log.Warn().Str("run", dir).Int("pid", pid).Msg("the run folder is locked by another writer; waiting for it to end")
+			lastPID = pid
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
 // runTrainJob runs one `hyperctl train --resume` as a child process, its
-// output going to the run folder's train.log. Cancellation sends SIGINT so the
-// child checkpoints before exiting.
-func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
+// output going to the run folder's train.log. It first waits while another
+// process writes the folder (an orphan of an earlier compare, a train
+// started by hand), and again if the child finds the folder locked
+// (exit code 3). Cancellation sends SIGINT so the child checkpoints before
+// exiting; if compare dies, the child gets SIGTERM (Pdeathsig, Linux) and
+// checkpoints too.
+func runTrainJob(ctx context.Context, log zerolog.Logger, self string, j job, f *compareFlags, threads int) error {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return err
 	}
+	for {
+		if err := waitUnlocked(ctx, log, j.dir); err != nil {
+			return err
+		}
+		err := runTrainChild(ctx, self, j, f, threads)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitLocked {
+			continue // another writer took the folder meanwhile: wait for it
+		}
+		return err
+	}
+}
+
+func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
 	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -435,6 +444,12 @@ func runTrainJob(ctx context.Context, self string, j job, f *compareFlags, threa
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf
 	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
+	c.SysProcAttr = childProcAttr()
+	// The parent-death signal fires when the thread that started the child
+	// exits, not the process: keep this goroutine on its thread until the
+	// child has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := c.Start(); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 )
 
 func main() {
@@ -18,21 +20,34 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:]))
 }
 
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a runtime failure
+	exitUsage   = 2 // a bad flag or an unknown name
+	exitLocked  = 3 // the run folder is locked by another writer (compare waits and retries)
+)
+
 // run executes the CLI and returns the process exit code: 0 on success, 2 for
-// usage errors, 1 for runtime failures.
+// usage errors, 3 when the run folder is being written by another process,
+// 1 for other runtime failures.
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return 0
+		return exitOK
 	}
 	fmt.Fprintf(os.Stderr, "hyperctl: %v\n", err)
+	var le *rundir.LockedError
+	if errors.As(err, &le) {
+		return exitLocked
+	}
 	var ue *usageError
 	// cobra reports an unknown subcommand as a plain error: a usage error too.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintln(os.Stderr, "Run 'hyperctl --help' for usage.")
-		return 2
+		return exitUsage
 	}
-	return 1
+	return exitFailure
 }

@@ -44,7 +44,8 @@ runs/<env>-<controller>@<preset>-seed<N> with --preset):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
-  checkpoint/    the latest checkpoint (every checkpoint_every iterations and on SIGINT/SIGTERM)
+  checkpoint/    the two latest checkpoints, checksummed (every checkpoint_every
+                 iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
   policy-final.safetensors/.json
                  the latest policy (every evaluation and at the end)
@@ -52,9 +53,12 @@ runs/<env>-<controller>@<preset>-seed<N> with --preset):
                  the policy with the highest evaluation return so far
   events.out.tfevents.*
                  TensorBoard events (tensorboard --logdir DIR)
+  .lock          held by the writing process (a second writer exits with code 3)
 
 A killed run continues with --out DIR --resume (the config comes from
-DIR/config.toml), with no lost or duplicated rows.
+DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv
+end up identical to an uninterrupted run's (timing columns aside), with no
+lost or duplicated rows.
 
 --frames N gives the run a frame budget: it stops after the first iteration
 that reaches N frames (--iterations, or the config's, still caps it and must

@@ -55,13 +55,21 @@ func DefaultSettings() Settings {
 	return Settings{D: 10, S: 1, Lambda: 1}
 }
 
+// Upper bounds of the settings that size memory and work: a decision scans
+// d values per hyperparameter, and each context met allocates d predictors
+// of (s+1)² values (the paper: d = 10, s ≤ 3).
+const (
+	MaxD = 1000
+	MaxS = 8
+)
+
 // Validate reports the first invalid field.
 func (s *Settings) Validate() error {
 	switch {
-	case s.D < 2:
-		return fmt.Errorf("d: want an integer >= 2 (grid values per hyperparameter), got %d", s.D)
-	case s.S < 1:
-		return fmt.Errorf("s: want an integer >= 1 (past objective values per prediction), got %d", s.S)
+	case s.D < 2 || s.D > MaxD:
+		return fmt.Errorf("d: want an integer in [2, %d] (grid values per hyperparameter), got %d", MaxD, s.D)
+	case s.S < 1 || s.S > MaxS:
+		return fmt.Errorf("s: want an integer in [1, %d] (past objective values per prediction), got %d", MaxS, s.S)
 	case math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) || s.Lambda <= 0:
 		return fmt.Errorf("lambda: want a finite number > 0 (ridge regulariser), got %v", s.Lambda)
 	case math.IsNaN(s.Bonus) || math.IsInf(s.Bonus, 0) || s.Bonus < 0:

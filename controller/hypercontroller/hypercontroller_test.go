@@ -50,7 +50,10 @@ func TestHyperControllerSettings(t *testing.T) {
 	}{
 		{"d", func(s *hypercontroller.Settings) { s.D = 1 }},
 		{"d", func(s *hypercontroller.Settings) { s.D = -3 }},
+		{"d", func(s *hypercontroller.Settings) { s.D = 2_000_000_000 }}, // once an out-of-memory crash (issue 20)
 		{"s", func(s *hypercontroller.Settings) { s.S = 0 }},
+		{"s", func(s *hypercontroller.Settings) { s.S = hypercontroller.MaxS + 1 }},
+		{"s", func(s *hypercontroller.Settings) { s.D, s.S = 1000, 8 }}, // 1000^8 contexts overflow the key space
 		{"s", func(s *hypercontroller.Settings) { s.D, s.S = 100, 25 }}, // 100^25 contexts overflow the key space
 		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = 0 }},
 		{"lambda", func(s *hypercontroller.Settings) { s.Lambda = -1 }},

@@ -101,7 +101,7 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hyperband, hypercontroller"},
 		{"fixed is not a method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "fixed" }, "method", "unknown controller \"fixed\""},
 		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key; allowed: d, s, lambda, bonus, intercept"},
-		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer >= 2"},
+		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer in [2, 1000]"},
 		{"wrong type", func(r *hyperctlv1.CreateSessionRequest) {
 			r.Method = "gpucb"
 			r.Settings = mustStruct(t, map[string]any{"window": 2.5})
@@ -115,7 +115,7 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"auto and a number", func(r *hyperctlv1.CreateSessionRequest) { r.Interval, r.IntervalAuto = 3, true }, "interval", "not both"},
 		{"auto without a recommender", func(r *hyperctlv1.CreateSessionRequest) { r.IntervalAuto = true }, "interval", "recommends its interval"},
 		{"bad objective", func(r *hyperctlv1.CreateSessionRequest) { r.Objective = "loss" }, "objective", `"loss": want one of delta, reward, delta_per_second`},
-		{"negative seed", func(r *hyperctlv1.CreateSessionRequest) { r.Seed = -1 }, "seed", "want an integer >= 0, got -1"},
+		{"negative seed", func(r *hyperctlv1.CreateSessionRequest) { r.Seed = -1 }, "seed", "want an integer in [0, 2305843009213693951], got -1"},
 		{"negative iterations", func(r *hyperctlv1.CreateSessionRequest) { r.Iterations = -5 }, "iterations", "want an integer in [1, 10000000], got -5"},
 		{"empty space", func(r *hyperctlv1.CreateSessionRequest) { r.Space = nil }, "space", "no parameters"},
 		{"bad scale", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Scale = "exp" }, "space[1].scale", `want "linear" or "log", got "exp"`},

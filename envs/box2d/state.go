@@ -8,8 +8,8 @@ import (
 	b2 "github.com/ByteArena/box2d"
 
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/internal/wire"
 	"github.com/hyperctl/hyperctl/envs/rng"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // Snapshot state of BipedalWalker (envs.StateSaver): a deterministic replay.

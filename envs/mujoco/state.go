@@ -6,8 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/internal/wire"
 	"github.com/hyperctl/hyperctl/envs/rng"
+	"github.com/hyperctl/hyperctl/envs/wire"
 )
 
 // Snapshot state of a MuJoCo environment (envs.StateSaver).

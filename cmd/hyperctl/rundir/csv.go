@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -219,3 +220,74 @@ func (l *EvalLog) Append(r EvalRow) error {
 
 // Close closes the file.
 func (l *EvalLog) Close() error { return l.csv.Close() }
+
+// TimingColumns are the columns of train.csv and eval.csv that measure wall
+// time; they differ between any two runs. Every other column is determined
+// by the config and the seed, whether the run was interrupted or not.
+var TimingColumns = []string{ColWallTime, ColControllerTime}
+
+// CompareCSV compares a log file (train.csv or eval.csv) of a run, got,
+// with the same file of a reference run, want, timing columns aside. It
+// returns the number of rows of want that got has identically at the same
+// position, want's number of rows, and, when they are not all identical, a
+// description of the first difference.
+func CompareCSV(got, want string) (same, total int, diff string, err error) {
+	hg, rg, err := readCSVNoTiming(got)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	hw, rw, err := readCSVNoTiming(want)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if hg != hw {
+		return 0, len(rw), fmt.Sprintf("headers differ: %q vs %q", hg, hw), nil
+	}
+	for i := range rw {
+		if i < len(rg) && rg[i] == rw[i] {
+			same++
+		} else if diff == "" {
+			g := "(missing)"
+			if i < len(rg) {
+				g = rg[i]
+			}
+			diff = fmt.Sprintf("row %d: %s vs %s", i, g, rw[i])
+		}
+	}
+	if diff == "" && len(rg) != len(rw) {
+		diff = fmt.Sprintf("%d rows vs %d", len(rg), len(rw))
+	}
+	return same, len(rw), diff, nil
+}
+
+// readCSVNoTiming reads a log's header and rows with the timing columns
+// removed.
+func readCSVNoTiming(path string) (string, []string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var keep []int
+	header := strings.Split(lines[0], ",")
+	for i, h := range header {
+		if !slices.Contains(TimingColumns, h) {
+			keep = append(keep, i)
+		}
+	}
+	pick := func(line string) string {
+		f := strings.Split(line, ",")
+		out := make([]string, 0, len(keep))
+		for _, i := range keep {
+			if i < len(f) {
+				out = append(out, f[i])
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	rows := make([]string, 0, len(lines)-1)
+	for _, l := range lines[1:] {
+		rows = append(rows, pick(l))
+	}
+	return pick(lines[0]), rows, nil
+}

@@ -10,9 +10,11 @@
 //	config.toml     the resolved config (written before training starts)
 //	train.csv       one row per iteration, appended and flushed each iteration
 //	eval.csv        one row per evaluation
-//	checkpoint/     checkpoint.bin, the latest checkpoint (written atomically)
+//	checkpoint/     checkpoint.bin, the newest checkpoint, with the files kept beside it
+//	                (policy-best's copy); prev/ holds the previous checkpoint and its files
 //	summary.json    written when the run finishes; its presence marks a finished run
 //	train.log       the log of a run started by `hyperctl compare`
+//	.lock           locked by the process writing the run (see Acquire); holds its pid
 //	policy-final.safetensors, policy-final.json
 //	                the latest policy (package ppo/policy), written at every
 //	                evaluation and at the end
@@ -44,11 +46,25 @@
 //
 // # Checkpoint
 //
-// checkpoint/checkpoint.bin is one versioned file (WriteCheckpoint,
-// ReadCheckpoint) holding the training Progress and two opaque payloads, the
-// trainer's and the controller's snapshots. It is written atomically every
-// checkpoint_every iterations and when training is interrupted, and removed
-// when the run finishes.
+// A checkpoint file (EncodeCheckpoint describes the format) holds the
+// training Progress and two opaque payloads, the trainer's and the
+// controller's snapshots, behind a magic, a format version and a CRC-32C
+// checksum over all its bytes, which are verified before anything is
+// decoded. WriteCheckpoint writes checkpoint/checkpoint.bin atomically every
+// checkpoint_every iterations and when training is interrupted, and moves
+// the good checkpoint it replaces, with the files kept beside it, to
+// checkpoint/prev/.
+// ReadCheckpoint returns the newest file that passes its check, falling back
+// to the previous one (the caller truncates the logs to its iteration with
+// OpenCSV, so nothing is duplicated); with none left it refuses and says how
+// to start over. The folder is removed when the run finishes.
+//
+// # One writer
+//
+// A process writing a run holds an exclusive lock on its .lock file
+// (Acquire), released by the kernel when the process ends, however it ends.
+// A second writer is refused at once with an error naming the holder's pid
+// (LockedError).
 //
 // # Reusing a folder
 //
@@ -74,15 +90,17 @@ import (
 
 // File names inside a run folder.
 const (
-	ConfigFile     = "config.toml"
-	TrainCSV       = "train.csv"
-	EvalCSV        = "eval.csv"
-	SummaryFile    = "summary.json"
-	CheckpointDir  = "checkpoint"     // the folder of the checkpoint file
-	CheckpointFile = "checkpoint.bin" // in CheckpointDir
-	LogFile        = "train.log"
-	minFreeBytes   = 64 << 20 // refuse to start with less free space than this
-	probeFileName  = ".hyperctl-write-probe"
+	ConfigFile        = "config.toml"
+	TrainCSV          = "train.csv"
+	EvalCSV           = "eval.csv"
+	SummaryFile       = "summary.json"
+	CheckpointDir     = "checkpoint"     // the folder of the newest checkpoint and the files kept beside it
+	CheckpointFile    = "checkpoint.bin" // the newest checkpoint, in CheckpointDir
+	PrevCheckpointDir = "prev"           // in CheckpointDir: the previous checkpoint and its files
+	LockFile          = ".lock"          // the writer's lock (see Acquire); holds its pid
+	LogFile           = "train.log"
+	minFreeBytes      = 64 << 20 // refuse to start with less free space than this
+	probeFileName     = ".hyperctl-write-probe"
 )
 
 // State says what a folder holds.

@@ -1,8 +1,8 @@
 package rundir
 
 import (
-	"bytes"
-	"encoding/gob"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,22 +168,23 @@ func TestDecide(t *testing.T) {
 }
 
 // TestCheckpointFile: a checkpoint round-trips, a missing one is nil, a
-// corrupt one is an error naming the file, and Clear removes a run's files.
+// corrupt one with no previous one is an error naming the file and saying
+// how to start over, and Clear removes a run's files.
 func TestCheckpointFile(t *testing.T) {
 	dir := t.TempDir()
-	if c, err := ReadCheckpoint(dir); c != nil || err != nil {
+	if c, _, err := ReadCheckpoint(dir); c != nil || err != nil {
 		t.Fatalf("no checkpoint: %v, %v", c, err)
 	}
 	want := Checkpoint{Progress: Progress{Iteration: 4, WallS: 1.5, PrevReward: -2, HavePrev: true}, Trainer: []byte("tr"), Controller: []byte("ctl")}
 	if err := WriteCheckpoint(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadCheckpoint(dir)
-	if err != nil || got.Progress != want.Progress || string(got.Trainer) != "tr" || string(got.Controller) != "ctl" {
-		t.Fatalf("round trip: %+v, %v", got, err)
+	got, rd, err := ReadCheckpoint(dir)
+	if err != nil || got.Progress != want.Progress || string(got.Trainer) != "tr" || string(got.Controller) != "ctl" || rd.Path != CheckpointPath(dir) || rd.Refused != nil {
+		t.Fatalf("round trip: %+v, %+v, %v", got, rd, err)
 	}
 	os.WriteFile(CheckpointPath(dir), []byte("garbage"), 0o644)
-	if _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) {
+	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("corrupt checkpoint: %v", err)
 	}
 	for _, n := range []string{ConfigFile, TrainCSV, EvalCSV, SummaryFile, LogFile} {
@@ -196,6 +197,89 @@ func TestCheckpointFile(t *testing.T) {
 	if len(left) != 1 || left[0].Name() != LogFile {
 		t.Fatalf("after Clear: %v, want only %s", left, LogFile)
 	}
+}
+
+// TestCheckpointKeepsTwo: each write keeps the checkpoint it replaces as the
+// previous one; a newest file that fails its check falls back to the
+// previous one (saying which file was refused); a corrupt newest file is not
+// kept as the previous one by the next write.
+func TestCheckpointKeepsTwo(t *testing.T) {
+	dir := t.TempDir()
+	ck := func(it int) Checkpoint {
+		return Checkpoint{Progress: Progress{Iteration: it}, Trainer: []byte{byte(it)}}
+	}
+	for _, it := range []int{2, 4, 6} {
+		if err := WriteCheckpoint(dir, ck(it)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() (int, CheckpointRead) {
+		t.Helper()
+		c, rd, err := ReadCheckpoint(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Progress.Iteration, rd
+	}
+	if it, rd := read(); it != 6 || rd.Refused != nil || rd.Dir != filepath.Join(dir, CheckpointDir) {
+		t.Fatalf("newest: iteration %d, %+v", it, rd)
+	}
+	b, _ := os.ReadFile(CheckpointPath(dir))
+	b[len(b)/2] ^= 1
+	os.WriteFile(CheckpointPath(dir), b, 0o644)
+	it, rd := read()
+	if it != 4 || rd.Path != PrevCheckpointPath(dir) || rd.Refused == nil || !strings.Contains(rd.Refused.Error(), CheckpointPath(dir)) || !strings.Contains(rd.Refused.Error(), "checksum mismatch") {
+		t.Fatalf("fallback: iteration %d, %+v", it, rd)
+	}
+	// The next write replaces the corrupt file and keeps the good previous one.
+	if err := WriteCheckpoint(dir, ck(5)); err != nil {
+		t.Fatal(err)
+	}
+	if it, _ := read(); it != 5 {
+		t.Fatalf("after rewrite: iteration %d", it)
+	}
+	os.Remove(CheckpointPath(dir))
+	if it, _ := read(); it != 4 {
+		t.Fatalf("previous after rewrite: iteration %d, want 4", it)
+	}
+	// A file of the earlier format (a gob, no magic) is refused by name.
+	os.WriteFile(CheckpointPath(dir), []byte("\x3e\xff\x81\x03\x01\x01\x0echeckpointFile"), 0o644)
+	os.Remove(PrevCheckpointPath(dir))
+	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), "not a hyperctl checkpoint") {
+		t.Fatalf("earlier format: %v", err)
+	}
+}
+
+// TestLock: a second Acquire of a locked folder fails at once naming the
+// holder's pid; Holder sees it; after Release the folder can be locked again.
+func TestLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, held, err := Holder(dir); held || err != nil {
+		t.Fatalf("no lock file: held %v, %v", held, err)
+	}
+	l, err := Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(dir)
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid())) {
+		t.Fatalf("second writer: %v", err)
+	}
+	if pid, held, err := Holder(dir); !held || pid != os.Getpid() || err != nil {
+		t.Fatalf("Holder: %d %v %v", pid, held, err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _ := Holder(dir); held {
+		t.Fatal("still held after Release")
+	}
+	l2, err := Acquire(dir)
+	if err != nil {
+		t.Fatalf("after Release: %v", err)
+	}
+	l2.Release()
 }
 
 // TestLogs: train.csv and eval.csv rows in the schema's columns and formats.
@@ -237,35 +321,31 @@ func TestLogs(t *testing.T) {
 	}
 }
 
-// TestCheckpointReadsEarlierWriter: the file written by the previous
-// writer (package main's checkpointFile and progressState types, same field
-// names) still reads, so runs killed before this version resume.
-func TestCheckpointReadsEarlierWriter(t *testing.T) {
-	type progressState struct {
-		Iteration  int
-		WallS      float64
-		CtrlS      float64
-		PrevReward float64
-		HavePrev   bool
-		LastEval   float64
-		HaveEval   bool
-	}
-	type checkpointFile struct {
-		Version    int
-		Progress   progressState
-		Trainer    []byte
-		Controller []byte
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(checkpointFile{Version: 1, Progress: progressState{Iteration: 10, LastEval: 3, HaveEval: true}, Trainer: []byte{1}}); err != nil {
-		t.Fatal(err)
-	}
+// TestCompareCSV: rows are compared with the timing columns removed.
+func TestCompareCSV(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, CheckpointDir), 0o755)
-	os.WriteFile(CheckpointPath(dir), buf.Bytes(), 0o644)
-	c, err := ReadCheckpoint(dir)
-	if err != nil || c.Progress != (Progress{Iteration: 10, LastEval: 3, HaveEval: true}) || len(c.Trainer) != 1 || c.Controller != nil {
-		t.Fatalf("earlier checkpoint: %+v, %v", c, err)
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	ref := write("ref.csv", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2,50\n")
+	cases := []struct {
+		name, text  string
+		same, total int
+		diff        string
+	}{
+		{"timing differs only", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,9,9,-3,50\n3,20,9,9,-2,50\n", 2, 2, ""},
+		{"a value differs", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2.5,50\n", 1, 2, "row 1: 3,20,-2.5,50 vs 3,20,-2,50"},
+		{"a row missing", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n", 1, 2, "row 1: (missing)"},
+		{"a row more", "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,10,0.5,0.1,-3,50\n3,20,1.5,0.2,-2,50\n5,30,2,2,-1,50\n", 2, 2, "3 rows vs 2"},
+		{"other header", "iteration,frames,wall_time_s,eval_return\n", 0, 2, "headers differ"},
+	}
+	for _, c := range cases {
+		same, total, diff, err := CompareCSV(write("got.csv", c.text), ref)
+		if err != nil || same != c.same || total != c.total || !strings.Contains(diff, c.diff) || (c.diff == "") != (diff == "") {
+			t.Errorf("%s: %d/%d %q %v; want %d/%d %q", c.name, same, total, diff, err, c.same, c.total, c.diff)
+		}
 	}
 }
 
@@ -285,5 +365,28 @@ func TestInspectSaysAFileIsAFile(t *testing.T) {
 	}
 	if st, err := Inspect(filepath.Join(dir, "new", "run")); err != nil || st != Empty {
 		t.Errorf("a path that does not exist yet: %v %v", st, err)
+	}
+}
+
+// TestCheckpointFilesMoveWithIt: files kept beside the newest checkpoint
+// (policy-best's copy) move with it to prev/, so a fallback finds the files
+// of the checkpoint it resumes from in CheckpointRead.Dir.
+func TestCheckpointFilesMoveWithIt(t *testing.T) {
+	dir := t.TempDir()
+	ckDir := filepath.Join(dir, CheckpointDir)
+	for _, it := range []int{4, 6} {
+		if err := WriteCheckpoint(dir, Checkpoint{Progress: Progress{Iteration: it}}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(ckDir, "aux.txt"), []byte(strconv.Itoa(it)), 0o644)
+	}
+	b, _ := os.ReadFile(filepath.Join(ckDir, PrevCheckpointDir, "aux.txt"))
+	if string(b) != "4" {
+		t.Fatalf("prev/aux.txt = %q, want the previous checkpoint's 4", b)
+	}
+	os.WriteFile(CheckpointPath(dir), []byte("corrupt"), 0o644)
+	c, rd, err := ReadCheckpoint(dir)
+	if err != nil || c.Progress.Iteration != 4 || rd.Dir != filepath.Join(ckDir, PrevCheckpointDir) {
+		t.Fatalf("fallback: %+v %+v %v", c, rd, err)
 	}
 }

@@ -54,12 +54,17 @@ type artifacts struct {
 
 // openArtifacts opens the events file and the policies of the run in out.
 // A continued run (resumed at the trainer's iteration and frames) cuts the
-// events after the checkpoint's frames and gets back the checkpoint's
-// policy-best; a new one starts an events file.
-func openArtifacts(out string, run configs.Run, tr *ppo.Trainer, resumed bool, version string) (*artifacts, error) {
+// events after the checkpoint's frames and gets back the policy-best kept
+// beside the checkpoint it resumed from, in ckptDir (rundir.CheckpointRead's
+// Dir; "" for the newest checkpoint's folder); a new one starts an events
+// file.
+func openArtifacts(out, ckptDir string, run configs.Run, tr *ppo.Trainer, resumed bool, version string) (*artifacts, error) {
 	a := &artifacts{out: out, run: run, version: version, tr: tr, evalAt: -1}
+	if ckptDir == "" {
+		ckptDir = filepath.Join(out, rundir.CheckpointDir)
+	}
 	var err error
-	if a.keeper, err = policy.OpenKeeper(out, filepath.Join(out, rundir.CheckpointDir), tr.Iteration()); err != nil {
+	if a.keeper, err = policy.OpenKeeper(out, ckptDir, tr.Iteration()); err != nil {
 		return nil, err
 	}
 	if resumed {

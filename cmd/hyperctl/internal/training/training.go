@@ -65,8 +65,17 @@ func comparableConfig(r configs.Run) (string, error) {
 // resume a run started with another config. Cancelling ctx stops training
 // between iterations; the checkpoint is then written and the error says how
 // to continue.
+//
+// Train holds the run folder's writer lock (rundir.Acquire) from start to
+// end: if another process is writing the folder, it returns at once with a
+// *rundir.LockedError naming that process.
 func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	out, log := opts.Out, opts.Log
+	lock, err := rundir.Acquire(out)
+	if err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	defer lock.Release()
 	state, err := rundir.Inspect(out)
 	if err != nil {
 		return Result{}, err
@@ -121,10 +130,15 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	}
 
 	var ps rundir.Progress
+	var ckptDir string // the folder of the checkpoint resumed from
 	if plan == rundir.Continue {
-		ck, err := rundir.ReadCheckpoint(out)
+		ck, rd, err := rundir.ReadCheckpoint(out)
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("train --resume: %w", err)
+		}
+		if rd.Refused != nil {
+			log.Warn().Str("refused", rd.Refused.Error()).Str("using", rd.Path).Int("iteration", ck.Progress.Iteration).
+				Msg("the newest checkpoint failed its check; falling back to the previous checkpoint (the rows after it are redone)")
 		}
 		if ck != nil {
 			if err := tr.Restore(ck.Trainer); err != nil {
@@ -135,8 +149,8 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 					return Result{}, fmt.Errorf("train --resume: %w", err)
 				}
 			}
-			ps = ck.Progress
-			log.Info().Str("out", out).Int("iteration", ps.Iteration).Msg("resuming from checkpoint")
+			ps, ckptDir = ck.Progress, rd.Dir
+			log.Info().Str("out", out).Str("checkpoint", rd.Path).Int("iteration", ps.Iteration).Msg("resuming from checkpoint")
 		} else {
 			log.Info().Str("out", out).Msg("no checkpoint yet: starting the run over")
 		}
@@ -159,7 +173,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer elog.Close()
-	art, err := openArtifacts(out, run, tr, plan == rundir.Continue, opts.Version)
+	art, err := openArtifacts(out, ckptDir, run, tr, plan == rundir.Continue, opts.Version)
 	if err != nil {
 		return Result{}, err
 	}

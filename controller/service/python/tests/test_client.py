@@ -120,7 +120,7 @@ class ClientTest(unittest.TestCase):
         cases = [
             (dict(method="hyperctrl"), hyperctl.InvalidArgument, "method: unknown controller \"hyperctrl\"; valid controllers: bilevel"),
             (dict(settings={"dd": 3}), hyperctl.InvalidArgument, "settings.dd: unknown key; allowed: d, s, lambda, bonus, intercept"),
-            (dict(settings={"d": 1}), hyperctl.InvalidArgument, "settings.d: want an integer >= 2"),
+            (dict(settings={"d": 1}), hyperctl.InvalidArgument, "settings.d: want an integer in [2, 1000]"),
         ]
         for kw, exc, msg in cases:
             with self.assertRaises(exc) as cm:

@@ -89,3 +89,42 @@ func TestReaderErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSealOpen: a sealed payload opens; every single-byte change and every
+// truncation is refused with ErrCorrupt before the payload is returned; a
+// wrong magic or version is named.
+func TestSealOpen(t *testing.T) {
+	w := NewWriter(nil)
+	w.F32s([]float32{1.5, float32(math.Inf(-1))})
+	b := Seal("TESTMAGC", 3, w.Bytes())
+	p, err := Open(b, "test file", "TESTMAGC", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(p)
+	if f := r.F32s("f", 2); f[0] != 1.5 || !math.IsInf(float64(f[1]), -1) || r.Done() != nil {
+		t.Fatalf("payload %v, %v", f, r.Err())
+	}
+	for i := range b {
+		bad := append([]byte(nil), b...)
+		bad[i] ^= 0x10
+		if _, err := Open(bad, "test file", "TESTMAGC", 3); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("byte %d changed: %v", i, err)
+		}
+		if _, err := Open(b[:i], "test file", "TESTMAGC", 3); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("truncated to %d: %v", i, err)
+		}
+	}
+	for _, c := range []struct {
+		magic   string
+		version uint16
+		want    string
+	}{
+		{"OTHERMGC", 3, "not a test file"},
+		{"TESTMAGC", 4, "test file format version 3, this build reads version 4"},
+	} {
+		if _, err := Open(b, "test file", c.magic, c.version); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("magic %s version %d: %v, want %q", c.magic, c.version, err, c.want)
+		}
+	}
+}

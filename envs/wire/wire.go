@@ -1,7 +1,9 @@
-// Package wire is the little-endian binary encoding of environment
-// snapshots (envs.Snapshot, envs.Vec.Snapshot and the environments' own
-// state payloads). It is internal to envs: the encoded layouts are described
-// by the packages that write them.
+// Package wire is the little-endian binary encoding of hyperctl's saved
+// states: the environment snapshots (envs.Snapshot, envs.Vec.Snapshot and
+// the environments' own state payloads), the trainer's snapshot
+// (ppo.Trainer.Snapshot) and the run folder's checkpoint file (package
+// rundir). The encoded layouts are described by the packages that write
+// them.
 //
 // Every variable-length value carries its length, and a Reader checks each
 // length against the bytes that remain before it allocates, so corrupt or
@@ -14,6 +16,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 )
 
@@ -78,6 +81,17 @@ func (w *Writer) F64s(v []float64) {
 	}
 }
 
+// F32 writes the bits of a float32.
+func (w *Writer) F32(v float32) { w.U32(math.Float32bits(v)) }
+
+// F32s writes a length then the values' bits.
+func (w *Writer) F32s(v []float32) {
+	w.Len(len(v))
+	for _, x := range v {
+		w.F32(x)
+	}
+}
+
 // I64s writes a length then the values.
 func (w *Writer) I64s(v []int64) {
 	w.Len(len(v))
@@ -104,7 +118,7 @@ func (w *Writer) Tag(name string, version uint8) {
 
 // ErrCorrupt is wrapped by every decoding error (envs.ErrSnapshot is the
 // same value).
-var ErrCorrupt = errors.New("invalid environment snapshot")
+var ErrCorrupt = errors.New("invalid snapshot")
 
 // Reader decodes values written by a Writer. The first error sticks.
 type Reader struct {
@@ -257,6 +271,26 @@ func (r *Reader) F64s(what string, want int) []float64 {
 	return out
 }
 
+// F32 reads a float32.
+func (r *Reader) F32(what string) float32 { return math.Float32frombits(r.U32(what)) }
+
+// F32s reads a float32 list whose length must be exactly want.
+func (r *Reader) F32s(what string, want int) []float32 {
+	n := r.Len(what, want, 4)
+	if r.err != nil {
+		return nil
+	}
+	if n != want {
+		r.Fail("%s has %d values, want %d", what, n, want)
+		return nil
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = r.F32(what)
+	}
+	return out
+}
+
 // F64sUpTo reads a float64 list of at most max values.
 func (r *Reader) F64sUpTo(what string, max int) []float64 {
 	n := r.Len(what, max, 8)
@@ -320,4 +354,72 @@ func (r *Reader) Tag(name string, version uint8) {
 	if v != version {
 		r.Fail("section %q has layout version %d, this build reads version %d", name, v, version)
 	}
+}
+
+// castagnoli is the CRC-32C table of the checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum is the CRC-32C (Castagnoli) of b, the checksum of every sealed
+// encoding (Seal, and the environment snapshots' envelope).
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// SplitChecksum checks that b ends with the little-endian CRC-32C of the
+// bytes before it and returns those bytes; a mismatch (or fewer than 4
+// bytes) is an error wrapping ErrCorrupt that gives both sums.
+func SplitChecksum(b []byte) ([]byte, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("%w: %d bytes, too short to hold a checksum", ErrCorrupt, len(b))
+	}
+	body := b[:len(b)-4]
+	want, got := binary.LittleEndian.Uint32(b[len(b)-4:]), Checksum(body)
+	if want != got {
+		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x over %d bytes): corrupt or truncated", ErrCorrupt, want, got, len(body))
+	}
+	return body, nil
+}
+
+// sealHeader is the length of Seal's header: the magic (8 bytes) and the
+// format version (uint16).
+const sealHeader = 8 + 2
+
+// Seal wraps payload in a self-checking envelope:
+//
+//	[0:8]   magic (8 bytes, identifies what the payload is)
+//	[8:10]  format version (uint16)
+//	[10:n]  payload
+//	[n:n+4] CRC-32C of every byte before it
+//
+// magic must be 8 bytes long.
+func Seal(magic string, version uint16, payload []byte) []byte {
+	if len(magic) != 8 {
+		panic(fmt.Sprintf("wire: Seal: magic %q is not 8 bytes", magic))
+	}
+	w := NewWriter(make([]byte, 0, sealHeader+len(payload)+4))
+	w.Raw([]byte(magic))
+	w.buf = binary.LittleEndian.AppendUint16(w.buf, version)
+	w.Raw(payload)
+	w.U32(Checksum(w.buf))
+	return w.buf
+}
+
+// Open checks an envelope written by Seal and returns its payload (a view
+// into b). It checks, in this order, the length, the magic, the checksum
+// over all the bytes and the format version, so any changed or missing byte
+// is an error wrapping ErrCorrupt before the payload is looked at. what
+// names the kind of content in the errors ("trainer snapshot").
+func Open(b []byte, what, magic string, version uint16) ([]byte, error) {
+	if len(b) < sealHeader+4 {
+		return nil, fmt.Errorf("%w: %s of %d bytes, shorter than the %d-byte envelope", ErrCorrupt, what, len(b), sealHeader+4)
+	}
+	if string(b[:8]) != magic {
+		return nil, fmt.Errorf("%w: no %q magic at the start: not a %s", ErrCorrupt, magic, what)
+	}
+	body, err := SplitChecksum(b)
+	if err != nil {
+		return nil, err
+	}
+	if v := binary.LittleEndian.Uint16(body[8:10]); v != version {
+		return nil, fmt.Errorf("%w: %s format version %d, this build reads version %d", ErrCorrupt, what, v, version)
+	}
+	return body[sealHeader:], nil
 }
