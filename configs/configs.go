@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"sort"
 	"strings"
 
@@ -33,18 +32,21 @@ const Fixed = "fixed"
 type Run struct {
 	Env             string     `toml:"env"`              // environment short name or Gymnasium id
 	Seed            int64      `toml:"seed"`             // seed for environments, networks and controller
-	Iterations      int        `toml:"iterations"`       // PPO iterations
+	Iterations      int        `toml:"iterations"`       // PPO iterations (the run's length; with a frame budget, its cap)
+	Frames          int64      `toml:"frames"`           // frame budget: stop after the first iteration that reaches it (0: none); see FrameBudget
 	EvalEvery       int        `toml:"eval_every"`       // deterministic evaluation every K iterations (0: never)
 	CheckpointEvery int        `toml:"checkpoint_every"` // checkpoint every K iterations
 	PPO             ppo.Config `toml:"ppo"`
 	Controller      Controller `toml:"controller"`
+
+	preset string // set by WithPreset, applied by Parse after the overrides
 }
 
 // Controller is the [controller] table.
 type Controller struct {
 	Name      string               `toml:"name"`      // registered controller name, or "fixed"
 	Interval  Interval             `toml:"interval"`  // decision interval in iterations, or "auto"
-	Objective controller.Objective `toml:"objective"` // delta | reward | delta_per_second
+	Objective controller.Objective `toml:"objective"` // controller.ObjectiveNames: delta | reward | delta_per_second | delta_per_kframe
 	Tune      []TuneParam          `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
 
 	// Settings holds each method's own table, [controller.<name>], decoded
@@ -288,6 +290,12 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	for _, f := range o {
 		f(&run)
 	}
+	if spec := run.preset; spec != "" {
+		run.preset = ""
+		if err := ApplyPreset(&run, spec); err != nil {
+			problems = append(problems, &Error{Msg: err.Error()})
+		}
+	}
 	if err := collect(file, append(problems, run.problems()...)); err != nil {
 		return Run{}, err
 	}
@@ -400,6 +408,13 @@ func (r *Run) problems() []*Error {
 			bad(key, err.Error())
 		}
 	}
+	if len(out) == 0 { // the rules between keys read valid values
+		if err := r.checkTunedRules(); err != nil {
+			out = append(out, err)
+		} else if err := r.checkFrames(); err != nil {
+			out = append(out, err)
+		}
+	}
 	for _, name := range sortedNames(c.Settings) {
 		if err := c.Settings[name].Validate(); err != nil {
 			for _, e := range leaves(err) {
@@ -423,39 +438,19 @@ func sortedNames[V any](m map[string]V) []string {
 const (
 	// MaxIterations bounds iterations.
 	MaxIterations = 10_000_000
-	// MaxFrames bounds iterations × the largest batch the run can use.
+	// MaxFrames bounds iterations × the largest batch the run can use, and
+	// the frame budget frames.
 	MaxFrames = 10_000_000_000
 )
 
-// batchRange returns the smallest and the largest batch_size the run can
-// use: the tuned bounds (rounded inward, as the controller's space rounds
-// integers) when batch_size is tuned, else ppo.batch_size.
-func (r *Run) batchRange() (lo, hi int, tuned bool) {
-	if r.Controller.Name != Fixed {
-		for _, t := range r.Controller.Tune {
-			if t.Name == "batch_size" {
-				return int(math.Ceil(t.Low)), int(math.Floor(t.High)), true
-			}
-		}
-	}
-	return r.PPO.BatchSize, r.PPO.BatchSize, false
-}
-
-// batchProblems applies the rules that tie the batch to the rest of the
-// run: minibatch_size is at most the smallest batch the run can use, and the
-// run trains on at most MaxFrames frames.
+// batchProblems: the run trains on at most MaxFrames frames (iterations ×
+// the largest batch it can use). The rules between batch_size and the other
+// keys are ppo.Hyper.Validate's and checkTunedRules'.
 func (r *Run) batchProblems() []*Error {
 	var out []*Error
-	lo, hi, tuned := r.batchRange()
-	if lo >= 1 && r.PPO.MinibatchSize > lo {
-		what := "ppo.batch_size"
-		if tuned {
-			what = "the lower bound of the tuned batch_size"
-		}
-		out = append(out, &Error{Key: "ppo.minibatch_size", Msg: fmt.Sprintf("want an integer <= %d, the smallest batch this run can use (%s), got %d", lo, what, r.PPO.MinibatchSize)})
-	}
+	_, hi := r.valueRange("batch_size")
 	if n := r.PPO.NumEnvs; n >= 1 && hi >= 1 && r.Iterations >= 1 {
-		perIter := int64((hi+n-1)/n) * int64(n) // frames actually collected
+		perIter := int64(ppo.IterationFrames(int(hi), n)) // frames actually collected
 		if total := int64(r.Iterations) * perIter; total > MaxFrames || total < 0 {
 			out = append(out, &Error{Key: "iterations", Msg: fmt.Sprintf("iterations × the largest batch = %d × %d = %d frames, more than the limit of %d; lower iterations or the batch size", r.Iterations, perIter, total, int64(MaxFrames))})
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,12 +71,12 @@ func TestErrors(t *testing.T) {
 		{"out of range", "env = \"halfcheetah\"\n[ppo]\nclip = 1.5\n", []string{"cfg.toml", "clip", "(0, 1)", "1.5"}},
 		{"iterations out of range", "env = \"halfcheetah\"\niterations = 0\n", []string{"iterations", "[1, 10000000]"}},
 		{"unknown controller", "env = \"halfcheetah\"\n[controller]\nname = \"nope\"\n", []string{"controller.name", "nope", "fixed"}},
-		{"untunable", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.99\n", []string{"controller.tune[0].name", "batch_size, clip, gae_lambda, lr"}},
+		{"untunable", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"adam_eps\"\nlow = 1e-8\nhigh = 1e-5\n", []string{"controller.tune[0].name", "batch_size, clip, gae_lambda, lr, gamma"}},
 		{"low >= high", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.4\nhigh = 0.2\n", []string{"controller.tune[0]", "low"}},
 		{"unknown method table", "env = \"halfcheetah\"\n[controller.nosuch]\nd = 3\n", []string{"controller.nosuch", "cfgtest"}},
 		{"unknown method key", "env = \"halfcheetah\"\n[controller.cfgtest]\nq = 3\n", []string{"controller.cfgtest.q", "allowed: d"}},
 		{"method value out of range", "env = \"halfcheetah\"\n[controller.cfgtest]\nd = 1\n", []string{"controller.cfgtest", "d >= 2"}},
-		{"unknown objective", "env = \"halfcheetah\"\n[controller]\nobjective = \"loss\"\n", []string{"cfg.toml", "controller.objective", "line 3", "delta, reward, delta_per_second"}},
+		{"unknown objective", "env = \"halfcheetah\"\n[controller]\nobjective = \"loss\"\n", []string{"cfg.toml", "controller.objective", "line 3", "delta, reward, delta_per_second, delta_per_kframe"}},
 		{"unknown scale", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\nscale = \"cubic\"\n", []string{"cfg.toml", "controller.tune.scale", "cubic", "log"}},
 		{"tuned bound outside ppo's range", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 1.5\n", []string{"controller.tune[0]", "high: ppo.clip", "(0, 1)"}},
 		{"missing env", "seed = 1\n", []string{"env", "missing"}},
@@ -84,6 +85,14 @@ func TestErrors(t *testing.T) {
 		{"too many frames", "env = \"halfcheetah\"\niterations = 10000000\n", []string{"iterations", "10000000 × 6000", "more than the limit of 10000000000"}},
 		{"seed beyond ppo's", "env = \"halfcheetah\"\nseed = 9223372036854775807\n", []string{"seed", "[0, 2305843009213693951]"}},
 		{"hidden too large", "env = \"halfcheetah\"\n[ppo]\nhidden = [4096, 4096]\n", []string{"ppo.hidden", "at most 4194304 weights", "16777216 weights"}},
+		{"negative frames", "env = \"halfcheetah\"\nframes = -1\n", []string{"cfg.toml", "frames", "0: no frame budget"}},
+		{"frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n", []string{"cfg.toml", "frames", "as few as 1000 frames", "iterations >= 1000"}},
+		{"fixed frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n[controller]\nname = \"fixed\"\n", []string{"frames", "as few as 2048 frames", "iterations >= 489"}},
+		{"minibatch above batch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 4096\n", []string{"cfg.toml", "ppo.minibatch_size", "want an integer <= 2048 (ppo.batch_size)"}},
+		{"tuned minibatch above the tuned batch", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 1000\nhigh = 6000\n[[controller.tune]]\nname = \"minibatch_size\"\nlow = 32\nhigh = 2048\n", []string{"controller.tune[1]", "minibatch_size may reach 2048", "batch_size may be as low as 1000"}},
+		{"tuned batch below the minibatch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 512\n[[controller.tune]]\nname = \"batch_size\"\nlow = 256\nhigh = 6000\n", []string{"ppo.minibatch_size", "want an integer <= 256, the smallest batch this run can use (the lower bound of the tuned batch_size), got 512"}},
+		{"lr and lr_scale both tuned", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 2\n", []string{"controller.tune[1]", "lr and lr_scale are both tuned"}},
+		{"tuned lr_scale beyond lr 1", "env = \"halfcheetah\"\n[ppo]\nlr = 0.01\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 200\n", []string{"controller.tune[0]", "lr × lr_scale <= 1"}},
 		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
 	}
 	for _, c := range cases {
@@ -188,6 +197,116 @@ func TestLoadOnlyRegularFiles(t *testing.T) {
 			t.Errorf("Load(%s): %v, want an error containing %q", c.path, err, c.want)
 		}
 	}
+}
+
+// A frame budget within the iteration cap is accepted; the cap counts the
+// smallest batch a controller may pick, rounded up to num_envs.
+func TestFrameBudget(t *testing.T) {
+	r, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 1000000\n")
+	if err != nil || r.Frames != 1_000_000 || r.MinFramesPerIteration() != 1000 {
+		t.Fatalf("frames %d, min frames per iteration %d (%v)", r.Frames, r.MinFramesPerIteration(), err)
+	}
+	r, err = Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4000\niterations = 4\n[ppo]\nnum_envs = 3\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n")
+	if err != nil || r.MinFramesPerIteration() != 1002 { // ceil(999.5) = 1000 → 334 steps of 3
+		t.Fatalf("min frames per iteration %d (%v), want 1002", r.MinFramesPerIteration(), err)
+	}
+	if _, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4009\niterations = 4\n[ppo]\nnum_envs = 3\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n"); err == nil {
+		t.Fatal("4009 frames in 4 iterations of at least 1002 accepted")
+	}
+}
+
+// train.csv logs the paper's four and every tuned key, in ppo.Hyper's
+// order; the paper's space and fixed keep the historical four columns.
+func TestLoggedHyper(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{"env = \"halfcheetah\"\n", "batch_size,clip,gae_lambda,lr"},
+		{"env = \"halfcheetah\"\n[controller]\nname = \"fixed\"\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.999\n", "batch_size,clip,gae_lambda,lr"},
+		{"env = \"halfcheetah\"\n[[controller.tune]]\nname = \"target_kl\"\nlow = 0.01\nhigh = 0.1\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.999\n", "batch_size,clip,gae_lambda,lr,gamma,target_kl"},
+	} {
+		r, err := Parse("cfg.toml", tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(r.LoggedHyper(), ","); got != tc.want {
+			t.Errorf("%q: logged %s, want %s", tc.text, got, tc.want)
+		}
+	}
+}
+
+// Each preset changes what it documents and nothing else; "rl" is the
+// three options, "paper" undoes them, and misfits are errors naming the
+// preset.
+func TestPresets(t *testing.T) {
+	base, err := Default("pusher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseText, _ := base.Encode()
+	intercept := func(r Run) bool {
+		s, _ := r.Controller.MethodSettings("hypercontroller")
+		return reflectField(s, "Intercept")
+	}
+	for _, tc := range []struct {
+		spec      string
+		intercept bool
+		objective controller.Objective
+		tuned     string
+	}{
+		{"paper", false, controller.Delta, "batch_size,clip,gae_lambda,lr"},
+		{"intercept", true, controller.Delta, "batch_size,clip,gae_lambda,lr"},
+		{"kframe", false, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr"},
+		{"lr-scale", false, controller.Delta, "batch_size,clip,gae_lambda,lr_scale"},
+		{"rl", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr_scale"},
+		{"intercept+kframe", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr"},
+		{"rl+paper", false, controller.Delta, "batch_size,clip,gae_lambda,lr"},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			r, err := Default("pusher", WithPreset(tc.spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, _ := r.Controller.Space()
+			if intercept(r) != tc.intercept || r.Controller.Objective != tc.objective || strings.Join(sp.Names(), ",") != tc.tuned {
+				t.Fatalf("intercept %v objective %s tuned %s", intercept(r), r.Controller.Objective, strings.Join(sp.Names(), ","))
+			}
+			if i := sp.Index("lr_scale"); i >= 0 {
+				if p := sp.Param(i); p.Low != LRScaleLow || p.High != LRScaleHigh || p.Scale != controller.Log || !r.PPO.AnnealLR {
+					t.Fatalf("lr_scale %+v, anneal_lr %v", p, r.PPO.AnnealLR)
+				}
+			}
+			if tc.spec == "paper" {
+				if text, _ := r.Encode(); text != baseText {
+					t.Fatalf("paper changed the default config:\n%s\n---\n%s", text, baseText)
+				}
+			}
+		})
+	}
+	if text, _ := base.Encode(); text != baseText {
+		t.Fatal("a preset changed another run's config")
+	}
+	for _, tc := range []struct {
+		spec, text, want string
+	}{
+		{"fast", "env = \"pusher\"\n", `unknown "fast"`},
+		{"rl", "env = \"pusher\"\n[controller]\nname = \"fixed\"\n", "fixed has none"},
+		{"intercept", "env = \"pusher\"\n[controller]\nname = \"cfgtest\"\n", "only hypercontroller has an intercept"},
+		{"lr-scale", "env = \"pusher\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 0.3\n", "does not tune lr"},
+	} {
+		_, err := Parse("cfg.toml", tc.text, WithPreset(tc.spec))
+		if err == nil || !strings.Contains(err.Error(), "config cfg.toml: preset "+tc.spec) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s on %q: %v, want an error with %q", tc.spec, tc.text, err, tc.want)
+		}
+	}
+	if err := CheckPreset("rl+bogus"); err == nil || !strings.Contains(err.Error(), "paper, intercept, kframe, lr-scale, rl") {
+		t.Fatalf("CheckPreset: %v", err)
+	}
+}
+
+func reflectField(s controller.Settings, name string) bool {
+	return reflect.ValueOf(s).Elem().FieldByName(name).Bool()
 }
 
 // TestSeveralErrorsAllReported: a config with several problems reports all

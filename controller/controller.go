@@ -57,7 +57,8 @@ type Result struct {
 	// Reward is the iteration's mean training reward R_t, the quantity the
 	// paper's objective is built from. It must be finite.
 	Reward float64
-	// Frames is the number of environment frames collected this iteration.
+	// Frames is the number of environment frames collected this iteration
+	// (required, > 0, by the DeltaPerKFrame objective).
 	Frames int
 	// Elapsed is the iteration's wall time (for per-time objectives).
 	Elapsed time.Duration
@@ -89,7 +90,17 @@ const (
 	// DeltaPerSecond is (R_t − R_{t−1}) / elapsed seconds, PB2's
 	// improvement per unit time. The first iteration is not shown.
 	DeltaPerSecond
+	// DeltaPerKFrame is (R_t − R_{t−1}) · 1000 / F_t, the reward change per
+	// 1000 frames of experience, F_t being the iteration's frames
+	// (Result.Frames). Not in the HyperController paper: the paper's Delta
+	// rewards a large batch for its size alone (more frames, more gradient
+	// steps, a larger change per iteration), and under a frame budget what
+	// counts is the change per frame. The first iteration is not shown.
+	DeltaPerKFrame
 )
+
+// lastObjective is the last Objective value, for range checks.
+const lastObjective = DeltaPerKFrame
 
 // String returns the objective's config name.
 func (o Objective) String() string {
@@ -100,22 +111,34 @@ func (o Objective) String() string {
 		return "reward"
 	case DeltaPerSecond:
 		return "delta_per_second"
+	case DeltaPerKFrame:
+		return "delta_per_kframe"
 	}
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
 
-// ParseObjective parses "delta", "reward" or "delta_per_second"
-// (case-insensitive; "" means delta).
-func ParseObjective(s string) (Objective, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "delta":
-		return Delta, nil
-	case "reward":
-		return Reward, nil
-	case "delta_per_second":
-		return DeltaPerSecond, nil
+// ObjectiveNames lists the objectives' config names.
+func ObjectiveNames() []string {
+	out := make([]string, 0, lastObjective+1)
+	for o := Delta; o <= lastObjective; o++ {
+		out = append(out, o.String())
 	}
-	return 0, fmt.Errorf("objective %q: want one of delta, reward, delta_per_second", s)
+	return out
+}
+
+// ParseObjective parses an objective's config name (ObjectiveNames;
+// case-insensitive; "" means delta).
+func ParseObjective(s string) (Objective, error) {
+	name := strings.ToLower(strings.TrimSpace(s))
+	if name == "" {
+		return Delta, nil
+	}
+	for o := Delta; o <= lastObjective; o++ {
+		if name == o.String() {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("objective %q: want one of %s", s, strings.Join(ObjectiveNames(), ", "))
 }
 
 // UnmarshalText decodes an objective's config name (see ParseObjective), so
@@ -131,30 +154,35 @@ func (o *Objective) UnmarshalText(b []byte) error {
 
 // MarshalText writes the objective's config name.
 func (o Objective) MarshalText() ([]byte, error) {
-	if o < Delta || o > DeltaPerSecond {
+	if o < Delta || o > lastObjective {
 		return nil, fmt.Errorf("unknown objective %d", int(o))
 	}
 	return []byte(o.String()), nil
 }
 
-// Value is the objective X_t of an iteration whose mean training reward is
-// reward (R_t), given the previous iteration's reward prev (R_{t−1};
-// havePrev is false at a run's first iteration) and the iteration's wall
-// time in seconds. ok is false where the objective is undefined: Delta and
-// DeltaPerSecond at the first iteration (x is then 0). This is the one
-// definition of the objective: the driver shows it to methods, and
-// `hyperctl train` logs it in train.csv, from which DeltaBO transfers.
-func (o Objective) Value(reward, prev float64, havePrev bool, elapsedS float64) (x float64, ok bool) {
+// Value is the objective X_t of the iteration whose result is r (its mean
+// training reward R_t = r.Reward, its wall time, its frames), given the
+// previous iteration's reward prev (R_{t−1}; havePrev is false at a run's
+// first iteration). ok is false where the objective is undefined: every
+// objective but Reward at the first iteration, and DeltaPerKFrame for a
+// result without frames (x is then 0). This is the one definition of the
+// objective: the driver shows it to methods, and `hyperctl train` logs it in
+// train.csv, from which DeltaBO transfers.
+func (o Objective) Value(r Result, prev float64, havePrev bool) (x float64, ok bool) {
 	switch o {
 	case Reward:
-		return reward, true
+		return r.Reward, true
 	case Delta:
 		if havePrev {
-			return reward - prev, true
+			return r.Reward - prev, true
 		}
 	case DeltaPerSecond:
 		if havePrev {
-			return (reward - prev) / math.Max(elapsedS, 1e-9), true
+			return (r.Reward - prev) / math.Max(r.Elapsed.Seconds(), 1e-9), true
+		}
+	case DeltaPerKFrame:
+		if havePrev && r.Frames > 0 {
+			return (r.Reward - prev) * 1000 / float64(r.Frames), true
 		}
 	}
 	return 0, false
@@ -210,7 +238,7 @@ func New(name string, method Method, space Space, opts Options) (*Controller, er
 	if opts.Interval == 0 {
 		opts.Interval = 1
 	}
-	if opts.Objective < Delta || opts.Objective > DeltaPerSecond {
+	if opts.Objective < Delta || opts.Objective > lastObjective {
 		return nil, fmt.Errorf("controller: objective: unknown objective %d", int(opts.Objective))
 	}
 	pcg := rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)
@@ -289,6 +317,9 @@ func (c *Controller) Observe(r Result) error {
 	if el < 0 {
 		return fmt.Errorf("controller %s: iteration %d: negative elapsed time %v", c.name, c.st.Iteration, r.Elapsed)
 	}
+	if c.opts.Objective == DeltaPerKFrame && r.Frames < 1 {
+		return fmt.Errorf("controller %s: iteration %d: objective %s needs the iteration's frames (Result.Frames), got %d", c.name, c.st.Iteration, DeltaPerKFrame, r.Frames)
+	}
 	prev := r.Reward
 	if c.st.HavePrev {
 		prev = c.st.PrevReward
@@ -302,7 +333,7 @@ func (c *Controller) Observe(r Result) error {
 		Time:       c.st.Time + el,
 	}
 	var show bool
-	obs.Objective, show = c.opts.Objective.Value(r.Reward, prev, c.st.HavePrev, el)
+	obs.Objective, show = c.opts.Objective.Value(r, prev, c.st.HavePrev)
 	if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
 		return fmt.Errorf("controller %s: iteration %d: objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
 	}

@@ -134,6 +134,7 @@ func equal(a, b controller.Config) bool {
 func TestDriverObjectives(t *testing.T) {
 	rewards := []float64{1, 3, 2, 7}
 	elapsed := []time.Duration{time.Second, 2 * time.Second, 500 * time.Millisecond, time.Second}
+	frames := []int{1000, 4000, 500, 2000}
 	cases := []struct {
 		obj   controller.Objective
 		name  string
@@ -143,6 +144,8 @@ func TestDriverObjectives(t *testing.T) {
 		{controller.Delta, "delta", 1, []float64{2, -1, 5}},
 		{controller.Reward, "reward", 0, []float64{1, 3, 2, 7}},
 		{controller.DeltaPerSecond, "delta_per_second", 1, []float64{1, -2, 5}},
+		// (R_t − R_{t−1}) per 1000 frames of iteration t.
+		{controller.DeltaPerKFrame, "delta_per_kframe", 1, []float64{0.5, -2, 2.5}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,7 +161,7 @@ func TestDriverObjectives(t *testing.T) {
 				if _, err := ctl.Suggest(); err != nil {
 					t.Fatal(err)
 				}
-				if err := ctl.Observe(controller.Result{Reward: r, Elapsed: elapsed[i]}); err != nil {
+				if err := ctl.Observe(controller.Result{Reward: r, Elapsed: elapsed[i], Frames: frames[i]}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -184,6 +187,21 @@ func TestDriverObjectives(t *testing.T) {
 	}
 	if _, err := controller.ParseObjective("loss"); err == nil {
 		t.Fatal("unknown objective parsed")
+	}
+	// delta_per_kframe needs the frames: a result without them is refused
+	// and leaves the state unchanged.
+	ctl, err := controller.New("fake", &fakeMethod{}, twoParams(t), controller.Options{Objective: controller.DeltaPerKFrame})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctl.Suggest(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.Observe(controller.Result{Reward: 1}); err == nil || !strings.Contains(err.Error(), "delta_per_kframe needs the iteration's frames") || ctl.Iteration() != 0 {
+		t.Fatalf("no frames: %v, iteration %d", err, ctl.Iteration())
+	}
+	if err := ctl.Observe(controller.Result{Reward: 1, Frames: 2048}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -363,7 +381,7 @@ func TestCurrent(t *testing.T) {
 // (TextUnmarshaler, as the TOML decoder uses them) and encode back; bad
 // names are refused with the valid ones.
 func TestObjectiveText(t *testing.T) {
-	for _, o := range []controller.Objective{controller.Delta, controller.Reward, controller.DeltaPerSecond} {
+	for _, o := range []controller.Objective{controller.Delta, controller.Reward, controller.DeltaPerSecond, controller.DeltaPerKFrame} {
 		b, err := o.MarshalText()
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +392,7 @@ func TestObjectiveText(t *testing.T) {
 		}
 	}
 	var o controller.Objective
-	if err := o.UnmarshalText([]byte("loss")); err == nil || !strings.Contains(err.Error(), "delta, reward, delta_per_second") {
+	if err := o.UnmarshalText([]byte("loss")); err == nil || !strings.Contains(err.Error(), "delta, reward, delta_per_second, delta_per_kframe") {
 		t.Fatalf("unknown objective: %v", err)
 	}
 	if _, err := controller.Objective(9).MarshalText(); err == nil {
@@ -403,9 +421,15 @@ func TestObjectiveText(t *testing.T) {
 		{controller.Reward, false, 3, true},
 		{controller.DeltaPerSecond, false, 0, false},
 		{controller.DeltaPerSecond, true, 4, true},
+		{controller.DeltaPerKFrame, false, 0, false},
+		{controller.DeltaPerKFrame, true, 0.5, true},
 	} {
-		if x, ok := c.o.Value(3, 1, c.havePrev, 0.5); x != c.x || ok != c.ok {
-			t.Errorf("%s.Value(3, 1, %v, 0.5) = %v, %v; want %v, %v", c.o, c.havePrev, x, ok, c.x, c.ok)
+		r := controller.Result{Reward: 3, Elapsed: 500 * time.Millisecond, Frames: 4000}
+		if x, ok := c.o.Value(r, 1, c.havePrev); x != c.x || ok != c.ok {
+			t.Errorf("%s.Value(%+v, 1, %v) = %v, %v; want %v, %v", c.o, r, c.havePrev, x, ok, c.x, c.ok)
 		}
+	}
+	if x, ok := controller.DeltaPerKFrame.Value(controller.Result{Reward: 3}, 1, true); ok || x != 0 {
+		t.Errorf("delta_per_kframe without frames: %v, %v; want undefined", x, ok)
 	}
 }

@@ -28,28 +28,23 @@ type Config struct {
 	// Rollout.
 	NumEnvs int `toml:"num_envs"` // parallel environment copies; one forward pass serves them all
 
-	// Advantage estimation.
-	Gamma float64 `toml:"gamma"` // discount γ
+	// Advantage estimation (gamma is in Hyper).
+	//
 	// BootstrapTruncated bootstraps the return of a time-limit-truncated
 	// episode from the value of its final observation; false treats
 	// truncation as termination (CleanRL's ppo_continuous_action does).
 	BootstrapTruncated bool `toml:"bootstrap_truncated"`
 
-	// Losses.
-	ClipValueLoss bool    `toml:"clip_value_loss"` // clip the value loss as in CleanRL
-	ValueCoef     float64 `toml:"value_coef"`      // value loss coefficient
-	EntropyCoef   float64 `toml:"entropy_coef"`    // entropy bonus coefficient
-	NormAdvantage bool    `toml:"norm_advantage"`  // normalise advantages per minibatch
+	// Losses (value_coef and entropy_coef are in Hyper).
+	ClipValueLoss bool `toml:"clip_value_loss"` // clip the value loss as in CleanRL
+	NormAdvantage bool `toml:"norm_advantage"`  // normalise advantages per minibatch
 
-	// Optimiser.
-	AnnealLR      bool    `toml:"anneal_lr"`      // linear decay of lr to 0 over the run (ignored when lr is tuned)
-	AdamEps       float64 `toml:"adam_eps"`       // Adam epsilon
-	AdamBeta1     float64 `toml:"adam_beta1"`     // Adam first-moment decay (PyTorch default 0.9)
-	AdamBeta2     float64 `toml:"adam_beta2"`     // Adam second-moment decay (PyTorch default 0.999)
-	MaxGradNorm   float64 `toml:"max_grad_norm"`  // global gradient-norm clip (0 disables)
-	Epochs        int     `toml:"epochs"`         // passes over the batch per iteration
-	MinibatchSize int     `toml:"minibatch_size"` // frames per minibatch; at most the iteration's frames (a larger value is one minibatch of all of them; configs refuses it)
-	TargetKL      float64 `toml:"target_kl"`      // stop epochs early above this approx. KL (0 disables)
+	// Optimiser (max_grad_norm, epochs, minibatch_size and target_kl are in
+	// Hyper).
+	AnnealLR  bool    `toml:"anneal_lr"`  // linear decay of lr to 0 over the run, or over its frame budget (ignored when lr is tuned)
+	AdamEps   float64 `toml:"adam_eps"`   // Adam epsilon
+	AdamBeta1 float64 `toml:"adam_beta1"` // Adam first-moment decay (PyTorch default 0.9)
+	AdamBeta2 float64 `toml:"adam_beta2"` // Adam second-moment decay (PyTorch default 0.999)
 
 	// Normalisation (saved with the model).
 	NormObs     bool    `toml:"norm_obs"`     // running observation normalisation
@@ -71,7 +66,8 @@ const MaxHiddenWeights = 1 << 22
 // DefaultConfig returns CleanRL-like MuJoCo defaults.
 func DefaultConfig() Config {
 	return Config{
-		Hyper:              Hyper{BatchSize: 2048, Clip: 0.2, GAELambda: 0.95, LR: 3e-4},
+		Hyper: Hyper{BatchSize: 2048, Clip: 0.2, GAELambda: 0.95, LR: 3e-4, Gamma: 0.99, EntropyCoef: 0, ValueCoef: 0.5,
+			Epochs: 10, MinibatchSize: 64, MaxGradNorm: 0.5, TargetKL: 0, LRScale: 1},
 		Hidden:             []int{64, 64},
 		Activation:         "tanh",
 		InitLogStd:         0,
@@ -82,17 +78,10 @@ func DefaultConfig() Config {
 		AdamBeta1:          0.9,
 		AdamBeta2:          0.999,
 		NumEnvs:            8,
-		Gamma:              0.99,
 		ClipValueLoss:      true,
-		ValueCoef:          0.5,
-		EntropyCoef:        0,
 		NormAdvantage:      true,
 		AnnealLR:           true,
 		AdamEps:            1e-5,
-		MaxGradNorm:        0.5,
-		Epochs:             10,
-		MinibatchSize:      64,
-		TargetKL:           0,
 		NormObs:            true,
 		ObsClip:            10,
 		ScaleReward:        true,
@@ -137,14 +126,9 @@ func (c Config) Validate() error {
 		{"init_gain_hidden", "want a value in (0, 100]", c.InitGainHidden, c.InitGainHidden > 0 && c.InitGainHidden <= 100},
 		{"init_gain_policy", "want a value in (0, 100]", c.InitGainPolicy, c.InitGainPolicy > 0 && c.InitGainPolicy <= 100},
 		{"init_gain_value", "want a value in (0, 100]", c.InitGainValue, c.InitGainValue > 0 && c.InitGainValue <= 100},
-		{"gamma", "want a value in (0, 1]", c.Gamma, c.Gamma > 0 && c.Gamma <= 1},
-		{"value_coef", "want a value >= 0", c.ValueCoef, c.ValueCoef >= 0},
-		{"entropy_coef", "want a value >= 0", c.EntropyCoef, c.EntropyCoef >= 0},
 		{"adam_eps", "want a value > 0", c.AdamEps, c.AdamEps > 0},
 		{"adam_beta1", "want a value in [0, 1)", c.AdamBeta1, c.AdamBeta1 >= 0 && c.AdamBeta1 < 1},
 		{"adam_beta2", "want a value in [0, 1)", c.AdamBeta2, c.AdamBeta2 >= 0 && c.AdamBeta2 < 1},
-		{"max_grad_norm", "want a value >= 0 (0 disables)", c.MaxGradNorm, c.MaxGradNorm >= 0},
-		{"target_kl", "want a value >= 0 (0 disables)", c.TargetKL, c.TargetKL >= 0},
 		{"obs_clip", "want a value > 0", c.ObsClip, c.ObsClip > 0},
 		{"reward_clip", "want a value > 0", c.RewardClip, c.RewardClip > 0},
 	} {
@@ -158,8 +142,6 @@ func (c Config) Validate() error {
 		ok        bool
 	}{
 		{"num_envs", "want an integer in [1, 256]", c.NumEnvs, c.NumEnvs >= 1 && c.NumEnvs <= 256},
-		{"epochs", "want an integer in [1, 1000]", c.Epochs, c.Epochs >= 1 && c.Epochs <= 1000},
-		{"minibatch_size", fmt.Sprintf("want an integer in [1, %d]", maxBatchSize()), c.MinibatchSize, c.MinibatchSize >= 1 && c.MinibatchSize <= maxBatchSize()},
 		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
 		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
 	} {

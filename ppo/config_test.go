@@ -47,8 +47,8 @@ func TestConfigValidate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Hyper.Set("gamma", 0.5); err == nil {
-		t.Fatal("gamma is not tunable")
+	if err := c.Hyper.Set("adam_eps", 0.5); err == nil {
+		t.Fatal("adam_eps is not tunable")
 	}
 }
 
@@ -56,7 +56,8 @@ func TestConfigValidate(t *testing.T) {
 // per-iteration keys: names, integer keys, ranges as Validate and Set word
 // them, the paper's bounds, and the "not tunable" error.
 func TestHyperDeclaration(t *testing.T) {
-	if got := strings.Join(HyperNames(), ","); got != "batch_size,clip,gae_lambda,lr" {
+	const names = "batch_size,clip,gae_lambda,lr,gamma,entropy_coef,value_coef,epochs,minibatch_size,max_grad_norm,target_kl,lr_scale"
+	if got := strings.Join(HyperNames(), ","); got != names {
 		t.Fatalf("names %s", got)
 	}
 	want := []HyperKey{
@@ -64,6 +65,9 @@ func TestHyperDeclaration(t *testing.T) {
 		{Name: "clip", PaperLow: 0.1, PaperHigh: 0.5},
 		{Name: "gae_lambda", PaperLow: 0.9, PaperHigh: 1.0},
 		{Name: "lr", PaperLow: 1e-5, PaperHigh: 1e-3},
+		{Name: "gamma"}, {Name: "entropy_coef"}, {Name: "value_coef"},
+		{Name: "epochs", Integer: true}, {Name: "minibatch_size", Integer: true},
+		{Name: "max_grad_norm"}, {Name: "target_kl"}, {Name: "lr_scale"},
 	}
 	if got := HyperKeys(); !slices.Equal(got, want) {
 		t.Fatalf("keys %+v, want %+v", got, want)
@@ -85,7 +89,16 @@ func TestHyperDeclaration(t *testing.T) {
 		{"batch_size", 1e30, "ppo.batch_size: want an integer in [1, 1048576], got 1e+30"},
 		{"batch_size", 2047.6, ""},
 		{"lr", math.NaN(), "ppo: lr = NaN is not finite"},
-		{"gamma", 0.9, `ppo: "gamma" is not tunable; tunable: batch_size, clip, gae_lambda, lr`},
+		{"gamma", 0.9, ""},
+		{"gamma", 0, "ppo.gamma: want a value in (0, 1], got 0"},
+		{"epochs", 2.5, ""},
+		{"epochs", 0, "ppo.epochs: want an integer in [1, 1000], got 0"},
+		{"entropy_coef", 0, ""},
+		{"entropy_coef", -0.01, "ppo.entropy_coef: want a value in [0, 1], got -0.01"},
+		{"max_grad_norm", 0, ""},
+		{"target_kl", 11, "ppo.target_kl: want a value in [0, 10], got 11"},
+		{"lr_scale", 0, "ppo.lr_scale: want a value in (0, 1000], got 0"},
+		{"adam_eps", 0.9, `ppo: "adam_eps" is not tunable; tunable: ` + strings.ReplaceAll(names, ",", ", ")},
 	} {
 		h := DefaultConfig().Hyper
 		before := h
@@ -103,15 +116,52 @@ func TestHyperDeclaration(t *testing.T) {
 	if err := h.Set("batch_size", 2047.6); err != nil || h.BatchSize != 2048 {
 		t.Fatalf("batch_size 2047.6 set to %d (%v), want 2048", h.BatchSize, err)
 	}
-	if got := fmt.Sprint(h.Values()...); got != fmt.Sprint(2048, 0.2, 0.95, 3e-4) {
+	if got := fmt.Sprint(h.Values()...); got != fmt.Sprint(2048, 0.2, 0.95, 3e-4, 0.99, 0.0, 0.5, 10, 64, 0.5, 0.0, 1.0) {
 		t.Fatalf("values %s", got)
 	}
-	if _, err := LookupHyperKey("gamma"); err == nil || !strings.Contains(err.Error(), "tunable: batch_size, clip, gae_lambda, lr") {
-		t.Fatalf("LookupHyperKey(gamma): %v", err)
+	if got, err := h.ValuesOf([]string{"epochs", "lr"}); err != nil || fmt.Sprint(got...) != fmt.Sprint(10, 3e-4) {
+		t.Fatalf("ValuesOf(epochs, lr) = %v (%v)", got, err)
+	}
+	if v, err := h.Get("minibatch_size"); err != nil || v != 64 {
+		t.Fatalf("Get(minibatch_size) = %v (%v)", v, err)
+	}
+	if _, err := h.ValuesOf([]string{"adam_eps"}); err == nil || !strings.Contains(err.Error(), "not tunable") {
+		t.Fatalf("ValuesOf(adam_eps): %v", err)
+	}
+	if _, err := LookupHyperKey("adam_eps"); err == nil || !strings.Contains(err.Error(), "tunable: batch_size, clip, gae_lambda, lr, gamma") {
+		t.Fatalf("LookupHyperKey(adam_eps): %v", err)
 	}
 	bad := DefaultConfig()
 	bad.LR = 2
 	if err := bad.Validate(); err == nil || err.Error() != "ppo.lr: want a value in (0, 1], got 2" {
 		t.Fatalf("Config.Validate with lr 2: %v", err)
+	}
+}
+
+// TestHyperRules: the rules between keys, checked by Validate with both
+// keys named.
+func TestHyperRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mut  func(h *Hyper)
+		want string // "" = valid
+	}{
+		{"defaults", func(h *Hyper) {}, ""},
+		{"minibatch = batch", func(h *Hyper) { h.MinibatchSize = h.BatchSize }, ""},
+		{"minibatch > batch", func(h *Hyper) { h.BatchSize, h.MinibatchSize = 100, 101 }, "ppo.minibatch_size: want an integer <= 100 (ppo.batch_size), got 101"},
+		{"lr × scale = 1", func(h *Hyper) { h.LR, h.LRScale = 0.5, 2 }, ""},
+		{"lr × scale > 1", func(h *Hyper) { h.LR, h.LRScale = 0.5, 4 }, "ppo.lr_scale: want lr × lr_scale <= 1, got 0.5 × 4 = 2"},
+	} {
+		h := DefaultConfig().Hyper
+		tc.mut(&h)
+		err := h.Validate()
+		if (tc.want == "" && err != nil) || (tc.want != "" && (err == nil || err.Error() != tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	h := DefaultConfig().Hyper
+	h.LR, h.LRScale = 2e-4, 2.5
+	if h.StepLR() != 2e-4*2.5 {
+		t.Fatalf("StepLR %v", h.StepLR())
 	}
 }

@@ -34,8 +34,9 @@
 //     is bootstrapped from the value of the final observation.
 //   - Clipped surrogate, optionally clipped value loss, entropy bonus;
 //     advantages normalised per minibatch; one Adam over all parameters with
-//     global gradient-norm clipping; Config.Epochs passes over shuffled
-//     minibatches of Config.MinibatchSize frames; optional target-KL stop.
+//     global gradient-norm clipping; epochs passes over shuffled
+//     minibatches of minibatch_size frames; optional target-KL stop. These
+//     and every other key of Hyper are read from the iteration's Hyper.
 //   - A non-finite loss, gradient or parameter rejects the iteration's update:
 //     parameters and Adam state are restored, the event is logged and
 //     counted, training goes on.

@@ -26,11 +26,31 @@ import (
 // error and the paper's space are derived from these tags. To make another
 // setting tunable, move its field from Config into Hyper with these tags and
 // have the trainer read it from the Hyper of the iteration.
+//
+// Two rules relate keys (Validate checks them, naming both):
+//   - minibatch_size <= batch_size: an iteration always has at least one
+//     full minibatch (configs checks the same for every value a tuned range
+//     allows);
+//   - lr × lr_scale <= 1. The trainer's Adam step size is lr × lr_scale:
+//     lr_scale (default 1) multiplies the learning rate, annealed or not, so
+//     a controller that tunes lr_scale instead of lr keeps the annealed
+//     schedule and scales it (lr_t = lr · anneal(t) · lr_scale).
 type Hyper struct {
-	BatchSize int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000"` // frames collected and trained on per iteration
-	Clip      float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`               // PPO clip ε
-	GAELambda float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`         // GAE λ
-	LR        float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`               // Adam learning rate
+	BatchSize   int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000"` // frames collected and trained on per iteration
+	Clip        float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`               // PPO clip ε
+	GAELambda   float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`         // GAE λ
+	LR          float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`               // Adam learning rate (before lr_scale; annealed by Run when anneal_lr is set and lr is not tuned)
+	Gamma       float64 `toml:"gamma" range:"(0,1]"`                              // discount γ, of GAE and of the reward scaler's running return
+	EntropyCoef float64 `toml:"entropy_coef" range:"[0,1]"`                       // entropy bonus coefficient
+	ValueCoef   float64 `toml:"value_coef" range:"[0,100]"`                       // value loss coefficient
+	Epochs      int     `toml:"epochs" range:"[1,1000]"`                          // passes over the batch per iteration
+	// MinibatchSize is the frames per minibatch (at most batch_size; the
+	// last minibatch of an epoch holds the remainder when it does not divide
+	// the iteration's frames).
+	MinibatchSize int     `toml:"minibatch_size" range:"[1,1048576]"`
+	MaxGradNorm   float64 `toml:"max_grad_norm" range:"[0,1000]"` // global gradient-norm clip (0 disables)
+	TargetKL      float64 `toml:"target_kl" range:"[0,10]"`       // stop the epochs early above this approximate KL (0 disables)
+	LRScale       float64 `toml:"lr_scale" range:"(0,1000]"`      // multiplier of lr (default 1); see the type's doc
 }
 
 // HyperKey describes one per-iteration hyperparameter, a field of Hyper.
@@ -86,12 +106,6 @@ var hyperFields = func() []hyperField {
 	}
 	return out
 }()
-
-// maxBatchSize is the largest batch_size of Hyper's range.
-func maxBatchSize() int {
-	f, _ := lookupField("batch_size")
-	return int(f.hi)
-}
 
 // HyperKeys describes the fields of Hyper, in declaration order.
 func HyperKeys() []HyperKey {
@@ -165,22 +179,46 @@ func (f hyperField) want() string {
 func (h *Hyper) field(f hyperField) reflect.Value { return reflect.ValueOf(h).Elem().Field(f.index) }
 
 // Validate reports every value outside its range (errors.Join), each named
-// as in TOML (e.g. "ppo.clip: want a value in (0, 1), got 1.5").
+// as in TOML (e.g. "ppo.clip: want a value in (0, 1), got 1.5"); when all
+// are in range, the first broken rule between keys (see Hyper).
 func (h Hyper) Validate() error {
 	var errs []error
 	for _, f := range hyperFields {
-		v := h.field(f)
-		x := 0.0
-		if f.Integer {
-			x = float64(v.Int())
-		} else {
-			x = v.Float()
-		}
-		if err := f.check(x); err != nil {
+		if err := f.check(h.get(f)); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if h.MinibatchSize > h.BatchSize {
+		return fmt.Errorf("ppo.minibatch_size: want an integer <= %d (ppo.batch_size), got %d", h.BatchSize, h.MinibatchSize)
+	}
+	if lr := h.LR * h.LRScale; lr > 1 {
+		return fmt.Errorf("ppo.lr_scale: want lr × lr_scale <= 1, got %v × %v = %v", h.LR, h.LRScale, lr)
+	}
+	return nil
+}
+
+// StepLR is the Adam step size of the iteration: lr × lr_scale.
+func (h Hyper) StepLR() float64 { return h.LR * h.LRScale }
+
+func (h *Hyper) get(f hyperField) float64 {
+	v := h.field(f)
+	if f.Integer {
+		return float64(v.Int())
+	}
+	return v.Float()
+}
+
+// Get returns the value of the hyperparameter named name as a float64, or
+// an error saying that it is not a per-iteration key.
+func (h Hyper) Get(name string) (float64, error) {
+	f, err := lookupField(name)
+	if err != nil {
+		return 0, fmt.Errorf("ppo: %w", err)
+	}
+	return h.get(f), nil
 }
 
 // Set assigns the hyperparameter named name, rounding integer ones to the
@@ -216,4 +254,18 @@ func (h Hyper) Values() []any {
 		out[i] = h.field(f).Interface()
 	}
 	return out
+}
+
+// ValuesOf returns the values of the named keys, in the order given: int
+// for integer keys, float64 for the others. An unknown name is an error.
+func (h Hyper) ValuesOf(names []string) ([]any, error) {
+	out := make([]any, len(names))
+	for i, name := range names {
+		f, err := lookupField(name)
+		if err != nil {
+			return nil, fmt.Errorf("ppo: %w", err)
+		}
+		out[i] = h.field(f).Interface()
+	}
+	return out, nil
 }

@@ -28,7 +28,7 @@ func TestTrainingImprovesIDP(t *testing.T) {
 	}
 	var first, last []float64
 	for it := 0; it < 16; it++ {
-		c, err := HyperFor(cfg, it, 100, nil, nil)
+		c, err := HyperFor(cfg, it, 0, RunOptions{Iterations: 100}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package ppo
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -12,9 +13,16 @@ import (
 // RunOptions configure Run.
 type RunOptions struct {
 	// Iterations is the length of the whole run: Run continues from the
-	// trainer's Iteration() up to Iterations. It is also the horizon of the
-	// learning-rate annealing.
+	// trainer's Iteration() up to Iterations. Without a frame budget it is
+	// also the horizon of the learning-rate annealing.
 	Iterations int
+	// Frames is the run's frame budget (0: none). With a budget, Run stops
+	// after the first iteration at which the trainer's total frames reach
+	// Frames (Iterations still caps the run), and the learning rate anneals
+	// over the budget's frames instead of the iterations (AnnealedLRFrames),
+	// so runs that pick different batch sizes are compared at equal
+	// experience.
+	Frames int64
 	// EvalEvery evaluates after every EvalEvery-th iteration (iterations
 	// EvalEvery−1, 2·EvalEvery−1, … counted from 0) and after the last one;
 	// 0 never evaluates.
@@ -45,13 +53,39 @@ func AnnealedLR(lr float64, it, total int) float64 {
 	return lr * frac
 }
 
-// HyperFor returns the hyperparameters of iteration it of a run of total
-// iterations: base.Hyper, with the controller's suggestion applied (values
-// for the names of its space, which must be Hyper keys; nil names means no
-// controller) and, when base.AnnealLR is set and lr is not tuned, the
-// annealed learning rate. A suggested value outside its key's range is an
-// error naming the key.
-func HyperFor(base Config, it, total int, names []string, values controller.Config) (Hyper, error) {
+// AnnealedLRFrames is the linear schedule over a frame budget:
+// lr·(1 − before/budget) for an iteration that starts with before frames
+// collected and collects iterFrames, floored at lr·iterFrames/budget (one
+// iteration's share of the budget, as AnnealedLR floors at 1/total). It is
+// CleanRL's schedule with frames as the clock: with a fixed batch size it
+// equals AnnealedLR over the iterations the budget takes.
+func AnnealedLRFrames(lr float64, before, budget int64, iterFrames int) float64 {
+	if budget <= 0 || before < 0 {
+		return lr
+	}
+	b := float64(budget)
+	frac := 1 - float64(before)/b
+	floor := math.Min(1, float64(max(iterFrames, 1))/b)
+	return lr * math.Min(1, math.Max(frac, floor))
+}
+
+// IterationFrames is the frames an iteration with batch size batch collects
+// on numEnvs copies: batch rounded up to a multiple of numEnvs.
+func IterationFrames(batch, numEnvs int) int {
+	n := max(numEnvs, 1)
+	return (batch + n - 1) / n * n
+}
+
+// HyperFor returns the hyperparameters of iteration it of a run with the
+// length opts (Iterations, and Frames when it has a frame budget), which
+// starts with before frames collected: base.Hyper, with the controller's
+// suggestion applied (values for the names of its space, which must be
+// Hyper keys; nil names means no controller) and, when base.AnnealLR is set
+// and lr is not tuned, the annealed learning rate (AnnealedLR over the
+// iterations, or AnnealedLRFrames over the frame budget). A tuned lr_scale
+// multiplies that annealed lr (see Hyper). A suggested value outside its
+// key's range is an error naming the key.
+func HyperFor(base Config, it int, before int64, opts RunOptions, names []string, values controller.Config) (Hyper, error) {
 	h := base.Hyper
 	if len(names) != len(values) {
 		return h, fmt.Errorf("ppo: %d tuned names for %d values", len(names), len(values))
@@ -62,12 +96,23 @@ func HyperFor(base Config, it, total int, names []string, values controller.Conf
 		}
 	}
 	if base.AnnealLR && !slices.Contains(names, "lr") {
-		h.LR = AnnealedLR(base.LR, it, total)
+		if opts.Frames > 0 {
+			h.LR = AnnealedLRFrames(base.LR, before, opts.Frames, IterationFrames(h.BatchSize, base.NumEnvs))
+		} else {
+			h.LR = AnnealedLR(base.LR, it, opts.Iterations)
+		}
 	}
 	return h, nil
 }
 
-// Run trains t from its current iteration up to opts.Iterations. Before
+// budgetReached reports whether a run with options opts is over once frames
+// have been collected.
+func (opts RunOptions) budgetReached(frames int64) bool {
+	return opts.Frames > 0 && frames >= opts.Frames
+}
+
+// Run trains t from its current iteration up to opts.Iterations, or until
+// the frame budget opts.Frames is reached (see RunOptions). Before
 // every iteration it asks ctl (nil: fixed hyperparameters, the reference
 // baseline) for the tuned hyperparameters, builds the iteration's Hyper
 // from the trainer's configuration with HyperFor, runs Iterate, reports the
@@ -83,6 +128,9 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 	if opts.EvalEvery < 0 {
 		return fmt.Errorf("ppo: run: eval_every = %d, want >= 0", opts.EvalEvery)
 	}
+	if opts.Frames < 0 {
+		return fmt.Errorf("ppo: run: frames = %d, want >= 0 (0: no frame budget)", opts.Frames)
+	}
 	base := t.Config()
 	var names []string
 	if ctl != nil {
@@ -96,7 +144,7 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			return fmt.Errorf("ppo: run: controller is at iteration %d, trainer at %d", ctl.Iteration(), t.Iteration())
 		}
 	}
-	for it := t.Iteration(); it < opts.Iterations; it++ {
+	for it := t.Iteration(); it < opts.Iterations && !opts.budgetReached(t.Frames()); it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -111,7 +159,7 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			}
 			values = v
 		}
-		h, err := HyperFor(base, it, opts.Iterations, names, values)
+		h, err := HyperFor(base, it, t.Frames(), opts, names, values)
 		if err != nil {
 			return err
 		}
@@ -128,7 +176,8 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			}
 		}
 		rep := Report{Stats: st, ControllerTime: ctlTime}
-		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || it == opts.Iterations-1) {
+		last := it == opts.Iterations-1 || opts.budgetReached(st.TotalFrames)
+		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || last) {
 			// The iteration is trained: its evaluation and report complete
 			// even if ctx is cancelled meanwhile, so a caller that
 			// checkpoints on cancellation has logged every iteration the

@@ -256,10 +256,11 @@ func (s IterStats) Result() controller.Result {
 	return controller.Result{Reward: s.Reward, Frames: s.Frames, Elapsed: s.Elapsed, Returns: s.Returns}
 }
 
-// Iterate runs one PPO iteration with the hyperparameters h; every other
-// setting is the trainer's configuration (Config). h.LR is used as given:
+// Iterate runs one PPO iteration with the hyperparameters h, every field of
+// which is used as given for this iteration; every other setting is the
+// trainer's configuration (Config). Adam's step size is h.LR × h.LRScale:
 // annealing, if any, is the caller's (see Run, HyperFor and AnnealedLR). h
-// is checked against Hyper's ranges, an error naming the key.
+// is checked with Hyper.Validate, an error naming the key.
 //
 // An iteration runs to completion once started, so the trainer is always at
 // an iteration boundary when Iterate returns (ctx is checked before it
@@ -398,7 +399,7 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 		}
 		rw := b.rewards[base : base+n]
 		if cfg.ScaleReward {
-			t.rew.Scale(cfg.Gamma, cfg.RewardClip, vs.Rewards, b.done, rw)
+			t.rew.Scale(h.Gamma, cfg.RewardClip, vs.Rewards, b.done, rw)
 		} else {
 			copy(rw, vs.Rewards)
 		}
@@ -432,14 +433,14 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 		lastV[e] = float64(b.lastV32[e])
 	}
 	gae(gaeInput{steps: steps, envs: n, rewards: b.rewards, values: b.values, terminated: b.term,
-		truncated: b.trunc, finalValues: b.finalValues, lastValues: lastV}, cfg.Gamma, h.GAELambda, b.adv, b.ret)
+		truncated: b.trunc, finalValues: b.finalValues, lastValues: lastV}, h.Gamma, h.GAELambda, b.adv, b.ret)
 
 	tu := time.Now()
 	us, err := t.ln.update(&updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret},
-		updateParams{clip: h.Clip, lr: h.LR, valueCoef: cfg.ValueCoef, entropyCoef: cfg.EntropyCoef,
-			maxGradNorm: cfg.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: cfg.TargetKL,
+		updateParams{clip: h.Clip, lr: h.StepLR(), valueCoef: h.ValueCoef, entropyCoef: h.EntropyCoef,
+			maxGradNorm: h.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: h.TargetKL,
 			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
-			epochs: cfg.Epochs, minibatch: cfg.MinibatchSize}, t.mbRNG)
+			epochs: h.Epochs, minibatch: h.MinibatchSize}, t.mbRNG)
 	st.UpdateTime = time.Since(tu)
 	if err != nil {
 		return st, err

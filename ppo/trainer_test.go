@@ -367,7 +367,7 @@ func TestNoTensorLeak(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := 0; i < 6; i++ {
 		c := cfg
-		c.BatchSize = 40 + rng.IntN(300)
+		c.BatchSize = 64 + rng.IntN(300)
 		c.Clip = 0.1 + 0.4*rng.Float64()
 		c.GAELambda = 0.9 + 0.1*rng.Float64()
 		c.LR = 1e-5 + 1e-3*rng.Float64()
@@ -469,24 +469,168 @@ func TestRunWithController(t *testing.T) {
 }
 
 // TestHyperForAnneals: without a controller, lr is annealed linearly as
-// CleanRL (lr at iteration 0, lr/total at the last); a tuned lr is not.
+// CleanRL (lr at iteration 0, lr/total at the last), over the iterations or
+// over the frame budget; a tuned lr is not annealed, a tuned lr_scale
+// multiplies the annealed lr.
 func TestHyperForAnneals(t *testing.T) {
 	base := DefaultConfig()
 	for _, tc := range []struct {
-		it   int
-		want float64
-	}{{0, 3e-4}, {5, 1.5e-4}, {9, 3e-5}} {
-		c, err := HyperFor(base, tc.it, 10, nil, nil)
+		it     int
+		before int64
+		opts   RunOptions
+		want   float64
+	}{
+		{0, 0, RunOptions{Iterations: 10}, 3e-4},
+		{5, 0, RunOptions{Iterations: 10}, 1.5e-4},
+		{9, 0, RunOptions{Iterations: 10}, 3e-5},
+		// Frame budget 8192 = 4 iterations of 2048: the same schedule as
+		// AnnealedLR over 4 iterations, whatever the iteration index says.
+		{7, 0, RunOptions{Iterations: 10, Frames: 8192}, 3e-4},
+		{0, 2048, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.75},
+		{0, 6144, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.25},
+		// Past the budget (a resumed run): the floor, one iteration's share.
+		{0, 9000, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.25},
+	} {
+		c, err := HyperFor(base, tc.it, tc.before, tc.opts, nil, nil)
 		if err != nil || math.Abs(c.LR-tc.want) > 1e-15 {
-			t.Errorf("iteration %d: lr %v (%v), want %v", tc.it, c.LR, err, tc.want)
+			t.Errorf("iteration %d, %d frames before, %+v: lr %v (%v), want %v", tc.it, tc.before, tc.opts, c.LR, err, tc.want)
 		}
 	}
-	c, err := HyperFor(base, 9, 10, []string{"lr", "clip"}, controller.Config{7e-4, 0.3})
+	for it := range 4 {
+		a, b := AnnealedLR(3e-4, it, 4), AnnealedLRFrames(3e-4, int64(it)*2048, 4*2048, 2048)
+		if math.Abs(a-b) > 1e-18 {
+			t.Errorf("iteration %d of 4: AnnealedLR %v, AnnealedLRFrames %v", it, a, b)
+		}
+	}
+	opts := RunOptions{Iterations: 10}
+	c, err := HyperFor(base, 9, 0, opts, []string{"lr", "clip"}, controller.Config{7e-4, 0.3})
 	if err != nil || c.LR != 7e-4 || c.Clip != 0.3 {
 		t.Fatalf("tuned: lr %v clip %v (%v)", c.LR, c.Clip, err)
 	}
-	if _, err := HyperFor(base, 0, 10, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
+	c, err = HyperFor(base, 5, 0, opts, []string{"lr_scale"}, controller.Config{2})
+	if err != nil || math.Abs(c.LR-1.5e-4) > 1e-15 || c.LRScale != 2 || math.Abs(c.StepLR()-3e-4) > 1e-15 {
+		t.Fatalf("lr_scale tuned: lr %v lr_scale %v step lr %v (%v), want the annealed 1.5e-4 × 2", c.LR, c.LRScale, c.StepLR(), err)
+	}
+	if _, err := HyperFor(base, 0, 0, opts, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
 		t.Fatalf("out-of-range suggestion: %v", err)
+	}
+}
+
+// TestRunFrameBudget: with a frame budget Run stops after the first
+// iteration that reaches it (before the iteration cap), evaluates that last
+// iteration, anneals lr over the budget's frames, and does nothing when
+// resumed at the budget.
+func TestRunFrameBudget(t *testing.T) {
+	cfg := toyConfig()
+	cfg.BatchSize = 100 // 4 copies × 25 steps
+	cfg.Epochs = 1
+	tr := newToyTrainer(t, "ppotest-target", cfg, 4)
+	opts := RunOptions{Iterations: 10, EvalEvery: 3, Frames: 350}
+	var reps []Report
+	if err := Run(context.Background(), tr, nil, opts, func(r Report) error {
+		reps = append(reps, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 4 || tr.Frames() != 400 || tr.Iteration() != 4 {
+		t.Fatalf("%d iterations, %d frames; want 4 iterations, 400 frames", len(reps), tr.Frames())
+	}
+	for i, r := range reps {
+		// Linear over the 350 frames, floored at one iteration's share (the
+		// last iteration starts at 300 frames: 1 − 300/350 < 100/350).
+		if want := cfg.LR * math.Max(1-float64(100*i)/350, 100.0/350); math.Abs(r.Stats.LR-want) > 1e-15 {
+			t.Errorf("iteration %d: lr %v, want %v", i, r.Stats.LR, want)
+		}
+		if wantEval := i == 2 || i == 3; (r.Eval != nil) != wantEval {
+			t.Errorf("iteration %d: evaluated %v, want %v", i, r.Eval != nil, wantEval)
+		}
+	}
+	n := 0
+	if err := Run(context.Background(), tr, nil, opts, func(Report) error { n++; return nil }); err != nil || n != 0 {
+		t.Fatalf("resumed at the budget: %d iterations (%v), want none", n, err)
+	}
+	if err := Run(context.Background(), tr, nil, RunOptions{Iterations: 10, Frames: -1}, nil); err == nil || !strings.Contains(err.Error(), "frames") {
+		t.Fatalf("negative budget: %v", err)
+	}
+}
+
+// TestHyperKeysReachUpdate: every per-iteration key is read from the Hyper
+// of the iteration. From one snapshot, an iteration with one key changed
+// gives other parameters than the base iteration; epochs and
+// minibatch_size set the number of gradient steps exactly, target_kl stops
+// the epochs, and lr × lr_scale is the step size (lr 1e-4 × 10 trains
+// exactly as lr 1e-3 × 1).
+func TestHyperKeysReachUpdate(t *testing.T) {
+	cfg := toyConfig()
+	cfg.BatchSize = 128
+	cfg.Epochs = 2
+	cfg.MinibatchSize = 32
+	cfg.EntropyCoef = 0.01
+	ctx := context.Background()
+	tr := newToyTrainer(t, "ppotest-target", cfg, 5)
+	// One iteration first, so the critic and the normalisers are not at
+	// their initial state (γ, the value coefficient and the clip matter).
+	if _, err := tr.Iterate(ctx, cfg.Hyper); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tr.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(h Hyper) ([]float32, IterStats) {
+		t.Helper()
+		if err := tr.Restore(snap); err != nil {
+			t.Fatal(err)
+		}
+		st, err := tr.Iterate(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return paramsOf(t, tr), st
+	}
+	base, bst := run(cfg.Hyper)
+	if bst.Update.Minibatches != 2*4 {
+		t.Fatalf("base: %d gradient steps, want 2 epochs × 4 minibatches", bst.Update.Minibatches)
+	}
+	for _, tc := range []struct {
+		key   string
+		mut   func(h *Hyper)
+		steps int // gradient steps expected (0: not checked)
+	}{
+		{"gamma", func(h *Hyper) { h.Gamma = 0.9 }, 0},
+		{"entropy_coef", func(h *Hyper) { h.EntropyCoef = 0.1 }, 0},
+		{"value_coef", func(h *Hyper) { h.ValueCoef = 2 }, 0},
+		{"max_grad_norm", func(h *Hyper) { h.MaxGradNorm = 0.01 }, 0},
+		{"gae_lambda", func(h *Hyper) { h.GAELambda = 0.5 }, 0},
+		{"clip", func(h *Hyper) { h.Clip = 0.01 }, 0},
+		{"lr_scale", func(h *Hyper) { h.LRScale = 3 }, 0},
+		{"epochs", func(h *Hyper) { h.Epochs = 3 }, 3 * 4},
+		{"minibatch_size", func(h *Hyper) { h.MinibatchSize = 50 }, 2 * 3}, // 50, 50, 28
+		{"target_kl", func(h *Hyper) { h.TargetKL = 1e-12 }, 4},            // stops after the first epoch
+	} {
+		h := cfg.Hyper
+		tc.mut(&h)
+		p, st := run(h)
+		if slices.Equal(p, base) {
+			t.Errorf("%s: the update ignored the change", tc.key)
+		}
+		if tc.steps != 0 && st.Update.Minibatches != tc.steps {
+			t.Errorf("%s: %d gradient steps, want %d", tc.key, st.Update.Minibatches, tc.steps)
+		}
+	}
+	a, b := cfg.Hyper, cfg.Hyper
+	a.LR, a.LRScale = 1e-4, 10
+	b.LR, b.LRScale = 1e-4*10, 1
+	pa, _ := run(a)
+	pb, _ := run(b)
+	if !slices.Equal(pa, pb) {
+		t.Fatal("lr 1e-4 × lr_scale 10 trains differently from lr 1e-3")
+	}
+	h := cfg.Hyper
+	h.MinibatchSize = 129
+	if _, err := tr.Iterate(ctx, h); err == nil || !strings.Contains(err.Error(), "ppo.minibatch_size") {
+		t.Fatalf("minibatch above the batch: %v", err)
 	}
 }
 
@@ -499,6 +643,7 @@ func TestBootstrapTruncatedSwitch(t *testing.T) {
 	for _, boot := range []bool{true, false} {
 		cfg := toyConfig()
 		cfg.BatchSize = 40 // 10 steps per copy: every copy truncates at its last step
+		cfg.MinibatchSize = 40
 		cfg.BootstrapTruncated = boot
 		tr := newToyTrainer(t, "ppotest-target", cfg, 8)
 		if _, err := tr.Iterate(context.Background(), cfg.Hyper); err != nil {

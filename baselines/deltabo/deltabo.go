@@ -93,6 +93,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/gp"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
@@ -103,9 +104,9 @@ import (
 type Settings struct {
 	// TransferFrom is the folder of finished runs to transfer from.
 	TransferFrom string `toml:"transfer_from"`
-	// Objective is the objective the source runs logged: "delta",
-	// "reward" or "delta_per_second" (default "delta"), decoded once from
-	// the TOML text.
+	// Objective is the objective the source runs logged, one of
+	// controller.ObjectiveNames (default "delta"), decoded once from the
+	// TOML text.
 	Objective controller.Objective `toml:"objective"`
 	// Progress is the training-progress input: "iteration", "time" or
 	// "none".
@@ -160,7 +161,7 @@ func (s *Settings) SetTransferFrom(dir string, objective controller.Objective) {
 // Validate reports the first invalid field, naming its TOML key.
 func (s *Settings) Validate() error {
 	if _, err := s.Objective.MarshalText(); err != nil {
-		return fmt.Errorf("objective: want \"delta\", \"reward\" or \"delta_per_second\", got %v", s.Objective)
+		return fmt.Errorf("objective: want one of %s, got %v", strings.Join(controller.ObjectiveNames(), ", "), s.Objective)
 	}
 	switch s.Progress {
 	case progressIteration, progressTime, progressNone:

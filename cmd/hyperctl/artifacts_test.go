@@ -119,6 +119,12 @@ func checkEvents(t *testing.T, run string) (records int) {
 		}
 		for _, h := range ppo.HyperNames() {
 			v, ok := get(training.TagHyperPrefix + h)
+			if _, logged := row[h]; !logged {
+				if ok {
+					t.Fatalf("iteration %s: hyper/%s in the events but not in train.csv", row["iteration"], h)
+				}
+				continue
+			}
 			same(h, v, ok, row[h])
 		}
 		v, ok = get(training.TagRejected)

@@ -63,6 +63,16 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"train needs env", []string{"train"}, 2, "--env or --config"},
 		{"unknown env lists names", []string{"train", "--env", "nope"}, 2, "valid environments"},
 		{"missing config file", []string{"train", "--config", "/nonexistent/x.toml"}, 1, "/nonexistent/x.toml: file not found"},
+		{"negative frames", []string{"train", "--env", "reacher", "--frames", "-5"}, 2, "--frames: want an integer >= 0"},
+		{"unknown preset", []string{"train", "--env", "reacher", "--preset", "rl+fast"}, 2, `--preset: preset rl+fast: unknown "fast"`},
+		{"preset misfit", []string{"train", "--env", "reacher", "--controller", "gpucb", "--preset", "intercept", "--out", "/nonexistent/never"}, 1, "preset intercept: intercept: only hypercontroller has an intercept"},
+		{"frames beyond the cap", []string{"train", "--env", "reacher", "--iterations", "10", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "frames: 100000 frames may not be reached in iterations = 10"},
+		{"train help lists presets", []string{"train", "--help"}, 0, "lr-scale   the tuned lr is replaced by lr_scale"},
+		{"compare preset on fixed", []string{"compare", "--env", "reacher", "--controllers", "fixed@rl", "--out", "/nonexistent/never"}, 2, "fixed@rl: presets change the controller"},
+		{"compare unknown preset", []string{"compare", "--env", "reacher", "--controllers", "hypercontroller@nope", "--out", "/nonexistent/never"}, 2, `hypercontroller@nope: preset nope: unknown "nope"`},
+		{"compare twice", []string{"compare", "--env", "reacher", "--controllers", "random,random", "--out", "/nonexistent/never"}, 2, "random is listed twice"},
+		{"compare checks every run first", []string{"compare", "--env", "reacher", "--controllers", "random,gpucb@intercept", "--out", "/nonexistent/never"}, 1, "compare: reacher/gpucb@intercept: config <default:reacher>: preset intercept"},
+		{"compare frames beyond the cap", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--iterations", "3", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "iterations >= 49"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -33,6 +33,8 @@ type compareFlags struct {
 	envs, controllers, seeds, config, out string
 	transferFrom                          string
 	jobs, iterations                      int
+	frames                                int64
+	framesSet                             bool // --frames was given (0 included: it clears the config's budget)
 	force                                 bool
 	backend                               string
 	slurm                                 slurm.Options // --backend slurm
@@ -50,6 +52,12 @@ the same seeds. Each run lands in DIR/<env>/<controller>/seed<N>; finished runs
 are skipped and unfinished ones resumed, so a compare can be re-run until it is
 complete. 'fixed' means PPO with no controller. Then: hyperctl report DIR.
 
+A controller may carry presets, NAME@PRESET (e.g. hypercontroller@rl,
+hypercontroller@intercept+kframe): its runs get 'hyperctl train --preset
+PRESET' and land in DIR/<env>/NAME@PRESET/seed<N>, so variants of one method
+sit side by side in one report. With --frames every run stops at the same
+frame budget, for a comparison at equal experience.
+
 --backend slurm submits the runs to Slurm instead, as one job array (one
 task per missing or failed run) and returns; 'hyperctl status DIR' follows
 them and re-running the same command submits only what is missing or failed.
@@ -57,6 +65,7 @@ DIR, the config and the hyperctl binary must be on a filesystem the compute
 nodes share, at the same paths.`,
 		Example: `  hyperctl compare --env halfcheetah --controllers hypercontroller,gpucb,pb2,hyperband,random,randomstart,fixed --seeds 0-9 --out runs/cmp
   hyperctl compare --env reacher,pusher --controllers hypercontroller,random --seeds 0-4 --iterations 200 --jobs 2 --out runs/small
+  hyperctl compare --env pusher --controllers hypercontroller,hypercontroller@rl,fixed --seeds 0-4 --frames 1000000 --out runs/opts
   hyperctl compare --env halfcheetah --controllers hypercontroller,fixed --seeds 0-9 --out /shared/cmp --backend slurm --time 02:00:00 --cpus-per-task 2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +80,7 @@ nodes share, at the same paths.`,
 	fl.StringVar(&f.out, "out", "", "output folder (required)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
+	fl.Int64Var(&f.frames, "frames", 0, "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")
@@ -89,9 +99,16 @@ func splitList(s string) []string {
 }
 
 type job struct {
-	env, ctrl string
+	env, ctrl string // ctrl is the matrix's entry, NAME or NAME@PRESET
 	seed      int64
 	dir       string
+}
+
+// splitVariant splits a --controllers entry NAME@PRESET into the
+// controller's name and its presets ("" without @).
+func splitVariant(entry string) (name, preset string) {
+	name, preset, _ = strings.Cut(entry, "@")
+	return name, preset
 }
 
 func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags) error {
@@ -116,10 +133,22 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	for i, c := range ctrls {
 		c = strings.ToLower(c)
 		ctrls[i] = c
-		if c == configs.Fixed {
+		if slices.Contains(ctrls[:i], c) {
+			return usagef("--controllers: %s is listed twice", c)
+		}
+		name, preset := splitVariant(c)
+		if strings.Contains(c, "@") {
+			if name == configs.Fixed {
+				return usagef("--controllers: %s: presets change the controller, and %s has none", c, configs.Fixed)
+			}
+			if err := configs.CheckPreset(preset); err != nil {
+				return usagef("--controllers: %s: %v", c, err)
+			}
+		}
+		if name == configs.Fixed {
 			continue
 		}
-		if _, err := controller.Lookup(c); err != nil {
+		if _, err := controller.Lookup(name); err != nil {
 			return usagef("--controllers: %v, %s", err, configs.Fixed)
 		}
 	}
@@ -127,7 +156,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		if f.transferFrom == "" {
 			return usagef("--transfer-from: want a folder of finished runs")
 		}
-		if !slices.ContainsFunc(ctrls, supportsTransfer) {
+		if !slices.ContainsFunc(ctrls, func(c string) bool { n, _ := splitVariant(c); return supportsTransfer(n) }) {
 			return usagef("--transfer-from: none of --controllers %s transfers from earlier runs (deltabo does)", strings.Join(ctrls, ","))
 		}
 		abs, err := filepath.Abs(f.transferFrom)
@@ -149,19 +178,36 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	if cmd.Flags().Changed("iterations") && f.iterations < 1 {
 		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
 	}
+	f.framesSet = cmd.Flags().Changed("frames")
+	if f.framesSet && f.frames < 0 {
+		return usagef("--frames: want an integer >= 0 (0: no frame budget), got %d", f.frames)
+	}
 	// The resolved iteration count goes in the manifest.
-	iters := configs.Base().Iterations
+	iters, frames := configs.Base().Iterations, configs.Base().Frames
 	if f.config != "" {
 		r, err := configs.Load(f.config)
 		if err != nil {
 			return err
 		}
-		iters = r.Iterations
+		iters, frames = r.Iterations, r.Frames
 	}
 	if f.iterations != 0 {
 		iters = f.iterations
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	if f.framesSet {
+		frames = f.frames
+	}
+	// Every run's config must resolve (a frame budget the iteration cap
+	// cannot reach, a preset that does not fit its controller) before any
+	// run starts.
+	for _, e := range envNames {
+		for _, c := range ctrls {
+			if err := f.checkRun(e, c); err != nil {
+				return fmt.Errorf("compare: %s/%s: %w", e, c, err)
+			}
+		}
+	}
+	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	man, err = mergeManifest(f.out, man, f.force)
 	if err != nil {
 		return err
@@ -209,7 +255,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
 	}
 
-	prog := newCompareProgress(cmd, a, jobs, skipped, iters)
+	prog := newCompareProgress(cmd, a, jobs, skipped, iters, frames)
 	queue := make(chan job)
 	var mu sync.Mutex
 	var failed []string
@@ -261,6 +307,30 @@ feed:
 	return nil
 }
 
+// checkRun resolves the config of the runs of env and a --controllers
+// entry as their 'hyperctl train' will (the flags compare passes on), and
+// returns its error.
+func (f *compareFlags) checkRun(env, entry string) error {
+	name, preset := splitVariant(entry)
+	set := []configs.Override{func(r *configs.Run) { r.Env, r.Controller.Name = env, name }}
+	if f.iterations > 0 {
+		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
+	}
+	if f.framesSet {
+		set = append(set, func(r *configs.Run) { r.Frames = f.frames })
+	}
+	if preset != "" {
+		set = append(set, configs.WithPreset(preset))
+	}
+	var err error
+	if f.config != "" {
+		_, err = configs.Load(f.config, set...)
+	} else {
+		_, err = configs.Default(env, set...)
+	}
+	return err
+}
+
 // mergeManifest checks the matrix against the one already in out: a
 // different one is refused unless force. The Slurm jobs recorded there are
 // kept, so status still sees them.
@@ -269,9 +339,9 @@ func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, 
 	if b, err := os.ReadFile(path); err == nil {
 		var old report.Manifest
 		if json.Unmarshal(b, &old) == nil {
-			if !force && (!slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations) {
-				return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations); use another --out, or --force to adopt the new one",
-					out, old.Envs, old.Controllers, old.Seeds, old.Iterations)
+			if !force && (!slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations || old.Frames != m.Frames) {
+				return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
+					out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)
 			}
 			m.SlurmJobs = old.SlurmJobs
 		}
@@ -290,15 +360,23 @@ func writeManifest(out string, m report.Manifest) error {
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,
 // for both backends (the caller adds --threads).
+// ctrl is the matrix's entry, NAME or NAME@PRESET.
 func trainArgs(f *compareFlags, env, ctrl string, seed int64, dir string) []string {
-	args := []string{"--env", env, "--controller", ctrl, "--seed", strconv.FormatInt(seed, 10), "--out", dir, "--resume"}
+	name, preset := splitVariant(ctrl)
+	args := []string{"--env", env, "--controller", name, "--seed", strconv.FormatInt(seed, 10), "--out", dir, "--resume"}
 	if f.config != "" {
 		args = append(args, "--config", f.config)
 	}
 	if f.iterations > 0 {
 		args = append(args, "--iterations", strconv.Itoa(f.iterations))
 	}
-	if f.transferFrom != "" && supportsTransfer(ctrl) {
+	if f.framesSet {
+		args = append(args, "--frames", strconv.FormatInt(f.frames, 10))
+	}
+	if preset != "" {
+		args = append(args, "--preset", preset)
+	}
+	if f.transferFrom != "" && supportsTransfer(name) {
 		args = append(args, "--transfer-from", f.transferFrom)
 	}
 	return args

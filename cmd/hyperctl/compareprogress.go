@@ -59,13 +59,14 @@ func readRunPos(dir string) runPos {
 // fleet measures the progress of a compare's runs from their train.csv.
 type fleet struct {
 	dirs       []string
-	iterations int // per run
+	iterations int   // per run
+	budget     int64 // frame budget per run (0: none; the ETA then counts iterations)
 	start      time.Time
 	base       []runPos // at start
 }
 
-func newFleet(dirs []string, iterations int, now time.Time) *fleet {
-	f := &fleet{dirs: dirs, iterations: iterations, start: now, base: make([]runPos, len(dirs))}
+func newFleet(dirs []string, iterations int, budget int64, now time.Time) *fleet {
+	f := &fleet{dirs: dirs, iterations: iterations, budget: budget, start: now, base: make([]runPos, len(dirs))}
 	for i, d := range dirs {
 		f.base[i] = readRunPos(d)
 	}
@@ -74,15 +75,18 @@ func newFleet(dirs []string, iterations int, now time.Time) *fleet {
 
 // measure returns the frames per second trained across the runs since the
 // start and the estimated time to finish them (ok false before any
-// iteration finished).
+// iteration finished): from the iterations left, or with a frame budget
+// from the frames left (runs end at the budget, usually well before the
+// iteration cap).
 func (f *fleet) measure(now time.Time) (fps float64, eta time.Duration, ok bool) {
 	var dIters, remaining int
-	var dFrames int64
+	var dFrames, framesLeft int64
 	for i, d := range f.dirs {
 		p := readRunPos(d)
 		dIters += max(p.iterations-f.base[i].iterations, 0)
 		dFrames += max(p.frames-f.base[i].frames, 0)
 		remaining += max(f.iterations-f.base[i].iterations, 0)
+		framesLeft += max(f.budget-f.base[i].frames, 0)
 	}
 	el := now.Sub(f.start).Seconds()
 	if el <= 0 || dIters == 0 {
@@ -90,6 +94,9 @@ func (f *fleet) measure(now time.Time) (fps float64, eta time.Duration, ok bool)
 	}
 	fps = float64(dFrames) / el
 	left := float64(max(remaining-dIters, 0)) / float64(dIters) * el
+	if f.budget > 0 && dFrames > 0 {
+		left = float64(max(framesLeft-dFrames, 0)) / float64(dFrames) * el
+	}
 	return fps, time.Duration(left * float64(time.Second)).Round(time.Second), true
 }
 
@@ -109,7 +116,7 @@ type compareProgress struct {
 
 // newCompareProgress starts the bar when stderr is a terminal (and logs are
 // not JSON); jobs are the runs to do, skipped the finished ones.
-func newCompareProgress(cmd *cobra.Command, a *app, jobs []job, skipped, iterations int) *compareProgress {
+func newCompareProgress(cmd *cobra.Command, a *app, jobs []job, skipped, iterations int, budget int64) *compareProgress {
 	p := &compareProgress{skipped: skipped, total: skipped + len(jobs)}
 	f, ok := cmd.ErrOrStderr().(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) || a.logFormat == "json" {
@@ -119,7 +126,7 @@ func newCompareProgress(cmd *cobra.Command, a *app, jobs []job, skipped, iterati
 	for i, j := range jobs {
 		dirs[i] = j.dir
 	}
-	p.fleet = newFleet(dirs, iterations, time.Now())
+	p.fleet = newFleet(dirs, iterations, budget, time.Now())
 	p.bar = progressbar.NewOptions(p.total,
 		progressbar.OptionSetWriter(f),
 		progressbar.OptionShowCount(),

@@ -32,7 +32,7 @@ func TestFleetMeasure(t *testing.T) {
 	writeRows(t, b, 0) // header only
 	// c does not exist yet
 	t0 := time.Unix(1000, 0)
-	f := newFleet([]string{a, b, c}, 10, t0)
+	f := newFleet([]string{a, b, c}, 10, 0, t0)
 	if _, _, ok := f.measure(t0.Add(time.Second)); ok {
 		t.Fatal("a measure before any iteration")
 	}
@@ -49,5 +49,17 @@ func TestFleetMeasure(t *testing.T) {
 	}
 	if got := compareLine(fps, eta, ok); got != "runs | 100 frames/s | ETA 16s" {
 		t.Fatalf("line %q", got)
+	}
+	// With a frame budget of 700 frames per run the ETA counts frames:
+	// left at start 300 + 700 + 700 = 1700; 1000 trained in 10 s.
+	writeRows(t, a, 4)
+	writeRows(t, b, 0)
+	os.RemoveAll(c)
+	f = newFleet([]string{a, b, c}, 10, 700, t0)
+	writeRows(t, a, 6)
+	writeRows(t, b, 3)
+	writeRows(t, c, 5)
+	if _, eta, ok := f.measure(t0.Add(10 * time.Second)); !ok || eta != 7*time.Second {
+		t.Fatalf("eta with a frame budget = %v (%v), want 7s", eta, ok)
 	}
 }

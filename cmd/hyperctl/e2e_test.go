@@ -300,3 +300,46 @@ func TestCompareTwiceThenReport(t *testing.T) {
 		t.Fatalf("report --focus random: exit %d\n%s\n%s", code, o, e)
 	}
 }
+
+// TestCompareVariantsAtAFrameBudget: NAME@PRESET runs land in their own
+// folders with the preset applied, every run stops at the frame budget, the
+// manifest records it, and the report lists the variant as a row.
+func TestCompareVariantsAtAFrameBudget(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeTiny(t, dir)
+	out := filepath.Join(dir, "cmp")
+	o, e, code := runCLI(t, "compare", "--env", "reacher", "--controllers", "hypercontroller@kframe+lr-scale,fixed", "--seeds", "0",
+		"--config", cfg, "--frames", "500", "--jobs", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, o, e)
+	}
+	variant := filepath.Join(out, "reacher", "hypercontroller@kframe+lr-scale", "seed0")
+	b, err := os.ReadFile(filepath.Join(variant, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`objective = "delta_per_kframe"`, `name = "lr_scale"`, "frames = 500", `name = "hypercontroller"`} {
+		if !strings.Contains(string(b), want) {
+			t.Fatalf("variant's config.toml lacks %q:\n%s", want, b)
+		}
+	}
+	for _, run := range []string{variant, filepath.Join(out, "reacher", "fixed", "seed0")} {
+		sb, err := os.ReadFile(filepath.Join(run, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(sb), `"frame_budget": 500`) {
+			t.Fatalf("%s: summary %s", run, sb)
+		}
+	}
+	// fixed: 200 frames per iteration reach 500 at the third.
+	wantSeq(t, "fixed", csvIterations(t, filepath.Join(out, "reacher", "fixed", "seed0", "train.csv")), seq(3))
+	mb, _ := os.ReadFile(filepath.Join(out, "compare.json"))
+	if !strings.Contains(string(mb), `"frames": 500`) {
+		t.Fatalf("manifest %s", mb)
+	}
+	o, e, code = runCLI(t, "report", out, "--focus", "hypercontroller@kframe+lr-scale")
+	if code != 0 || !strings.Contains(o, "| hypercontroller@kframe+lr-scale | 1/1 |") || !strings.Contains(o, "a frame budget of 500 frames") {
+		t.Fatalf("report: exit %d\n%s\n%s", code, o, e)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,8 +21,8 @@ import (
 // (Complete) and trains (Run).
 type trainOptions struct {
 	env, controller, config, out string
-	transferFrom                 string
-	seed                         int64
+	transferFrom, preset         string
+	seed, frames                 int64
 	iterations, threads          int
 	resume, force                bool
 
@@ -38,7 +39,8 @@ func newTrainCmd(a *app) *cobra.Command {
 with the configured ones. Defaults come from the built-in configs/<env>.toml;
 --config replaces them and the flags override both.
 
-Outputs in --out (default runs/<env>-<controller>-seed<N>):
+Outputs in --out (default runs/<env>-<controller>-seed<N>, or
+runs/<env>-<controller>@<preset>-seed<N> with --preset):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
@@ -56,10 +58,19 @@ Outputs in --out (default runs/<env>-<controller>-seed<N>):
 A killed run continues with --out DIR --resume (the config comes from
 DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv
 end up identical to an uninterrupted run's (timing columns aside), with no
-lost or duplicated rows.`,
+lost or duplicated rows.
+
+--frames N gives the run a frame budget: it stops after the first iteration
+that reaches N frames (--iterations, or the config's, still caps it and must
+allow it), and fixed's lr anneals over the N frames.
+
+--preset switches on documented deviations from the paper (see README,
+Study), names joined by +:
+` + configs.PresetDoc(),
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
-  hyperctl train --out runs/r --resume`,
+  hyperctl train --out runs/r --resume
+  hyperctl train --env halfcheetah --frames 1000000 --preset rl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(cmd); err != nil {
@@ -77,6 +88,8 @@ lost or duplicated rows.`,
 	fl.StringVar(&o.config, "config", "", "TOML config file; default: the built-in configs/<env>.toml")
 	fl.Int64Var(&o.seed, "seed", 0, "seed (overrides the config)")
 	fl.IntVar(&o.iterations, "iterations", 0, "PPO iterations (overrides the config)")
+	fl.Int64Var(&o.frames, "frames", 0, "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none)")
+	fl.StringVar(&o.preset, "preset", "", "apply presets to the config: "+strings.Join(configs.PresetNames(), ", ")+" (joined by +)")
 	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>)")
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&o.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
@@ -112,6 +125,14 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 	if changed("threads") && o.threads < 0 {
 		return usagef("--threads: want an integer >= 0, got %d", o.threads)
 	}
+	if changed("frames") && o.frames < 0 {
+		return usagef("--frames: want an integer >= 0 (0: no frame budget), got %d", o.frames)
+	}
+	if changed("preset") {
+		if err := configs.CheckPreset(o.preset); err != nil {
+			return usagef("--preset: %v", err)
+		}
+	}
 	return nil
 }
 
@@ -136,6 +157,12 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 	}
 	if changed("threads") {
 		set = append(set, func(r *configs.Run) { r.PPO.Threads = o.threads })
+	}
+	if changed("frames") {
+		set = append(set, func(r *configs.Run) { r.Frames = o.frames })
+	}
+	if changed("preset") {
+		set = append(set, configs.WithPreset(o.preset))
 	}
 	if o.config == "" && o.env == "" {
 		// --out DIR --resume alone: the folder's config.toml has everything.
@@ -173,7 +200,11 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		run.Controller.Settings[name] = s
 	}
 	if o.out == "" {
-		o.out = filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, run.Controller.Name, run.Seed))
+		name := run.Controller.Name
+		if o.preset != "" {
+			name += "@" + o.preset // as compare names a variant's folder
+		}
+		o.out = filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, name, run.Seed))
 	}
 	return nil
 }
@@ -195,8 +226,12 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if sum.FinalEvalReturn != nil {
 		evalStr = fmtF(*sum.FinalEvalReturn)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %d iterations, %d frames in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
-		sum.Env, sum.Controller, sum.Seed, sum.Iterations, sum.Frames, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
+	budget := ""
+	if sum.FrameBudget > 0 {
+		budget = fmt.Sprintf(" (budget %d)", sum.FrameBudget)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %d iterations, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
+		sum.Env, sum.Controller, sum.Seed, sum.Iterations, sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
 	return nil
 }
 

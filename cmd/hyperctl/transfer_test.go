@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/configs"
 )
 
 // --transfer-from: usage errors for controllers that do not transfer,
@@ -21,7 +21,8 @@ func TestTransferFromFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	var csv strings.Builder
-	csv.WriteString(strings.Join(rundir.TrainColumns(ppo.HyperNames()), ",") + "\n")
+	base := configs.Base()
+	csv.WriteString(strings.Join(rundir.TrainColumns(base.LoggedHyper()), ",") + "\n")
 	for it := range 20 {
 		obj := ""
 		if it > 0 {

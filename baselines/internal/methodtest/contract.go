@@ -472,10 +472,21 @@ func Decision(b *testing.B, ctl *controller.Controller, n int) controller.Method
 // each b.N and reports R_n's mean over the seeds and its standard error.
 func Regret(b *testing.B, name string, settings controller.Settings, h, n, interval, seeds int) {
 	b.Helper()
-	var mean, se float64
+	RegretOn(b, name, settings, kalman.DefaultBanditConfig(h), n, interval, seeds)
+}
+
+// RegretOn is Regret on the bandit cfg (see RegretBandit). It also logs
+// R_n per seed (visible with -v), for per-seed comparisons, and returns
+// them.
+func RegretOn(b *testing.B, name string, settings controller.Settings, cfg kalman.BanditConfig, n, interval, seeds int) []float64 {
+	b.Helper()
+	var rn []float64
 	for range b.N {
-		mean, se = kalman.MeanSE(RegretLGDS(b, name, settings, h, n, interval, seeds))
+		rn = RegretBandit(b, name, settings, cfg, n, interval, seeds)
 	}
+	mean, se := kalman.MeanSE(rn)
+	b.Logf("R_n per seed 1..%d: %.1f", seeds, rn)
 	b.ReportMetric(mean, "R_n")
 	b.ReportMetric(se, "R_n_se")
+	return rn
 }

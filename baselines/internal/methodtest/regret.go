@@ -16,10 +16,17 @@ import (
 // (the method's defaults) the numbers equal the CLI's for the same flags.
 func RegretLGDS(tb testing.TB, name string, settings controller.Settings, h, n, interval, seeds int) []float64 {
 	tb.Helper()
+	return RegretBandit(tb, name, settings, kalman.DefaultBanditConfig(h), n, interval, seeds)
+}
+
+// RegretBandit is RegretLGDS on the bandit cfg (e.g. the default bandit
+// with another persistence ρ, as `hyperctl bench regret --rho`).
+func RegretBandit(tb testing.TB, name string, settings controller.Settings, cfg kalman.BanditConfig, n, interval, seeds int) []float64 {
+	tb.Helper()
 	out := make([]float64, 0, seeds)
 	for k := range seeds {
 		seed := uint64(1 + k)
-		b, err := kalman.NewBandit(kalman.DefaultBanditConfig(h), n, seed)
+		b, err := kalman.NewBandit(cfg, n, seed)
 		if err != nil {
 			tb.Fatal(err)
 		}

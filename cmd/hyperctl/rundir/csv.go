@@ -121,10 +121,9 @@ const (
 	ColEvalSteps         = "eval_steps"          // their mean length
 )
 
-// TrainColumns is train.csv's header for a trainer whose per-iteration
-// hyperparameters are hyper (ppo.HyperNames()): they are logged every
-// iteration, tuned or not, between mean_episode_return and
-// rejected_updates.
+// TrainColumns is train.csv's header for a run that logs the per-iteration
+// hyperparameters hyper (configs.Run.LoggedHyper): they are logged every
+// iteration, between mean_episode_return and rejected_updates.
 func TrainColumns(hyper []string) []string {
 	out := []string{ColIteration, ColFrames, ColWallTime, ColControllerTime, ColTrainReward, ColObjective, ColEpisodes, ColMeanEpisodeReturn}
 	out = append(out, hyper...)
@@ -171,8 +170,9 @@ type TrainLog struct {
 	hyper int
 }
 
-// OpenTrainLog opens dir's train.csv for a trainer with the per-iteration
-// hyperparameters hyper, keeping the rows below keepBelow (see OpenCSV).
+// OpenTrainLog opens dir's train.csv for a run that logs the per-iteration
+// hyperparameters hyper (TrainColumns), keeping the rows below keepBelow
+// (see OpenCSV).
 func OpenTrainLog(dir string, hyper []string, keepBelow int) (*TrainLog, error) {
 	c, err := OpenCSV(filepath.Join(dir, TrainCSV), TrainColumns(hyper), keepBelow)
 	if err != nil {

@@ -33,9 +33,11 @@
 // reward per step), objective (the controller's objective X_t, see
 // controller.Objective.Value; empty where undefined), episodes (finished this
 // iteration), mean_episode_return (empty without episodes), one column per
-// per-iteration hyperparameter of the trainer in force at the iteration
-// (ppo.HyperNames, in that order; the writer passes them), and
-// rejected_updates (cumulative). See TrainColumns and TrainRow. eval.csv's
+// logged per-iteration hyperparameter, its value in force at the iteration
+// (the writer passes the names: configs.Run.LoggedHyper, the paper's four
+// keys plus every other tuned key, in ppo.HyperNames' order; runs written
+// before more keys became tunable have the four), and rejected_updates
+// (cumulative). Readers find columns by name. See TrainColumns and TrainRow. eval.csv's
 // columns are iteration, frames, wall_time_s, controller_time_s, eval_return
 // and eval_steps (EvalColumns, EvalRow). The first column of both is the
 // 0-based iteration; rows are appended and written through at once, so a

@@ -12,8 +12,9 @@ type Summary struct {
 	Env              string             `json:"env"`
 	Controller       string             `json:"controller"`
 	Seed             int64              `json:"seed"`
-	Iterations       int                `json:"iterations"`
-	Frames           int64              `json:"frames"`
+	Iterations       int                `json:"iterations"`             // iterations trained (fewer than the config's when a frame budget ended the run)
+	FrameBudget      int64              `json:"frame_budget,omitempty"` // the config's frames (absent: none)
+	Frames           int64              `json:"frames"`                 // frames trained
 	WallTimeS        float64            `json:"wall_time_s"`
 	ControllerTimeS  float64            `json:"controller_time_s"`
 	FinalTrainReward float64            `json:"final_train_reward"`

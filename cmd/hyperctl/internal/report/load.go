@@ -32,6 +32,7 @@ type Manifest struct {
 	Controllers []string `json:"controllers"`
 	Seeds       []int64  `json:"seeds"`
 	Iterations  int      `json:"iterations"`
+	Frames      int64    `json:"frames,omitempty"` // the frame budget of every run (absent: none)
 	Command     string   `json:"command"`
 	// SlurmJobs are the submissions of `compare --backend slurm`, oldest
 	// first (absent for local compares).

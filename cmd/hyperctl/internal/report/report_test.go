@@ -232,6 +232,52 @@ func TestBudgetAndDrop(t *testing.T) {
 	}
 }
 
+// TestFrameBudgetMatching: when every finished run had a frame budget,
+// the matched budget is that budget and each run is compared at its
+// evaluation after the iteration that reached it, not at an earlier
+// evaluation within the budget.
+func TestFrameBudgetMatching(t *testing.T) {
+	dir := t.TempDir()
+	run := func(ctrl string) string { return filepath.Join(dir, "pusher", ctrl, "seed0") }
+	// "a": 1000 frames/it; evals at 5000, 10000, 15000, 20000 frames, the
+	// last (10·19 = 190) after the iteration that reached 19500.
+	writeRunFrames(t, run("a"), 20, 1000, 0, 1, 0, true)
+	// "b": 3000 frames/it; evals at 15000 (80) and 30000 (55) frames. The
+	// run reached 19500 at 21000 frames, evaluated at 30000 here.
+	writeRunFrames(t, run("b"), 10, 3000, 10, -0.5, 0, true)
+	for _, c := range []string{"a", "b"} {
+		if err := rundir.WriteSummary(run(c), rundir.Summary{Iterations: 20, FrameBudget: 19500}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, framed := s.budget("pusher"); b != 19500 || !framed {
+		t.Fatalf("budget %g (framed %v), want the runs' 19500", b, framed)
+	}
+	for _, r := range s.Table("pusher") {
+		if want := map[string]float64{"a": 190, "b": 55}[r.Controller]; r.BudgetEvalQ[1] != want {
+			t.Errorf("%s: eval at the budget %g, want %g", r.Controller, r.BudgetEvalQ[1], want)
+		}
+	}
+	var md bytes.Buffer
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if w := "the runs' frame budget of 19500 frames"; !strings.Contains(md.String(), w) {
+		t.Errorf("report lacks %q:\n%s", w, md.String())
+	}
+	// One run without a budget: back to the fewest frames trained.
+	if err := rundir.WriteSummary(run("b"), rundir.Summary{Iterations: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = Load(dir); s.Budget("pusher") != 20000 {
+		t.Fatalf("mixed budgets: %g, want 20000", s.Budget("pusher"))
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "absent")); err == nil {
 		t.Fatal("want an error for a missing folder")

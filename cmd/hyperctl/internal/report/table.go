@@ -59,10 +59,19 @@ type Row struct {
 	DropQ [3]float64
 }
 
-// Budget is the matched frame budget of an environment: the fewest frames
-// any finished run of it trained on (NaN without finished runs).
+// Budget is the matched frame budget of an environment (NaN without
+// finished runs). When every finished run of it had a frame budget
+// (summary.json's frame_budget, `train --frames`), it is the smallest of
+// those budgets, and framed is true; otherwise it is the fewest frames any
+// finished run trained on.
 func (s *Set) Budget(env string) float64 {
-	b := math.NaN()
+	b, _ := s.budget(env)
+	return b
+}
+
+func (s *Set) budget(env string) (b float64, framed bool) {
+	b, fb := math.NaN(), math.NaN()
+	framed = true
 	for _, r := range s.Runs {
 		if r.Env != env || !r.Finished {
 			continue
@@ -70,19 +79,38 @@ func (s *Set) Budget(env string) float64 {
 		if f := r.Train[len(r.Train)-1].Frames; math.IsNaN(b) || f < b {
 			b = f
 		}
+		if g := float64(r.Summary.FrameBudget); r.Summary.FrameBudget <= 0 {
+			framed = false
+		} else if math.IsNaN(fb) || g < fb {
+			fb = g
+		}
 	}
-	return b
+	if framed && !math.IsNaN(fb) {
+		return fb, true
+	}
+	return b, false
 }
 
-// evalAt returns the return of the last evaluation made with at most frames
-// frames, and false if the run has none.
-func (r *Run) evalAt(frames float64) (float64, bool) {
+// evalAt returns the return of the run's evaluation at the matched budget
+// frames, and false if the run has none. Without frame budgets (framed
+// false) it is the last evaluation made with at most frames frames. With
+// them it is the evaluation after the first iteration that reached frames:
+// each run stops there and evaluates, overshooting the budget by less than
+// one iteration's frames, whereas the last evaluation within the budget may
+// lie up to eval_every iterations earlier.
+func (r *Run) evalAt(frames float64, framed bool) (float64, bool) {
 	v, ok := 0.0, false
 	for _, e := range r.Eval {
+		if framed && e.Frames >= frames {
+			return e.Return, true
+		}
 		if e.Frames > frames {
 			break
 		}
 		v, ok = e.Return, true
+	}
+	if framed {
+		return 0, false
 	}
 	return v, ok
 }
@@ -140,7 +168,7 @@ func (s *Set) Table(env string) []Row {
 		}
 	}
 	sort.Slice(expectedSeeds, func(i, j int) bool { return expectedSeeds[i] < expectedSeeds[j] })
-	budget := s.Budget(env)
+	budget, framed := s.budget(env)
 	var rows []Row
 	for _, c := range sortedKeys(ctrls) {
 		row := Row{Controller: c, Expected: len(expectedSeeds)}
@@ -167,7 +195,7 @@ func (s *Set) Table(env string) []Row {
 					}
 					drop = append(drop, ev.Return-best)
 				}
-				if v, ok := r.evalAt(budget); ok {
+				if v, ok := r.evalAt(budget, framed); ok {
 					atBudget = append(atBudget, v)
 				}
 				frames = append(frames, last.Frames)
@@ -247,8 +275,12 @@ func best(rows []Row, get func(Row) float64, prec int) string {
 func (s *Set) Markdown(w io.Writer) error {
 	var sb strings.Builder
 	if s.Manifest != nil {
-		fmt.Fprintf(&sb, "Matrix: envs %s; controllers %s; seeds %v; %d iterations.\n",
-			strings.Join(s.Manifest.Envs, ", "), strings.Join(s.Manifest.Controllers, ", "), s.Manifest.Seeds, s.Manifest.Iterations)
+		length := fmt.Sprintf("%d iterations", s.Manifest.Iterations)
+		if s.Manifest.Frames > 0 {
+			length = fmt.Sprintf("a frame budget of %d frames (at most %d iterations)", s.Manifest.Frames, s.Manifest.Iterations)
+		}
+		fmt.Fprintf(&sb, "Matrix: envs %s; controllers %s; seeds %v; %s.\n",
+			strings.Join(s.Manifest.Envs, ", "), strings.Join(s.Manifest.Controllers, ", "), s.Manifest.Seeds, length)
 		if s.Manifest.Command != "" {
 			fmt.Fprintf(&sb, "Command: `%s`\n", s.Manifest.Command)
 		}
@@ -296,7 +328,11 @@ func (s *Set) Markdown(w io.Writer) error {
 				notes = append(notes, fmt.Sprintf("%s: missing seeds %v", r.Controller, r.Missing))
 			}
 		}
-		fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(s.Budget(env), 0), env)
+		if b, framed := s.budget(env); framed {
+			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: the runs' frame budget of %s frames; each run's evaluation after the iteration that reached it):\n\n", fmtNum(b, 0))
+		} else {
+			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(b, 0), env)
+		}
 		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | final minus best evaluation return, median [IQR] |\n")
 		sb.WriteString("|---|---|---|---|\n")
 		noBudget := false

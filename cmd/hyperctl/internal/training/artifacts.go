@@ -14,8 +14,9 @@ import (
 
 // TensorBoard tags. Per iteration, at step = frames trained: the training
 // reward R_t, the objective X_t (when defined), the mean return of the
-// episodes that finished (when any), every per-iteration hyperparameter in
-// force (hyper/<key>), the update's losses, approximate KL, clip fraction,
+// episodes that finished (when any), every hyperparameter train.csv logs
+// (hyper/<key>; configs.Run.LoggedHyper: the paper's four and every other
+// tuned key), the update's losses, approximate KL, clip fraction,
 // gradient norm and explained variance (not after a rejected update),
 // cumulative rejected updates, and the iteration's frames per second. Per
 // evaluation: its mean return and mean length.
@@ -88,7 +89,11 @@ func (a *artifacts) iteration(rep ppo.Report, row rundir.TrainRow) error {
 	if row.Episodes > 0 {
 		v = append(v, tbevents.Scalar{Tag: TagEpisodeReturn, Value: row.MeanReturn})
 	}
-	for i, name := range ppo.HyperNames() {
+	names := a.run.LoggedHyper() // row.Hyper's order
+	if len(names) != len(row.Hyper) {
+		return fmt.Errorf("tensorboard: %d hyperparameter values for %d logged keys", len(row.Hyper), len(names))
+	}
+	for i, name := range names {
 		var x float64
 		switch h := row.Hyper[i].(type) {
 		case int:

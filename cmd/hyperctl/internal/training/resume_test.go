@@ -80,7 +80,7 @@ high = 1e-3
 // hookMonitor calls at after every iteration with the progress.
 type hookMonitor struct{ at func(rundir.Progress) }
 
-func (m hookMonitor) Start(int, int)                            {}
+func (m hookMonitor) Start(int, int, int64, int64)              {}
 func (m hookMonitor) Iteration(p rundir.Progress, _ ppo.Report) { m.at(p) }
 func (m hookMonitor) Finish()                                   {}
 func train(t *testing.T, run configs.Run, opts Options) error {

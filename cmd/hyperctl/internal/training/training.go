@@ -25,8 +25,9 @@ import (
 // Monitor follows a run's progress (a progress bar, log lines).
 type Monitor interface {
 	// Start is called once before training, with the iteration the run
-	// starts from (0, or the checkpoint's) and the run's length.
-	Start(from, total int)
+	// starts from (0, or the checkpoint's) and the run's length, and the
+	// frames collected so far and the frame budget (0: none).
+	Start(from, total int, frames, frameBudget int64)
 	// Iteration is called after every iteration.
 	Iteration(p rundir.Progress, rep ppo.Report)
 	// Finish is called once when training stops, finished or not.
@@ -157,10 +158,12 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	if ps.Iteration >= run.Iterations {
 		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
 	}
+	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames}
 	if err := rundir.WriteFileAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
 		return Result{}, err
 	}
-	tlog, err := rundir.OpenTrainLog(out, ppo.HyperNames(), ps.Iteration)
+	logged := run.LoggedHyper()
+	tlog, err := rundir.OpenTrainLog(out, logged, ps.Iteration)
 	if err != nil {
 		return Result{}, err
 	}
@@ -177,7 +180,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	defer art.close()
 
 	log.Info().Str("env", run.Env).Str("controller", run.Controller.Name).Int64("seed", run.Seed).
-		Int("iterations", run.Iterations).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
+		Int("iterations", run.Iterations).Int64("frames", run.Frames).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
 
 	checkpoint := func() error {
 		if tr.Iteration() != ps.Iteration {
@@ -201,18 +204,22 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return art.checkpoint()
 	}
 	if opts.Monitor != nil {
-		opts.Monitor.Start(ps.Iteration, run.Iterations)
+		opts.Monitor.Start(ps.Iteration, run.Iterations, tr.Frames(), run.Frames)
 	}
 	segStart := time.Now()
 	baseWall := ps.WallS
-	var lastFrames int64
+	lastFrames := tr.Frames()
 	each := func(rep ppo.Report) error {
 		st := rep.Stats
 		ps.WallS = baseWall + time.Since(segStart).Seconds()
 		ps.CtrlS += rep.ControllerTime.Seconds()
+		hv, err := st.Hyper.ValuesOf(logged)
+		if err != nil {
+			return err
+		}
 		row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
-			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: st.Hyper.Values(), Rejected: tr.Rejected()}
-		row.Objective, row.HaveObjective = run.Controller.Objective.Value(st.Reward, ps.PrevReward, ps.HavePrev, st.Elapsed.Seconds())
+			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: hv, Rejected: tr.Rejected()}
+		row.Objective, row.HaveObjective = run.Controller.Objective.Value(st.Result(), ps.PrevReward, ps.HavePrev)
 		ps.PrevReward, ps.HavePrev = st.Reward, true
 		for _, r := range st.Returns {
 			row.MeanReturn += r
@@ -242,7 +249,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
-		if ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations {
+		if ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations && !(run.Frames > 0 && lastFrames >= run.Frames) {
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -252,7 +259,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		}
 		return nil
 	}
-	err = ppo.Run(ctx, tr, ctl, ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery}, each)
+	err = ppo.Run(ctx, tr, ctl, runOpts, each)
 	if opts.Monitor != nil {
 		opts.Monitor.Finish()
 	}
@@ -269,7 +276,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	sum := rundir.Summary{
-		Env: run.Env, Controller: run.Controller.Name, Seed: run.Seed, Iterations: run.Iterations,
+		Env: run.Env, Controller: run.Controller.Name, Seed: run.Seed, Iterations: ps.Iteration, FrameBudget: run.Frames,
 		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: ps.PrevReward,
 		RejectedUpdates: tr.Rejected(),
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -15,6 +16,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	_ "github.com/hyperctl/hyperctl/envs/all" // reacher
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 // cycling is a test method whose every decision is a new configuration:
@@ -130,4 +132,85 @@ func mustReadSummary(t *testing.T, dir string) rundir.Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// cancelAt cancels a context after the given iteration is reported.
+type cancelAt struct {
+	at     int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAt) Start(int, int, int64, int64) {}
+func (c *cancelAt) Iteration(p rundir.Progress, _ ppo.Report) {
+	if p.Iteration == c.at {
+		c.cancel()
+	}
+}
+func (c *cancelAt) Finish() {}
+
+// TestFrameBudgetRun: a run with frames = 500 stops after the first
+// iteration that reaches 500 frames, evaluates it, records the budget and
+// the iterations it took in the summary, and survives an interruption and
+// resume. train.csv logs the paper's four and the other tuned keys (gamma,
+// epochs), in ppo.Hyper's order.
+func TestFrameBudgetRun(t *testing.T) {
+	text := tiny + `
+[[controller.tune]]
+name = "epochs"
+low = 1
+high = 3
+
+[[controller.tune]]
+name = "gamma"
+low = 0.9
+high = 0.99
+`
+	run, err := configs.Parse("tiny.toml", strings.Replace(text, "iterations = 6\n", "iterations = 6\nframes = 500\n", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.CheckpointEvery = 2
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupted after iteration 2 (a checkpoint at 2), then resumed.
+	if _, err := Train(ctx, run, Options{Out: out, Log: zerolog.Nop(), Monitor: &cancelAt{at: 3, cancel: cancel}}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	res, err := Train(context.Background(), run, Options{Out: out, Resume: true, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Decisions every 2 iterations: batch 100 (k = 0), then 150 (k = 1):
+	// 100, 100, 150, 150 frames reach 500 at iteration 3.
+	sum := res.Summary
+	if sum.Iterations != 4 || sum.Frames != 500 || sum.FrameBudget != 500 || sum.FinalEvalReturn == nil {
+		t.Fatalf("summary: %d iterations, %d frames, budget %d, final eval %v", sum.Iterations, sum.Frames, sum.FrameBudget, sum.FinalEvalReturn)
+	}
+	rows := readCSV(t, filepath.Join(out, rundir.TrainCSV))
+	want := "iteration,frames,wall_time_s,controller_time_s,train_reward,objective,episodes,mean_episode_return,batch_size,clip,gae_lambda,lr,gamma,epochs,rejected_updates"
+	if got := strings.Join(rows[0], ","); got != want {
+		t.Fatalf("train.csv header\n%s\nwant\n%s", got, want)
+	}
+	if len(rows) != 5 || rows[4][1] != "500" || rows[1][13] != "1" || rows[4][13] != "2" {
+		t.Fatalf("train.csv rows %v", rows[1:])
+	}
+	ev := readCSV(t, filepath.Join(out, rundir.EvalCSV))
+	if last := ev[len(ev)-1]; last[0] != "3" || last[1] != "500" {
+		t.Fatalf("last evaluation %v, want after iteration 3 at 500 frames", last)
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

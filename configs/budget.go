@@ -1,0 +1,131 @@
+package configs
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hyperctl/hyperctl/ppo"
+)
+
+// This file holds the rules that relate a run's keys to each other: the
+// frame budget against the iteration cap, the tuned ranges against the
+// rules between ppo.Hyper's keys, and which hyperparameters train.csv logs.
+
+// tuned returns the [[controller.tune]] entry named name and its index, or
+// -1 (none when the run has no controller).
+func (r *Run) tuned(name string) (TuneParam, int) {
+	if r.Controller.Name == Fixed {
+		return TuneParam{}, -1
+	}
+	for i, t := range r.Controller.Tune {
+		if t.Name == name {
+			return t, i
+		}
+	}
+	return TuneParam{}, -1
+}
+
+// valueRange is the smallest and largest value key takes in the run: its
+// tuned bounds (integer keys rounded inwards, as the space rounds them)
+// when a controller tunes it, else its [ppo] value twice.
+func (r *Run) valueRange(key string) (lo, hi float64) {
+	if t, i := r.tuned(key); i >= 0 {
+		lo, hi = t.Low, t.High
+		if k, err := ppo.LookupHyperKey(key); err == nil && (k.Integer || t.Integer) {
+			lo, hi = math.Ceil(lo), math.Floor(hi)
+		}
+		return lo, hi
+	}
+	v, err := r.PPO.Hyper.Get(key)
+	if err != nil {
+		panic(fmt.Sprintf("configs: %v", err)) // a key of this file that ppo.Hyper lost: caught by any test
+	}
+	return v, v
+}
+
+// MinFramesPerIteration is the fewest frames an iteration of the run can
+// collect: the smallest batch size it may use, rounded up to a multiple of
+// num_envs as the trainer rounds it.
+func (r *Run) MinFramesPerIteration() int64 {
+	lo, _ := r.valueRange("batch_size")
+	n := int64(max(r.PPO.NumEnvs, 1))
+	b := int64(max(lo, 1))
+	return (b + n - 1) / n * n
+}
+
+// checkFrames: frames >= 0, and a budget must be reachable within the
+// iteration cap whatever batch sizes the controller picks, so that every
+// run of a comparison trains on at least the budget.
+func (r *Run) checkFrames() *Error {
+	if r.Frames < 0 || r.Frames > MaxFrames {
+		return &Error{Key: "frames", Msg: fmt.Sprintf("want an integer in [0, %d] (0: no frame budget), got %d", int64(MaxFrames), r.Frames)}
+	}
+	if r.Frames == 0 || r.Iterations < 1 {
+		return nil
+	}
+	per := r.MinFramesPerIteration()
+	if need := (r.Frames + per - 1) / per; int64(r.Iterations) < need {
+		return &Error{Key: "frames", Msg: fmt.Sprintf("%d frames may not be reached in iterations = %d: an iteration may collect as few as %d frames; set iterations >= %d",
+			r.Frames, r.Iterations, per, need)}
+	}
+	return nil
+}
+
+// checkTunedRules checks ppo.Hyper's rules between keys (minibatch_size <=
+// batch_size, lr × lr_scale <= 1) for every value the tuned ranges allow,
+// so a controller can never pick an invalid combination; and that lr and
+// lr_scale are not both tuned. The [ppo] values alone are checked by
+// ppo.Config.Validate.
+func (r *Run) checkTunedRules() *Error {
+	bad := func(key, msg string) *Error { return &Error{Key: key, Msg: msg} }
+	at := func(name string) string {
+		if _, i := r.tuned(name); i >= 0 {
+			return fmt.Sprintf("controller.tune[%d]", i)
+		}
+		return "ppo." + name
+	}
+	_, il := r.tuned("lr")
+	_, is := r.tuned("lr_scale")
+	if il >= 0 && is >= 0 {
+		return bad(fmt.Sprintf("controller.tune[%d]", max(il, is)), "lr and lr_scale are both tuned; tune lr (the controller replaces the learning rate) or lr_scale (it scales the annealed schedule), not both")
+	}
+	_, mbHi := r.valueRange("minibatch_size")
+	bLo, _ := r.valueRange("batch_size")
+	if mbHi > bLo {
+		what := "ppo.batch_size"
+		if _, i := r.tuned("batch_size"); i >= 0 {
+			what = "the lower bound of the tuned batch_size"
+		}
+		if _, i := r.tuned("minibatch_size"); i < 0 {
+			return bad(at("minibatch_size"), fmt.Sprintf("want an integer <= %g, the smallest batch this run can use (%s), got %g", bLo, what, mbHi))
+		}
+		return bad(at("minibatch_size"), fmt.Sprintf("minibatch_size may reach %g but batch_size may be as low as %g (%s); want minibatch_size <= batch_size for every value the tuned ranges allow", mbHi, bLo, what))
+	}
+	_, lrHi := r.valueRange("lr")
+	_, scHi := r.valueRange("lr_scale")
+	if lrHi*scHi > 1 {
+		key := at("lr_scale")
+		if _, i := r.tuned("lr_scale"); i < 0 {
+			key = at("lr")
+		}
+		return bad(key, fmt.Sprintf("lr may reach %g and lr_scale %g; want lr × lr_scale <= 1 for every value the tuned ranges allow", lrHi, scHi))
+	}
+	return nil
+}
+
+// LoggedHyper lists the hyperparameters train.csv logs every iteration, in
+// ppo.HyperNames' order: the paper's four (the keys with paper bounds,
+// tuned or not) and every other tuned key. The keys left out are constant
+// over the run and recorded in config.toml. With the paper's space and with
+// `fixed` this is the four columns train.csv has always had, so earlier
+// runs keep their header (and resume with a newer binary).
+func (r *Run) LoggedHyper() []string {
+	var out []string
+	for _, k := range ppo.HyperKeys() {
+		if _, i := r.tuned(k.Name); i >= 0 || k.PaperLow != 0 || k.PaperHigh != 0 {
+			out = append(out, k.Name)
+		}
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,211 @@
+package configs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/controller/hypercontroller"
+)
+
+// A preset is a named set of documented deviations from the HyperController
+// paper that a run switches on with one flag (`hyperctl train --preset NAME`,
+// or `hyperctl compare --controllers NAME@PRESET`). Presets are applied to
+// the resolved config, after the file and the other flags, so they override
+// both; config.toml records the result, not the preset's name.
+//
+// Each option addresses one handicap of Algorithm 1 on RL objectives that
+// the study found (README, Study), and each is off in the paper-faithful
+// configuration, the default:
+//
+//   - intercept: HyperController's ridge predictors get a constant term
+//     ([controller.hypercontroller] intercept = true). Algorithm 1's score
+//     Ĝᵀ Ξ has none, so after an iteration whose reward fell it picks the
+//     value with the smallest learned gain.
+//   - kframe: the objective is the reward change per 1000 frames
+//     (controller.objective = "delta_per_kframe") instead of per iteration,
+//     so a large batch is not rewarded for its size alone.
+//   - lr-scale: the controller tunes a multiplier of the annealed learning
+//     rate (lr_scale in [0.25, 4], log scale) instead of the learning rate
+//     itself, so the annealing schedule that `fixed` enjoys is kept:
+//     lr_t = lr · anneal(t) · m_t.
+//
+// "rl" is the three together; "paper" switches all three off (Algorithm 1
+// as the paper states it, with the paper's space), so that it stays one flag
+// away whatever the defaults become. Names combine with "+", applied left to
+// right: "intercept+kframe".
+
+// LRScaleLow and LRScaleHigh are the lr-scale option's range for the
+// tuned multiplier of the annealed learning rate (log scale).
+const (
+	LRScaleLow  = 0.25
+	LRScaleHigh = 4.0
+)
+
+type preset struct {
+	name, doc string
+	apply     func(*Run) error
+}
+
+var presets = []preset{
+	{"paper", "Algorithm 1 as in the paper: no intercept, the delta objective, lr tuned over the paper's bounds (every option below off)", applyPaper},
+	{"intercept", "HyperController's predictors get a constant term (intercept = true); HyperController only", applyIntercept},
+	{"kframe", `the objective is the reward change per 1000 frames (objective = "delta_per_kframe")`, applyKFrame},
+	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
+	{"rl", "intercept + kframe + lr-scale", nil},
+}
+
+// PresetNames lists the presets.
+func PresetNames() []string {
+	out := make([]string, len(presets))
+	for i, p := range presets {
+		out[i] = p.name
+	}
+	return out
+}
+
+// PresetDoc returns one line per preset: its name and what it changes.
+func PresetDoc() string {
+	var sb strings.Builder
+	for _, p := range presets {
+		fmt.Fprintf(&sb, "  %-10s %s\n", p.name, p.doc)
+	}
+	return sb.String()
+}
+
+// expandPreset splits spec ("rl", "intercept+kframe") into known preset
+// names, with "rl" expanded.
+func expandPreset(spec string) ([]preset, error) {
+	var out []preset
+	for _, part := range strings.Split(spec, "+") {
+		name := strings.ToLower(strings.TrimSpace(part))
+		if name == "rl" {
+			for _, p := range presets[1:4] {
+				out = append(out, p)
+			}
+			continue
+		}
+		found := false
+		for _, p := range presets {
+			if p.name == name && p.apply != nil {
+				out, found = append(out, p), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("preset %s: unknown %q; want one of %s, or several joined by +", spec, part, strings.Join(PresetNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// CheckPreset reports whether spec names presets (see ApplyPreset),
+// without applying them: a usage check for command-line flags.
+func CheckPreset(spec string) error {
+	_, err := expandPreset(spec)
+	return err
+}
+
+// ApplyPreset applies the presets of spec (names joined by "+") to r, in
+// order. It needs r's final controller: apply it after the other overrides.
+// Errors name the preset and what does not fit (e.g. intercept on a
+// controller other than HyperController).
+func ApplyPreset(r *Run, spec string) error {
+	ps, err := expandPreset(spec)
+	if err != nil {
+		return err
+	}
+	if r.Controller.Name == Fixed {
+		return fmt.Errorf("preset %s: presets change the controller, and %s has none", spec, Fixed)
+	}
+	for _, p := range ps {
+		if err := p.apply(r); err != nil {
+			return fmt.Errorf("preset %s: %s: %w", spec, p.name, err)
+		}
+	}
+	return nil
+}
+
+// WithPreset is an Override that makes Load, Default or Parse apply the
+// presets of spec (see ApplyPreset) after every other override and before
+// the one validation; an unknown or unfitting preset is an Error naming the
+// file and the preset.
+func WithPreset(spec string) Override {
+	return func(r *Run) { r.preset = spec }
+}
+
+// hyperControllerSettings returns r's HyperController settings, stored in
+// r so changes stick.
+func hyperControllerSettings(r *Run) (*hypercontroller.Settings, error) {
+	s, err := r.Controller.MethodSettings(hypercontroller.Name)
+	if err != nil {
+		return nil, err
+	}
+	hs, ok := s.(*hypercontroller.Settings)
+	if !ok {
+		return nil, fmt.Errorf("%s settings are %T", hypercontroller.Name, s)
+	}
+	if r.Controller.Settings == nil {
+		r.Controller.Settings = map[string]controller.Settings{}
+	}
+	r.Controller.Settings[hypercontroller.Name] = hs
+	return hs, nil
+}
+
+func applyIntercept(r *Run) error {
+	if r.Controller.Name != hypercontroller.Name {
+		return fmt.Errorf("only %s has an intercept; this run's controller is %s", hypercontroller.Name, r.Controller.Name)
+	}
+	hs, err := hyperControllerSettings(r)
+	if err != nil {
+		return err
+	}
+	hs.Intercept = true
+	return nil
+}
+
+func applyKFrame(r *Run) error {
+	r.Controller.Objective = controller.DeltaPerKFrame
+	return nil
+}
+
+// applyLRScale replaces the tuned lr by lr_scale, in place in the tune list.
+func applyLRScale(r *Run) error {
+	r.Controller.Tune = slices.Clone(r.Controller.Tune)
+	for i, t := range r.Controller.Tune {
+		switch t.Name {
+		case "lr_scale":
+			return nil // already scaled
+		case "lr":
+			r.Controller.Tune[i] = TuneParam{Name: "lr_scale", Low: LRScaleLow, High: LRScaleHigh, Scale: controller.Log}
+			r.PPO.AnnealLR = true
+			return nil
+		}
+	}
+	return fmt.Errorf("the run does not tune lr, so there is no tuned lr to turn into a multiplier")
+}
+
+// applyPaper switches the three options off: no intercept, the delta
+// objective, and lr (with the paper's bounds) tuned in place of lr_scale.
+func applyPaper(r *Run) error {
+	r.Controller.Objective = controller.Delta
+	r.Controller.Tune = slices.Clone(r.Controller.Tune)
+	for i, t := range r.Controller.Tune {
+		if t.Name == "lr_scale" {
+			for _, p := range PaperSpace() {
+				if p.Name == "lr" {
+					r.Controller.Tune[i] = p
+				}
+			}
+		}
+	}
+	r.PPO.LRScale = 1
+	if r.Controller.Name == hypercontroller.Name {
+		hs, err := hyperControllerSettings(r)
+		if err != nil {
+			return err
+		}
+		hs.Intercept = false
+	}
+	return nil
+}

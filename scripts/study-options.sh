@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# study-options.sh: the evaluation of HyperController's RL-aware options
+# (issue 17, item 3): Algorithm 1, each option alone, the three together and
+# `fixed`, on the five environments at a matched frame budget.
+#
+#   rows         hypercontroller                 Algorithm 1 as in the paper (the default)
+#                hypercontroller@intercept       + a constant term in the predictors
+#                hypercontroller@kframe          + the objective per 1000 frames (delta_per_kframe)
+#                hypercontroller@lr-scale        + lr tuned as a multiplier of the annealed lr
+#                hypercontroller@rl              the three together (preset "rl")
+#                fixed                           CleanRL's defaults, lr annealed over the budget
+#   matrix       5 environments x 6 rows x seeds 0-4 = 150 runs of 1,000,000 frames
+#   output       results/study-options/<env>/<row>/seed<N>, then report/ (hyperctl report)
+#
+# It is resumable: finished runs are skipped and unfinished ones resumed, so
+# run it again after an interruption (Ctrl-C checkpoints the running runs).
+# Everything runs at nice 19. The binary is built once per commit into bin/
+# (git-ignored) and its commit recorded in OUT/build.txt; a re-run on
+# another commit refuses to mix binaries unless ALLOW_NEW_BINARY=1.
+#
+# Settings (environment variables), with the study's values as defaults:
+#   OUT     output folder               results/study-options
+#   ENVS    environments                halfcheetah,pusher,bipedalwalker,inverteddoublependulum,reacher
+#   ROWS    --controllers               the six rows above
+#   SEEDS   --seeds                     0-4
+#   FRAMES  --frames                    1000000
+#   ITERS   --iterations (the cap)      FRAMES/1000: the paper's space never picks fewer than 1000 frames
+#   JOBS    --jobs                      2
+#   HYPERCTL  use this binary instead of building one
+#
+# A tiny check of the script itself (one environment, one seed, 20,000 frames):
+#   OUT=/tmp/study-options-tiny ENVS=reacher SEEDS=0 FRAMES=20000 scripts/study-options.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
+
+OUT=${OUT:-results/study-options}
+ENVS=${ENVS:-halfcheetah,pusher,bipedalwalker,inverteddoublependulum,reacher}
+ROWS=${ROWS:-hypercontroller,hypercontroller@intercept,hypercontroller@kframe,hypercontroller@lr-scale,hypercontroller@rl,fixed}
+SEEDS=${SEEDS:-0-4}
+FRAMES=${FRAMES:-1000000}
+ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
+JOBS=${JOBS:-2}
+
+mkdir -p "$OUT"
+commit=$(git rev-parse --short=12 HEAD)
+if [ -n "$(git status --porcelain --untracked-files=no -- '*.go' go.mod go.sum configs)" ]; then
+  commit="$commit-dirty"
+fi
+if [ -f "$OUT/build.txt" ] && [ "$(cat "$OUT/build.txt")" != "$commit" ] && [ "${ALLOW_NEW_BINARY:-0}" != 1 ]; then
+  echo "study-options: $OUT was started with commit $(cat "$OUT/build.txt"), this is $commit;" >&2
+  echo "  re-run on that commit, or set ALLOW_NEW_BINARY=1 to continue with this one" >&2
+  exit 1
+fi
+if [ -n "${HYPERCTL:-}" ]; then
+  bin=$HYPERCTL
+else
+  bin=bin/hyperctl-study-options-$commit
+  if [ ! -x "$bin" ]; then
+    mkdir -p bin
+    go build -o "$bin" ./cmd/hyperctl
+  fi
+fi
+echo "$commit" > "$OUT/build.txt"
+
+start=$(date -u +%FT%TZ)
+echo "study-options: $ENVS x $ROWS x seeds $SEEDS at $FRAMES frames (at most $ITERS iterations), $JOBS jobs, into $OUT ($start)"
+nice -n 19 "$bin" --log-format json compare \
+  --env "$ENVS" --controllers "$ROWS" --seeds "$SEEDS" \
+  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT"
+nice -n 19 "$bin" report "$OUT" --focus hypercontroller@rl --out "$OUT/report"
+echo "study-options: started $start, done $(date -u +%FT%TZ); report in $OUT/report/report.md"
