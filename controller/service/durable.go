@@ -6,20 +6,17 @@ package service
 // versioned header, and atomic file replacement.
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-)
 
-// castagnoli is the CRC-32C table (the checksum of ext4, iSCSI and LevelDB).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	"github.com/hyperctl/hyperctl/envs/wire"
+)
 
 // fileMode is the mode of every state file: the state may hold what a
 // client considers private (its rewards and hyperparameters).
@@ -132,7 +129,7 @@ func magicName(magic string) string {
 func appendFrame(dst, payload []byte) []byte {
 	var h [frameHeaderLen]byte
 	binary.LittleEndian.PutUint32(h[:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(h[4:], wire.Checksum(payload))
 	return append(append(dst, h[:]...), payload...)
 }
 
@@ -143,41 +140,69 @@ type frame struct {
 	payload []byte
 }
 
-// readFrames reads the records of b[start:]. A damaged last record is a torn
-// write (the process died while appending, before the record was
-// acknowledged): it is reported through torn, with good the length of the
-// intact prefix. A record is a torn tail when it extends past the end of the
-// file, when it ends exactly at the end with a bad checksum, or when every
-// byte from it on is zero (space allocated before its data reached the disk).
-// Anything else damaged is an error naming the file and the offset.
+// readFrames reads the records of b[start:]. The log is preallocated with
+// zeros (see sessionFiles.appendObserved), so an all-zero rest is its clean
+// end. A damaged record (short, a zero or oversized length, a bad checksum)
+// after which no intact record follows is a torn write: the process or the
+// machine died while appending it, before it was acknowledged (records are
+// written one at a time, each after the previous one was on disk, into space
+// that was zeros on disk). It is reported through torn, with good the length
+// of the intact prefix. A damaged record followed by an intact one is an
+// error naming the file and the offset: the damage is not a torn append.
 func readFrames(path string, b []byte, start int) (frames []frame, good int64, torn bool, err error) {
 	off := start
 	for off < len(b) {
 		rest := b[off:]
-		if len(rest) < frameHeaderLen {
-			return frames, int64(off), true, nil
+		if allZero(rest) {
+			return frames, int64(off), false, nil
 		}
-		n := binary.LittleEndian.Uint32(rest[:4])
-		sum := binary.LittleEndian.Uint32(rest[4:8])
-		end := frameHeaderLen + int64(n)
-		if end > int64(len(rest)) {
-			return frames, int64(off), true, nil
-		}
-		payload := rest[frameHeaderLen:end]
-		if n == 0 || n > maxRecord || crc32.Checksum(payload, castagnoli) != sum {
-			if end == int64(len(rest)) || allZero(rest) {
-				return frames, int64(off), true, nil
+		payload, ok := frameAt(rest)
+		if !ok {
+			if next := nextIntactFrame(b, off+1); next >= 0 {
+				return nil, 0, false, fmt.Errorf("%s: record at byte %d is damaged (bad length or checksum) and an intact record follows at byte %d; refusing to guess", path, off, next)
 			}
-			return nil, 0, false, fmt.Errorf("%s: record at byte %d is damaged (checksum mismatch) and is not the last one; refusing to guess", path, off)
+			return frames, int64(off), true, nil
 		}
 		frames = append(frames, frame{off: int64(off), payload: payload})
-		off += int(end)
+		off += frameHeaderLen + len(payload)
 	}
 	return frames, int64(off), false, nil
 }
 
+// frameAt returns the payload of the intact record at the start of b.
+func frameAt(b []byte) ([]byte, bool) {
+	if len(b) < frameHeaderLen {
+		return nil, false
+	}
+	n := binary.LittleEndian.Uint32(b[:4])
+	if n == 0 || n > maxRecord || int64(n) > int64(len(b)-frameHeaderLen) {
+		return nil, false
+	}
+	payload := b[frameHeaderLen : frameHeaderLen+int(n)]
+	if wire.Checksum(payload) != binary.LittleEndian.Uint32(b[4:8]) {
+		return nil, false
+	}
+	return payload, true
+}
+
+// nextIntactFrame returns the offset of the first intact record starting at
+// or after from, or -1.
+func nextIntactFrame(b []byte, from int) int {
+	for p := from; p+frameHeaderLen < len(b); p++ {
+		if _, ok := frameAt(b[p:]); ok {
+			return p
+		}
+	}
+	return -1
+}
+
 func allZero(b []byte) bool {
-	return len(b) > 0 && bytes.Count(b, []byte{0}) == len(b)
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // writeFileAtomic replaces path with data: it writes a temporary file in the

@@ -65,6 +65,9 @@ type Options struct {
 	// costs (the load benchmark): a server with it may lose acknowledged
 	// observations on a machine crash. `hyperctl serve` never sets it.
 	UnsafeNoSync bool
+
+	// logChunk overrides the logs' preallocation unit (tests).
+	logChunk int64
 }
 
 // Server holds the sessions of one --state folder.
@@ -118,6 +121,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.SnapshotEvery <= 0 {
 		opts.SnapshotEvery = 100
+	}
+	if opts.logChunk <= 0 {
+		opts.logChunk = logChunk
 	}
 	if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
@@ -181,7 +187,7 @@ func (s *Server) load() error {
 // then a replay of the records after the snapshot.
 func (s *Server) loadSession(id string) (*session, error) {
 	dir := filepath.Join(s.root, id)
-	l, err := loadSessionFiles(dir, s.opts.UnsafeNoSync, s.opts.Log)
+	l, err := loadSessionFiles(dir, s.opts.logChunk, s.opts.UnsafeNoSync, s.opts.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +400,7 @@ func (s *Server) Create(ctx context.Context, req *hyperctlv1.CreateSessionReques
 		return nil, false, errCapacity{fmt.Sprintf("session cap reached: %d sessions; delete finished ones (DeleteSession) or restart the server with a larger --max-sessions", n)}
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
-	files, err := createSessionFiles(s.root, spec.SessionId, &statepb.Created{Spec: spec, Created: created}, s.opts.UnsafeNoSync)
+	files, err := createSessionFiles(s.root, spec.SessionId, &statepb.Created{Spec: spec, Created: created}, s.opts.logChunk, s.opts.UnsafeNoSync)
 	if err != nil {
 		return nil, false, err
 	}
@@ -493,7 +499,7 @@ func (s *Server) reloadLocked(ss *session) error {
 	if ss.files != nil {
 		ss.files.close()
 	}
-	l, err := loadSessionFiles(filepath.Join(s.root, ss.id), s.opts.UnsafeNoSync, s.opts.Log)
+	l, err := loadSessionFiles(filepath.Join(s.root, ss.id), s.opts.logChunk, s.opts.UnsafeNoSync, s.opts.Log)
 	if err != nil {
 		ss.broken = err
 		return err

@@ -52,7 +52,8 @@ func newTestServer(t testing.TB, dir string, opts ...func(*Options)) *Server {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	o := Options{StateDir: dir, Log: zerolog.Nop(), SnapshotEvery: 7}
+	// A small preallocation unit, so that the logs grow many times.
+	o := Options{StateDir: dir, Log: zerolog.Nop(), SnapshotEvery: 7, logChunk: 512}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -385,30 +386,74 @@ func TestDamagedFiles(t *testing.T) {
 		return err, buf.String()
 	}
 
+	// recordsEnd is the end of the log's intact records (the preallocated
+	// zeros follow).
+	recordsEnd := func(t *testing.T, path string) int64 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, good, torn, err := readFrames(path, b, headerLen)
+		if err != nil || torn || good == int64(len(b)) {
+			t.Fatalf("log %s: records end at %d of %d bytes, torn %v, %v; want preallocated zeros after them", path, good, len(b), torn, err)
+		}
+		return good
+	}
+	writeAt := func(t *testing.T, path string, b []byte, off int64) {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt(b, off); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Run("torn tail record is dropped with a warning", func(t *testing.T) {
 		for name, tail := range map[string][]byte{
-			"short header": {7, 0, 0},
-			"short body":   appendFrame(nil, []byte("0123456789"))[:12],
-			"bad checksum": func() []byte { b := appendFrame(nil, []byte("0123456789")); b[len(b)-1] ^= 1; return b }(),
-			"zeros":        make([]byte, 40),
+			"short header":     {7, 0, 0},
+			"short body":       appendFrame(nil, []byte("0123456789"))[:12],
+			"bad checksum":     func() []byte { b := appendFrame(nil, []byte("0123456789")); b[len(b)-1] ^= 1; return b }(),
+			"zero header":      append(make([]byte, frameHeaderLen), "0123456789"...),
+			"oversized length": {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5},
 		} {
-			t.Run(name, func(t *testing.T) {
-				dir, sdir := prepare(t)
-				appendTo(t, filepath.Join(sdir, logName), tail)
-				err, logs := openErr(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(logs, "torn") {
-					t.Fatalf("no warning logged: %s", logs)
-				}
-				s := newTestServer(t, dir)
-				defer s.Close()
-				h, err := s.Get(context.Background(), &hyperctlv1.GetSessionRequest{SessionId: "s"})
-				if err != nil || h.Session.Iteration != 6 {
-					t.Fatalf("after dropping the torn record: %v %v", h, err)
-				}
-			})
+			// In the preallocated zeros (a crash mid-append), and after
+			// them (a log written by hand or by an older hyperctl).
+			for _, where := range []string{"in the preallocated space", "after the file's end"} {
+				t.Run(name+"/"+where, func(t *testing.T) {
+					dir, sdir := prepare(t)
+					p := filepath.Join(sdir, logName)
+					if where == "after the file's end" {
+						appendTo(t, p, tail)
+					} else {
+						writeAt(t, p, tail, recordsEnd(t, p))
+					}
+					err, logs := openErr(dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(logs, "torn") {
+						t.Fatalf("no warning logged: %s", logs)
+					}
+					s := newTestServer(t, dir)
+					defer s.Close()
+					h, err := s.Get(context.Background(), &hyperctlv1.GetSessionRequest{SessionId: "s"})
+					if err != nil || h.Session.Iteration != 6 {
+						t.Fatalf("after dropping the torn record: %v %v", h, err)
+					}
+					// The session goes on: the next record lands where the
+					// torn one was.
+					driveDirect(t, s, "s", 6, 2, rand.New(rand.NewPCG(9, 9)))
+				})
+			}
+		}
+	})
+	t.Run("zeros after the records are the clean end", func(t *testing.T) {
+		dir, sdir := prepare(t)
+		appendTo(t, filepath.Join(sdir, logName), make([]byte, 40))
+		err, logs := openErr(dir)
+		if err != nil || strings.Contains(logs, "torn") {
+			t.Fatalf("got %v, logs %s; want a clean open", err, logs)
 		}
 	})
 	t.Run("damaged record in the middle is refused naming the file", func(t *testing.T) {
@@ -418,7 +463,7 @@ func TestDamagedFiles(t *testing.T) {
 		b[headerLen+20] ^= 0xff
 		os.WriteFile(p, b, fileMode)
 		err, _ := openErr(dir)
-		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "damaged") {
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "intact record follows") {
 			t.Fatalf("got %v, want a refusal naming %s", err, p)
 		}
 	})

@@ -45,6 +45,8 @@ type sessionFiles struct {
 	dir     string
 	f       *os.File
 	size    int64   // bytes of intact records: appends go here
+	alloc   int64   // the file's size: [size, alloc) is zeros on disk
+	chunk   int64   // preallocation unit (logChunk; smaller in tests)
 	offsets []int64 // frame offset of the Observed record of each iteration
 	noSync  bool
 }
@@ -56,7 +58,7 @@ func randomSuffix() string {
 }
 
 // createSessionFiles writes a new session's folder with its first record.
-func createSessionFiles(root, id string, created *statepb.Created, noSync bool) (*sessionFiles, error) {
+func createSessionFiles(root, id string, created *statepb.Created, chunk int64, noSync bool) (*sessionFiles, error) {
 	payload, err := proto.Marshal(&statepb.Record{Kind: &statepb.Record_Created{Created: created}})
 	if err != nil {
 		return nil, fmt.Errorf("session %s: encode: %w", id, err)
@@ -74,7 +76,8 @@ func createSessionFiles(root, id string, created *statepb.Created, noSync bool) 
 		return fail(err)
 	}
 	data := appendFrame(fileHeader(logMagic, logVersion), payload)
-	if _, err := f.Write(data); err != nil {
+	alloc := chunkEnd(int64(len(data)), chunk)
+	if _, err := f.Write(append(data, make([]byte, alloc-int64(len(data)))...)); err != nil {
 		f.Close()
 		return fail(err)
 	}
@@ -95,7 +98,7 @@ func createSessionFiles(root, id string, created *statepb.Created, noSync bool) 
 			return nil, err
 		}
 	}
-	return &sessionFiles{dir: dir, f: f, size: int64(len(data)), noSync: noSync}, nil
+	return &sessionFiles{dir: dir, f: f, size: int64(len(data)), alloc: alloc, chunk: chunk, noSync: noSync}, nil
 }
 
 // loaded is what loadSessionFiles read from a session folder.
@@ -111,7 +114,7 @@ type loaded struct {
 // log (checksums, then consecutive iterations from 0), drops a torn last
 // record with a warning, and reads the snapshot. Anything else damaged is an
 // error naming the file.
-func loadSessionFiles(dir string, noSync bool, log zerolog.Logger) (*loaded, error) {
+func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) (*loaded, error) {
 	path := filepath.Join(dir, logName)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -154,7 +157,11 @@ func loadSessionFiles(dir string, noSync bool, log zerolog.Logger) (*loaded, err
 		return nil, fmt.Errorf("%s: first record is not a session creation", path)
 	}
 	l := &loaded{created: first.GetCreated()}
-	sf := &sessionFiles{dir: dir, f: f, size: good, noSync: noSync, offsets: make([]int64, 0, len(frames)-1)}
+	alloc := int64(len(b))
+	if torn {
+		alloc = good
+	}
+	sf := &sessionFiles{dir: dir, f: f, size: good, alloc: alloc, chunk: chunk, noSync: noSync, offsets: make([]int64, 0, len(frames)-1)}
 	snap, err := readSnapshot(filepath.Join(dir, snapName))
 	if err != nil {
 		return nil, err
@@ -218,8 +225,30 @@ func readSnapshot(path string) (*statepb.Snapshot, error) {
 	return &s, nil
 }
 
-// appendObserved appends one record and, unless noSync, fsyncs it. On
-// failure the log is cut back to its previous end.
+// logChunk is the unit in which a log grows. The log is preallocated: its
+// file is extended by a chunk of zeros, written (not just fallocate'd, whose
+// unwritten extents would need a metadata update on first write) and
+// fsync'd, before any record is written into it. An append within the chunk
+// then overwrites allocated, initialised blocks without changing the file's
+// size, so fdatasync has only that data to flush: fdatasync(2) skips
+// metadata (the modification time) that is not needed to read the data
+// back, and here none is. On this project's disk (ext4 on virtio, write-back
+// cache) that saves about a third of the append's cost (results/serve).
+const logChunk = 64 << 10
+
+// chunkEnd is the preallocated end for a log whose records end at n: the
+// next chunk boundary past n.
+func chunkEnd(n, chunk int64) int64 { return (n/chunk + 1) * chunk }
+
+// appendObserved appends one record and, unless noSync, makes it durable
+// before returning: the record goes into the log's preallocated zeros and is
+// fdatasync'd. When it does not fit, the log first grows by a chunk of zeros
+// that is fsync'd on its own (size and data) before the record is written,
+// so the space after the last record is always zeros on disk and a crash
+// mid-append leaves a torn record followed by zeros, which readFrames drops.
+// Records are written one at a time (the session's lock is held), each
+// after the previous one is on disk. On failure the record's bytes are
+// zeroed again.
 func (sf *sessionFiles) appendObserved(o *statepb.Observed) error {
 	payload, err := proto.Marshal(&statepb.Record{Kind: &statepb.Record_Observed{Observed: o}})
 	if err != nil {
@@ -227,18 +256,33 @@ func (sf *sessionFiles) appendObserved(o *statepb.Observed) error {
 	}
 	buf := appendFrame(make([]byte, 0, frameHeaderLen+len(payload)), payload)
 	path := filepath.Join(sf.dir, logName)
+	end := sf.size + int64(len(buf))
+	if end > sf.alloc {
+		alloc := chunkEnd(end, sf.chunk)
+		if _, err := sf.f.WriteAt(make([]byte, alloc-sf.alloc), sf.alloc); err != nil {
+			_ = sf.f.Truncate(sf.alloc)
+			return fmt.Errorf("%s: preallocate: %w", path, err)
+		}
+		if !sf.noSync {
+			if err := sf.f.Sync(); err != nil {
+				_ = sf.f.Truncate(sf.alloc)
+				return fmt.Errorf("%s: fsync: %w", path, err)
+			}
+		}
+		sf.alloc = alloc
+	}
 	if _, err := sf.f.WriteAt(buf, sf.size); err != nil {
-		_ = sf.f.Truncate(sf.size)
+		_, _ = sf.f.WriteAt(make([]byte, len(buf)), sf.size)
 		return fmt.Errorf("%s: append: %w", path, err)
 	}
 	if !sf.noSync {
 		if err := syscall.Fdatasync(int(sf.f.Fd())); err != nil {
-			_ = sf.f.Truncate(sf.size)
+			_, _ = sf.f.WriteAt(make([]byte, len(buf)), sf.size)
 			return fmt.Errorf("%s: fdatasync: %w", path, err)
 		}
 	}
 	sf.offsets = append(sf.offsets, sf.size)
-	sf.size += int64(len(buf))
+	sf.size = end
 	return nil
 }
 
