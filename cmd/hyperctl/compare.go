@@ -25,6 +25,7 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )
@@ -355,7 +356,7 @@ func writeManifest(out string, m report.Manifest) error {
 	if err != nil {
 		return err
 	}
-	return rundir.WriteFileAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
+	return fileio.WriteAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
 }
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,

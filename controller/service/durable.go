@@ -1,19 +1,14 @@
 package service
 
-// This file holds the --state folder's low-level durability helpers, kept in
-// one place so they can later be shared with the run folder's lock and
-// checksums: an exclusive lock on a folder, CRC-32C framed records with a
-// versioned header, and atomic file replacement.
+// This file holds the --state folder's record framing: CRC-32C framed
+// records (wire.Checksum) after a versioned header. The folder lock, atomic
+// file replacement and folder fsync are the project's shared ones
+// (configs/fileio), as used by the run folders.
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/hyperctl/hyperctl/envs/wire"
 )
@@ -25,65 +20,8 @@ const fileMode = 0o600
 // dirMode is the mode of state folders.
 const dirMode = 0o700
 
-// lockFile is the name of the lock file inside a locked folder.
+// lockFile is the name of the --state folder's lock file (fileio.Acquire).
 const lockFile = "serve.lock"
-
-// dirLock is an exclusive flock(2) on a folder's lock file, held for the
-// life of the process (the kernel drops it when the process dies, kill -9
-// included).
-type dirLock struct {
-	f *os.File
-}
-
-// lockDir takes the folder's lock without waiting. When another process
-// holds it, the error names that process's pid, read from the lock file.
-func lockDir(dir string) (*dirLock, error) {
-	path := filepath.Join(dir, lockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(path)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			holder := strings.TrimSpace(string(b))
-			if _, perr := strconv.Atoi(holder); perr != nil || holder == "" {
-				holder = "unknown"
-			}
-			return nil, fmt.Errorf("state folder %s is in use by another hyperctl serve (pid %s; lock %s)", dir, holder, path)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-		if err == nil {
-			err = f.Sync()
-		}
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: write pid: %w", path, err)
-		}
-	} else {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return &dirLock{f: f}, nil
-}
-
-// release empties the pid and drops the lock.
-func (l *dirLock) release() error {
-	if l == nil || l.f == nil {
-		return nil
-	}
-	_ = l.f.Truncate(0)
-	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-	if cerr := l.f.Close(); err == nil {
-		err = cerr
-	}
-	l.f = nil
-	return err
-}
 
 // A framed file starts with a header: 4 magic bytes and a little-endian
 // uint32 format version. Records follow, each as a little-endian uint32
@@ -203,59 +141,4 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// writeFileAtomic replaces path with data: it writes a temporary file in the
-// same folder, fsyncs it, renames it over path and fsyncs the folder, so a
-// crash leaves either the old file or the new one. With noSync the fsyncs
-// are skipped (benchmarks only: not durable).
-func writeFileAtomic(path string, data []byte, noSync bool) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(fileMode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if !noSync {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("write %s: fsync: %w", path, err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	ok = true
-	if noSync {
-		return nil
-	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a folder, making renames and creations in it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
 }

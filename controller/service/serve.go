@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hyperctl/hyperctl/configs/fileio"
 )
 
 // RunConfig is `hyperctl serve`'s configuration.
@@ -116,7 +118,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	addr := ln.Addr().String()
 	if cfg.AddrFile != "" {
-		if err := writeFileAtomic(cfg.AddrFile, []byte(addr+"\n"), false); err != nil {
+		if err := fileio.WriteAtomic(cfg.AddrFile, []byte(addr+"\n")); err != nil {
 			ln.Close()
 			return fmt.Errorf("--addr-file: %w", err)
 		}

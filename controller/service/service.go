@@ -41,6 +41,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
@@ -74,7 +75,7 @@ type Options struct {
 type Server struct {
 	opts  Options
 	root  string // StateDir/sessions
-	lock  *dirLock
+	lock  *fileio.Lock
 	start time.Time
 
 	mu       sync.RWMutex
@@ -128,7 +129,7 @@ func New(opts Options) (*Server, error) {
 	if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
 	}
-	lock, err := lockDir(opts.StateDir)
+	lock, err := fileio.Acquire(opts.StateDir, lockFile, "state folder")
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func New(opts Options) (*Server, error) {
 		for _, ss := range s.sessions {
 			ss.files.close()
 		}
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	s.wg.Add(1)
@@ -155,7 +156,7 @@ func (s *Server) load() error {
 			return fmt.Errorf("state folder: %w", err)
 		}
 		if !s.opts.UnsafeNoSync {
-			if err := syncDir(s.opts.StateDir); err != nil {
+			if err := fileio.SyncDir(s.opts.StateDir); err != nil {
 				return err
 			}
 		}
@@ -286,7 +287,7 @@ func (s *Server) Close() error {
 		errs = append(errs, ss.files.close())
 		ss.mu.Unlock()
 	}
-	errs = append(errs, s.lock.release())
+	errs = append(errs, s.lock.Release())
 	return errors.Join(errs...)
 }
 

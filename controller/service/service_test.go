@@ -75,7 +75,7 @@ func crash(s *Server) {
 	for _, ss := range s.sessions {
 		ss.files.close()
 	}
-	s.lock.f.Close()
+	s.lock.Release() // closes the descriptor, as the kernel does on kill -9
 }
 
 // reward is a deterministic synthetic training reward for a configuration.
@@ -501,7 +501,7 @@ func TestDamagedFiles(t *testing.T) {
 func TestStateFolderLockAndModes(t *testing.T) {
 	dir := t.TempDir()
 	s := newTestServer(t, dir)
-	if _, err := New(Options{StateDir: dir, Log: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "in use") || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+	if _, err := New(Options{StateDir: dir, Log: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "in use") || !strings.Contains(err.Error(), "process "+strconv.Itoa(os.Getpid())) || !strings.Contains(err.Error(), "state folder") {
 		t.Fatalf("second server on the same state: %v", err)
 	}
 	if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: "m", Space: twoParams()}); err != nil {

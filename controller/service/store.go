@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 )
 
@@ -93,7 +94,7 @@ func createSessionFiles(root, id string, created *statepb.Created, chunk int64, 
 		return fail(err)
 	}
 	if !noSync {
-		if err := syncDir(root); err != nil {
+		if err := fileio.SyncDir(root); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -192,7 +193,7 @@ func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) 
 		l.last = o
 	}
 	// Leftovers of an interrupted snapshot write.
-	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+".tmp-*")); len(tmps) > 0 {
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+".tmp*")); len(tmps) > 0 {
 		for _, t := range tmps {
 			os.Remove(t)
 		}
@@ -315,7 +316,11 @@ func (sf *sessionFiles) writeSnapshot(s *statepb.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
-	return writeFileAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload), sf.noSync)
+	path, data := filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload)
+	if sf.noSync {
+		return fileio.WriteAtomicNoSync(path, data)
+	}
+	return fileio.WriteAtomic(path, data)
 }
 
 func (sf *sessionFiles) close() error {
@@ -335,7 +340,7 @@ func removeSessionDir(root, id string, noSync bool) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	if !noSync {
-		if err := syncDir(root); err != nil {
+		if err := fileio.SyncDir(root); err != nil {
 			return err
 		}
 	}

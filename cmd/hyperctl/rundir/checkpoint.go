@@ -157,10 +157,8 @@ func WriteCheckpoint(dir string, c Checkpoint) error {
 			return fmt.Errorf("checkpoint: keep the previous one: %w", err)
 		}
 	}
-	if err := WriteFileAtomic(CheckpointPath(dir), data); err != nil {
-		return err
-	}
-	return syncDir(ck)
+	// WriteAtomic fsyncs the file and the checkpoint folder.
+	return fileio.WriteAtomic(CheckpointPath(dir), data)
 }
 
 // rotate moves the checkpoint folder's content (all but prev/ and
@@ -189,18 +187,8 @@ func rotate(ck string) error {
 	if err := os.Rename(filepath.Join(ck, CheckpointFile), filepath.Join(prev, CheckpointFile)); err != nil {
 		return err
 	}
-	return syncDir(prev)
-}
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := fileio.SyncDir(prev); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("checkpoint: sync %s: %w", dir, err)
 	}
 	return nil
 }

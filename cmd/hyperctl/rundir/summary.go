@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/hyperctl/hyperctl/configs/fileio"
 )
 
 // Summary is summary.json: the record of a finished run.
@@ -30,7 +32,7 @@ func WriteSummary(dir string, s Summary) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+	return fileio.WriteAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
 }
 
 // ReadSummary reads summary.json.
