@@ -4,56 +4,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/google/renameio/v2"
 )
 
-// WriteAtomic replaces path with data, durably: it writes a temporary file
-// in the same folder (mode 0600), fsyncs it, renames it over path and fsyncs
-// the folder, so a crash (of the process or the machine) leaves either the
-// old content or the new one, and once it returns the new one survives a
-// power loss.
-func WriteAtomic(path string, data []byte) error { return writeAtomic(path, data, true) }
-
-// WriteAtomicNoSync is WriteAtomic without the fsyncs: a process crash still
-// leaves the old or the new content, a machine crash may leave neither. It
-// exists for benchmarks that measure what durability costs.
-func WriteAtomicNoSync(path string, data []byte) error { return writeAtomic(path, data, false) }
-
-func writeAtomic(path string, data []byte, sync bool) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+// WriteAtomic replaces path with data, durably: renameio writes a temporary
+// file in the same folder (mode 0600), fsyncs it and renames it over path;
+// then the folder is fsync'd, which renameio leaves to its caller, so the
+// rename itself survives a power loss. A crash (of the process or the
+// machine) leaves either the old content or the new one; once WriteAtomic
+// returns, the new one.
+func WriteAtomic(path string, data []byte) error {
+	if err := renameio.WriteFile(path, data, 0o600, renameio.WithStaticPermissions(0o600)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if sync {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("write %s: fsync: %w", path, err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	ok = true
-	if !sync {
-		return nil
-	}
-	return SyncDir(dir)
+	return SyncDir(filepath.Dir(path))
 }
 
 // SyncDir fsyncs a folder, making the creations, renames and removals of

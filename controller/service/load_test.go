@@ -56,7 +56,8 @@ func (c loadCase) name() string {
 // suggested the same configurations and ends with a byte-identical
 // snapshot; and it restarts the server from its state folder and checks the
 // snapshots again. fsync=off is UnsafeNoSync, to measure what durability
-// costs; `hyperctl serve` always fsyncs. Run it once per case:
+// costs; `hyperctl serve` always makes each observation durable (fdatasync
+// into the preallocated log) before acknowledging it. Run it once per case:
 //
 //	go test -run '^$' -bench BenchmarkServeLoad -benchtime 1x ./controller/service
 func BenchmarkServeLoad(b *testing.B) {
@@ -65,6 +66,7 @@ func BenchmarkServeLoad(b *testing.B) {
 		cases = append(cases,
 			loadCase{method: "hypercontroller", sessions: 1, rounds: 1000, sync: sync},
 			loadCase{method: "hypercontroller", sessions: 64, rounds: 1000, sync: sync},
+			loadCase{method: "gpucb", sessions: 1, rounds: 1000, sync: sync},
 			loadCase{method: "gpucb", sessions: 64, rounds: 1000, sync: sync},
 		)
 	}

@@ -62,7 +62,8 @@ type Options struct {
 	Log zerolog.Logger
 	// Version is reported by Health.
 	Version string
-	// UnsafeNoSync skips every fsync. It exists to measure what durability
+	// UnsafeNoSync skips the fsyncs of observations, session creations and
+	// deletions (snapshots, written in the background, are still synced). It exists to measure what durability
 	// costs (the load benchmark): a server with it may lose acknowledged
 	// observations on a machine crash. `hyperctl serve` never sets it.
 	UnsafeNoSync bool

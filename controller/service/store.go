@@ -193,7 +193,7 @@ func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) 
 		l.last = o
 	}
 	// Leftovers of an interrupted snapshot write.
-	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+".tmp*")); len(tmps) > 0 {
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+"*")); len(tmps) > 0 {
 		for _, t := range tmps {
 			os.Remove(t)
 		}
@@ -316,11 +316,9 @@ func (sf *sessionFiles) writeSnapshot(s *statepb.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
-	path, data := filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload)
-	if sf.noSync {
-		return fileio.WriteAtomicNoSync(path, data)
-	}
-	return fileio.WriteAtomic(path, data)
+	// Always durable, also with UnsafeNoSync: the log holds every
+	// observation either way, and snapshots are written in the background.
+	return fileio.WriteAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload))
 }
 
 func (sf *sessionFiles) close() error {
