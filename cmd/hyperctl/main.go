@@ -25,7 +25,7 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a runtime failure
 	exitUsage   = 2 // a bad flag or an unknown name
-	exitLocked  = 3 // the run folder is locked by another writer (compare waits and retries)
+	exitLocked  = 3 // the run folder (or serve's --state) is locked by another writer (compare waits and retries)
 )
 
 // run executes the CLI and returns the process exit code: 0 on success, 2 for
