@@ -25,19 +25,17 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 }
 
 // BenchmarkDurableAppend measures, on the disk that holds the temporary
-// folder, the ways of making one ~60-byte log record durable that the
+// folder, the ways of making one 60-byte log record durable that the
 // session log could use (results/serve/README.md compares them):
 //
-//   - grow+fsync, grow+fdatasync, grow+O_DSYNC: append at the end of the
-//     file, so each flush also commits the new size (metadata);
+//	go test -run '^$' -bench BenchmarkDurableAppend -benchtime 2000x ./controller/service
 //
-//   - fallocate+fdatasync: into space reserved with fallocate(2), whose
-//     unwritten extents must be converted (metadata) on first write;
-//
-//   - prewritten+fdatasync (what the session log does): into zeros written
-//     and fsync'd beforehand, so only the record's data is flushed.
-//
-//     go test -run '^$' -bench BenchmarkDurableAppend -benchtime 2000x ./controller/service
+// grow+fsync, grow+fdatasync and grow+O_DSYNC append at the end of the
+// file, so each flush also commits the new size (metadata).
+// fallocate+fdatasync writes into space reserved with fallocate(2), whose
+// unwritten extents must be converted (metadata) on first write.
+// prewritten+fdatasync, what the session log does, writes into zeros
+// written and fsync'd beforehand, so only the record's data is flushed.
 func BenchmarkDurableAppend(b *testing.B) {
 	const rec = 60
 	fdatasync := func(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
