@@ -9,9 +9,11 @@
 //
 // Durability: each session has an append-only log in the --state folder,
 // whose first record is the session's definition and then one record per
-// observed iteration. An Observe is applied, appended and fsync'd before it
-// is acknowledged; every SnapshotEvery iterations a background writer saves
-// controller.Controller.Snapshot atomically. A restart rebuilds each session
+// observed iteration. An Observe is applied, appended and on stable storage
+// before it is acknowledged (fdatasync into the log's preallocated zeros;
+// store.go's appendObserved says why that is durable); every SnapshotEvery
+// iterations a background writer saves controller.Controller.Snapshot
+// atomically. A restart rebuilds each session
 // from its snapshot and replays the log records after it: a controller's
 // Suggest is a deterministic function of its state, so the replayed
 // controller suggests exactly what the one that died would have. Records and
