@@ -296,6 +296,9 @@ func TestCompareTwiceThenReport(t *testing.T) {
 	if _, e, code := runCLI(t, "report", out, "--focus", "hypercontrol"); code != 2 || !strings.Contains(e, "--focus") || !strings.Contains(e, "hypercontroller, random") {
 		t.Fatalf("report --focus typo: exit %d, %s", code, e)
 	}
+	if _, e, code := runCLI(t, "report", out, "--reference", "fixd"); code != 2 || !strings.Contains(e, "--reference") || !strings.Contains(e, "hypercontroller, random") {
+		t.Fatalf("report --reference typo: exit %d, %s", code, e)
+	}
 	if o, e, code := runCLI(t, "report", out, "--focus", "random"); code != 0 || !strings.Contains(o, "the rank is random's") {
 		t.Fatalf("report --focus random: exit %d\n%s\n%s", code, o, e)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func newReportCmd(a *app) *cobra.Command {
-	var out, focus string
+	var out, focus, reference string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder",
@@ -25,7 +25,10 @@ func newReportCmd(a *app) *cobra.Command {
   iterations, total wall time and number of seeds; and, at equal experience,
   the evaluation return at a matched frame budget (the fewest frames any
   finished run of the environment trained on), the frames trained, and the
-  final minus the best evaluation return of each run (stability).
+  final minus the best evaluation return of each run (stability); and, when
+  the folder has the --reference row (default fixed), each controller
+  against it at the matched budget: on how many environments its median is
+  higher, and on how many seeds.
 - PNG figures: median training reward and evaluation return against
   controller time and against wall time (log x axis, the paper's Figure 1),
   against frames trained (fig3), and box plots at the final iteration (the
@@ -46,6 +49,10 @@ are also printed.`,
 				return &usageError{fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
 			}
 			set.Focus = focus
+			if cmd.Flags().Changed("reference") && !slices.Contains(set.Controllers(), reference) {
+				return &usageError{fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
+			}
+			set.Reference = reference
 			if out == "" {
 				out = filepath.Join(args[0], "report")
 			}
@@ -64,5 +71,6 @@ are also printed.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
 	cmd.Flags().StringVar(&focus, "focus", report.DefaultFocus, "controller whose rank the summary reports")
+	cmd.Flags().StringVar(&reference, "reference", report.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
 	return cmd
 }

@@ -86,6 +86,9 @@ type Set struct {
 	// Focus is the controller whose rank the summary reports (empty:
 	// DefaultFocus).
 	Focus string
+	// Reference is the row the "Against" section compares every
+	// controller with (empty: DefaultReference).
+	Reference string
 }
 
 // Load scans dir.

@@ -332,3 +332,62 @@ func TestFewEvaluationsExplained(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadToHead compares each controller with a reference row at the
+// matched budget: medians, per-seed wins among seeds both finished, and the
+// count of environments won in the markdown.
+func TestHeadToHead(t *testing.T) {
+	s, err := Load(fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Evaluations at the budget (20000 frames, iteration 19): hypercontroller
+	// 200, 390, 580; random 95, 190 (seed 2 unfinished); fixed 50 (seed 0).
+	cases := []struct {
+		ref  string
+		want []HeadToHead
+	}{
+		{"fixed", []HeadToHead{
+			{Controller: "hypercontroller", Median: 390, RefMedian: 50, Wins: 1, Pairs: 1},
+			{Controller: "random", Median: 142.5, RefMedian: 50, Wins: 1, Pairs: 1},
+		}},
+		{"hypercontroller", []HeadToHead{
+			{Controller: "fixed", Median: 50, RefMedian: 390, Wins: 0, Pairs: 1},
+			{Controller: "random", Median: 142.5, RefMedian: 390, Wins: 0, Pairs: 2},
+		}},
+		{"nosuch", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.ref, func(t *testing.T) {
+			got := s.HeadToHead("reacher", c.ref)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %+v, want %+v", got, c.want)
+			}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Errorf("row %d: got %+v, want %+v", i, got[i], c.want[i])
+				}
+				if got[i].Beats() != (c.want[i].Median > c.want[i].RefMedian) {
+					t.Errorf("row %d: Beats() = %v", i, got[i].Beats())
+				}
+			}
+		})
+	}
+	var md bytes.Buffer
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Against fixed", "| hypercontroller | 1 of 1 | reacher |", "| reacher | random | 142.50 | 50.00 | 92.50 | 1 of 1 |"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, md.String())
+		}
+	}
+	s.Reference = "hypercontroller"
+	md.Reset()
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if w := "| random | 0 of 1 | – |"; !strings.Contains(md.String(), w) {
+		t.Errorf("report lacks %q:\n%s", w, md.String())
+	}
+}

@@ -312,6 +312,7 @@ func (s *Set) Markdown(w io.Writer) error {
 			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, s.focus(), budgetMed)))
 	}
 	sb.WriteString("\n")
+	s.headToHeadMarkdown(&sb, envs)
 	for _, env := range envs {
 		rows := tables[env]
 		fmt.Fprintf(&sb, "## %s\n\n", env)
@@ -412,4 +413,143 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// DefaultReference is the row every controller is compared with, seed by
+// seed, when the folder has it: PPO without a controller, i.e. what a user
+// would do without a tuner.
+const DefaultReference = "fixed"
+
+// reference returns the row the head-to-head section compares with.
+func (s *Set) reference() string {
+	if s.Reference != "" {
+		return s.Reference
+	}
+	return DefaultReference
+}
+
+// HeadToHead is one controller against the reference row in one
+// environment, at equal experience: each finished run's evaluation return
+// at the environment's matched budget (see Set.Budget).
+type HeadToHead struct {
+	Controller string
+	// Median and RefMedian are the medians over the finished runs of the
+	// controller and of the reference (NaN without values).
+	Median, RefMedian float64
+	// Wins is the number of seeds, among the Pairs seeds where both have a
+	// value, on which the controller's return is strictly higher.
+	Wins, Pairs int
+}
+
+// Beats reports whether the controller's median is strictly higher than
+// the reference's (false when either is missing).
+func (h HeadToHead) Beats() bool {
+	return !math.IsNaN(h.Median) && !math.IsNaN(h.RefMedian) && h.Median > h.RefMedian
+}
+
+// budgetEvals returns each finished run's evaluation return at env's
+// matched budget, by controller and seed.
+func (s *Set) budgetEvals(env string) map[string]map[int64]float64 {
+	budget, framed := s.budget(env)
+	out := map[string]map[int64]float64{}
+	for _, r := range s.Runs {
+		if r.Env != env || !r.Finished {
+			continue
+		}
+		if v, ok := r.evalAt(budget, framed); ok {
+			if out[r.Controller] == nil {
+				out[r.Controller] = map[int64]float64{}
+			}
+			out[r.Controller][r.Seed] = v
+		}
+	}
+	return out
+}
+
+// HeadToHead compares every controller of env except ref with ref, sorted
+// by controller name; nil when env has no finished run of ref.
+func (s *Set) HeadToHead(env, ref string) []HeadToHead {
+	evals := s.budgetEvals(env)
+	refs, ok := evals[ref]
+	if !ok {
+		return nil
+	}
+	values := func(m map[int64]float64) []float64 {
+		x := make([]float64, 0, len(m))
+		for _, v := range m {
+			x = append(x, v)
+		}
+		return x
+	}
+	_, refMed, _ := Quartiles(values(refs))
+	var out []HeadToHead
+	for _, c := range sortedKeys(evals) {
+		if c == ref {
+			continue
+		}
+		h := HeadToHead{Controller: c, RefMedian: refMed}
+		_, h.Median, _ = Quartiles(values(evals[c]))
+		for sd, v := range evals[c] {
+			if rv, ok := refs[sd]; ok {
+				h.Pairs++
+				if v > rv {
+					h.Wins++
+				}
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// headToHeadMarkdown writes the section comparing every controller with
+// the reference row: per controller, the environments where its median
+// evaluation return at the matched budget is higher than the reference's,
+// then per environment the medians and per-seed wins. Nothing when no
+// environment has the reference row.
+func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string) {
+	ref := s.reference()
+	tables := map[string][]HeadToHead{}
+	ctrls := map[string]bool{}
+	for _, env := range envs {
+		if h := s.HeadToHead(env, ref); h != nil {
+			tables[env] = h
+			for _, x := range h {
+				ctrls[x.Controller] = true
+			}
+		}
+	}
+	if len(tables) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "## Against %s\n\n", ref)
+	fmt.Fprintf(sb, "At equal experience (each run's evaluation return at its environment's matched budget), each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", ref, ref)
+	sb.WriteString("| controller | beats it on | environments |\n|---|---|---|\n")
+	for _, c := range sortedKeys(ctrls) {
+		var won []string
+		n := 0
+		for _, env := range envs {
+			for _, h := range tables[env] {
+				if h.Controller == c && !math.IsNaN(h.Median) {
+					n++
+					if h.Beats() {
+						won = append(won, env)
+					}
+				}
+			}
+		}
+		names := strings.Join(won, ", ")
+		if names == "" {
+			names = "–"
+		}
+		fmt.Fprintf(sb, "| %s | %d of %d | %s |\n", c, len(won), n, names)
+	}
+	sb.WriteString("\nPer environment: median evaluation return at the matched budget, the controller's against the reference's, and the seeds on which the controller's run is higher (among seeds both finished).\n\n")
+	sb.WriteString("| env | controller | median | " + ref + "'s median | difference | seeds higher |\n|---|---|---|---|---|---|\n")
+	for _, env := range envs {
+		for _, h := range tables[env] {
+			fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %d of %d |\n", env, h.Controller, fmtNum(h.Median, 2), fmtNum(h.RefMedian, 2), fmtNum(h.Median-h.RefMedian, 2), h.Wins, h.Pairs)
+		}
+	}
+	sb.WriteString("\n")
 }
