@@ -17,7 +17,8 @@ var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 // gotch v0.7.0's Adam is libtorch's C++ torch::optim::Adam behind an opaque
 // handle whose moments cannot be read or written, so it could be neither
 // checkpointed nor rolled back after a non-finite update. Adam is therefore
-// implemented here in tensor ops over θ, following torch.optim.Adam (amsgrad
+// implemented here (adamStep, executed as one fused pass over θ, m and v by
+// the shim, shim.cpp), following torch.optim.Adam (amsgrad
 // off, no weight decay): m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g²,
 // θ ← θ − lr/(1−β1^t) · m / (√v/√(1−β2^t) + ε).
 type learner struct {
@@ -108,29 +109,25 @@ func (ln *learner) setState(theta, m, v []float32, step int64) error {
 }
 
 // infer runs both networks on rows observations (already normalised) and
-// writes the action means (rows×actDim) and values (rows).
+// writes the action means (rows×actDim) and values (rows; skipped when
+// value is nil). It runs through the shim, one cgo call.
 func (ln *learner) infer(obs []float32, rows int, mean []float32, value []float32) error {
-	s, l := ln.s, ln.l
-	x := s.fromFloat32(obs[:rows*l.obsDim], int64(rows), int64(l.obsDim))
-	mu := l.mlp(s, x, l.actor, ln.inf)
-	if value != nil {
-		v := l.mlp(s, x, l.critic, ln.inf)
-		s.copyTo(v, value[:rows])
-		s.free(v)
+	if ln.s.err != nil {
+		return ln.s.err
 	}
-	s.copyTo(mu, mean[:rows*l.actDim])
-	s.free(x, mu)
-	return s.err
+	var v []float32
+	if value != nil {
+		v = value[:rows]
+	}
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, mean[:rows*ln.l.actDim], v, nil)
 }
 
 // values runs the critic only.
 func (ln *learner) values(obs []float32, rows int, value []float32) error {
-	s, l := ln.s, ln.l
-	x := s.fromFloat32(obs[:rows*l.obsDim], int64(rows), int64(l.obsDim))
-	v := l.mlp(s, x, l.critic, ln.inf)
-	s.copyTo(v, value[:rows])
-	s.free(x, v)
-	return s.err
+	if ln.s.err != nil {
+		return ln.s.err
+	}
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, nil, value[:rows], nil)
 }
 
 // updateBatch is the data of one PPO update, indexed by frame.

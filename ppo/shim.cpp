@@ -32,6 +32,10 @@
 #include <thread>
 #include <vector>
 
+// The Adam loop's square roots never see negative inputs; without errno they
+// vectorise (cgo does not accept -fno-math-errno as a flag).
+#pragma GCC optimize("no-math-errno")
+
 namespace {
 
 struct Layer {
@@ -167,8 +171,10 @@ struct ppo_shim {
 
   void forwardHalf(Half &h, const float *x, float *mu, float *v) {
     h.x = at::from_blob(const_cast<float *>(x) + h.row0 * obsDim, {h.rows, obsDim}, at::kFloat).clone();
-    h.mu = mlp(actor, h.x, h.hA);
-    std::memcpy(mu + h.row0 * actDim, h.mu.data_ptr<float>(), sizeof(float) * h.rows * actDim);
+    if (mu) {
+      h.mu = mlp(actor, h.x, h.hA);
+      std::memcpy(mu + h.row0 * actDim, h.mu.data_ptr<float>(), sizeof(float) * h.rows * actDim);
+    }
     if (v) {
       h.v = mlp(critic, h.x, h.hC);
       std::memcpy(v + h.row0, h.v.data_ptr<float>(), sizeof(float) * h.rows);
@@ -296,14 +302,29 @@ char *ppo_shim_backward(ppo_shim *s, const float *gmu, const float *gv, const fl
 char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w1, double w2, double c1, double c2) {
   try {
     at::Tensor g = gp ? *static_cast<at::Tensor *>(gp) : s->half[0].gr.g;
-    if (scale) g.mul_(clip_coef);
-    s->m.lerp_(g, w1);
-    at::square_out(s->g2, g);
-    s->v.lerp_(s->g2, w2);
-    at::sqrt_out(s->d, s->v);
-    s->d.mul_(c1);
-    s->d.add_(c2);
-    s->theta.addcdiv_(s->m, s->d);
+    if (!g.is_contiguous() || g.scalar_type() != at::kFloat || g.numel() != s->total)
+      return dupErr("shim: the gradient must be a contiguous float32 vector of theta's length");
+    // One pass over the flat vector, the same float32 operations in the
+    // same order as the ATen ops g.mul_(coef); m.lerp_(g, w1);
+    // v.lerp_(g*g, w2); d = sqrt(v)*c1 + c2; theta.addcdiv_(m, d) (ATen's
+    // lerp for weights below ½ is self + w·(end − self)).
+    float *pg = g.data_ptr<float>(), *pm = s->m.data_ptr<float>(), *pv = s->v.data_ptr<float>();
+    float *pt = s->theta.data_ptr<float>();
+    const float cf = static_cast<float>(clip_coef), fw1 = static_cast<float>(w1), fw2 = static_cast<float>(w2);
+    const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
+    if (fw1 >= 0.5f || fw2 >= 0.5f) return dupErr("shim: Adam's 1−β must be below 0.5");
+    const int64_t n = s->total;
+    for (int64_t i = 0; i < n; i++) {
+      float gi = pg[i];
+      if (scale) gi = gi * cf;
+      pg[i] = gi;
+      float mi = pm[i] + fw1 * (gi - pm[i]);
+      float vi = pv[i] + fw2 * (gi * gi - pv[i]);
+      pm[i] = mi;
+      pv[i] = vi;
+      float d = __builtin_sqrtf(vi) * fc1 + fc2;
+      pt[i] = pt[i] + mi / d;
+    }
     return nullptr;
   } catch (const std::exception &e) {
     return dupErr(e.what());

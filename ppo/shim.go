@@ -1,7 +1,7 @@
 package ppo
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -w -D_GLIBCXX_USE_CXX11_ABI=1
+#cgo CXXFLAGS: -std=c++17 -O3 -w -D_GLIBCXX_USE_CXX11_ABI=1
 #cgo LDFLAGS: -lstdc++ -ltorch_cpu -lc10
 #include <stdlib.h>
 #include "shim.h"
@@ -64,9 +64,16 @@ func (sh *shim) setHalves(n int) error {
 	return shimErr("shim halves", C.ppo_shim_set_halves(sh.p, C.int(n)))
 }
 
-// forward runs both networks on B rows of x; v and logStd may be nil.
+// forward runs both networks on B rows of x; mu (actor skipped), v
+// (critic skipped) and logStd may be nil.
 func (sh *shim) forward(x []float32, B int, mu, v, logStd []float32) error {
-	var pv, pls *C.float
+	if B < 1 || len(x) < B {
+		return fmt.Errorf("ppo: forward on %d rows (%d inputs)", B, len(x))
+	}
+	var pmu, pv, pls *C.float
+	if mu != nil {
+		pmu = (*C.float)(unsafe.Pointer(&mu[0]))
+	}
 	if v != nil {
 		pv = (*C.float)(unsafe.Pointer(&v[0]))
 	}
@@ -74,7 +81,7 @@ func (sh *shim) forward(x []float32, B int, mu, v, logStd []float32) error {
 		pls = (*C.float)(unsafe.Pointer(&logStd[0]))
 	}
 	return shimErr("forward", C.ppo_shim_forward(sh.p, (*C.float)(unsafe.Pointer(&x[0])), C.int64_t(B),
-		(*C.float)(unsafe.Pointer(&mu[0])), pv, pls))
+		pmu, pv, pls))
 }
 
 // backward backpropagates output gradients into the shim's gradient vector

@@ -25,8 +25,8 @@ void ppo_shim_free(ppo_shim *s);
 char *ppo_shim_set_halves(ppo_shim *s, int halves);
 
 // ppo_shim_forward runs both networks on x (B×obsDim) and keeps the
-// activations for ppo_shim_backward. It writes the action means (B×actDim),
-// the values (B; skipped when v is NULL) and the log std (actDim; skipped
+// activations for ppo_shim_backward. It writes the action means (B×actDim;
+// the actor is skipped when mu is NULL), the values (B; skipped when v is NULL) and the log std (actDim; skipped
 // when logstd is NULL).
 char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, float *mu, float *v, float *logstd);
 
@@ -36,8 +36,8 @@ char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, float *mu, float 
 char *ppo_shim_backward(ppo_shim *s, const float *gmu, const float *gv, const float *gls, double *gnorm);
 
 // ppo_shim_step scales the gradient by clip_coef when scale is non-zero and
-// takes one Adam step on theta: m.lerp_(g, w1); v.lerp_(g², w2);
-// d = √v·c1 + c2; theta.addcdiv_(m, d). g is a torch::Tensor* gradient or
+// takes one Adam step on theta, fused into one pass: m.lerp_(g, w1);
+// v.lerp_(g², w2); d = √v·c1 + c2; theta.addcdiv_(m, d). g is a torch::Tensor* gradient or
 // NULL for the shim's own.
 char *ppo_shim_step(ppo_shim *s, void *g, int scale, double clip_coef, double w1, double w2, double c1, double c2);
 
