@@ -22,7 +22,10 @@
 
 #include <ATen/ATen.h>
 
+#include <immintrin.h>
+
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -31,10 +34,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-// The Adam loop's square roots never see negative inputs; without errno they
-// vectorise (cgo does not accept -fno-math-errno as a flag).
-#pragma GCC optimize("no-math-errno")
 
 namespace {
 
@@ -119,6 +118,60 @@ class Worker {
   bool quit_ = false;
   std::thread th_;
 };
+
+// lerp is ATen's scalar lerp formula.
+inline float lerp(float a, float b, float w) { return w < 0.5f ? a + w * (b - a) : b - (b - a) * (1 - w); }
+
+// adamOne is one element of the fused clipping + Adam pass.
+inline void adamOne(float *pg, float *pm, float *pv, float *pt, bool scale, float cf, float w1, float w2, float c1,
+                    float c2) {
+  float gi = scale ? *pg * cf : *pg;
+  *pg = gi;
+  float mi = lerp(*pm, gi, w1);
+  float vi = lerp(*pv, gi * gi, w2);
+  *pm = mi;
+  *pv = vi;
+  *pt = *pt + mi / (std::sqrt(vi) * c1 + c2);
+}
+
+// vlerp is lerp on 8 lanes, the same float32 operations (no fused
+// multiply-add), so lanes and the scalar tail round alike.
+__attribute__((target("avx"))) inline __m256 vlerp(__m256 a, __m256 b, float w) {
+  if (w < 0.5f) return _mm256_add_ps(a, _mm256_mul_ps(_mm256_set1_ps(w), _mm256_sub_ps(b, a)));
+  return _mm256_sub_ps(b, _mm256_mul_ps(_mm256_sub_ps(b, a), _mm256_set1_ps(1 - w)));
+}
+
+// adamPassAVX is adamPass 8 elements at a time; square root and division
+// are correctly rounded in both, so the results are bit-identical.
+__attribute__((target("avx"))) void adamPassAVX(float *pg, float *pm, float *pv, float *pt, int64_t n, bool scale,
+                                                float cf, float w1, float w2, float c1, float c2) {
+  int64_t i = 0;
+  const __m256 vcf = _mm256_set1_ps(cf), vc1 = _mm256_set1_ps(c1), vc2 = _mm256_set1_ps(c2);
+  for (; i + 8 <= n; i += 8) {
+    __m256 g = _mm256_loadu_ps(pg + i);
+    if (scale) g = _mm256_mul_ps(g, vcf);
+    _mm256_storeu_ps(pg + i, g);
+    __m256 m = vlerp(_mm256_loadu_ps(pm + i), g, w1);
+    __m256 v = vlerp(_mm256_loadu_ps(pv + i), _mm256_mul_ps(g, g), w2);
+    _mm256_storeu_ps(pm + i, m);
+    _mm256_storeu_ps(pv + i, v);
+    __m256 d = _mm256_add_ps(_mm256_mul_ps(_mm256_sqrt_ps(v), vc1), vc2);
+    _mm256_storeu_ps(pt + i, _mm256_add_ps(_mm256_loadu_ps(pt + i), _mm256_div_ps(m, d)));
+  }
+  for (; i < n; i++) adamOne(pg + i, pm + i, pv + i, pt + i, scale, cf, w1, w2, c1, c2);
+}
+
+// adamPass is the fused clipping + Adam pass (see ppo_shim_step); it uses
+// the AVX version when the CPU has AVX.
+void adamPass(float *pg, float *pm, float *pv, float *pt, int64_t n, bool scale, float cf, float w1, float w2, float c1,
+              float c2) {
+  static const bool avx = __builtin_cpu_supports("avx");
+  if (avx) {
+    adamPassAVX(pg, pm, pv, pt, n, scale, cf, w1, w2, c1, c2);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) adamOne(pg + i, pm + i, pv + i, pt + i, scale, cf, w1, w2, c1, c2);
+}
 
 char *dupErr(const std::string &s) {
   char *p = static_cast<char *>(std::malloc(s.size() + 1));
@@ -306,25 +359,11 @@ char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w
       return dupErr("shim: the gradient must be a contiguous float32 vector of theta's length");
     // One pass over the flat vector, the same float32 operations in the
     // same order as the ATen ops g.mul_(coef); m.lerp_(g, w1);
-    // v.lerp_(g*g, w2); d = sqrt(v)*c1 + c2; theta.addcdiv_(m, d) (ATen's
-    // lerp for weights below ½ is self + w·(end − self)).
-    float *pg = g.data_ptr<float>(), *pm = s->m.data_ptr<float>(), *pv = s->v.data_ptr<float>();
-    float *pt = s->theta.data_ptr<float>();
-    const float cf = static_cast<float>(clip_coef), fw1 = static_cast<float>(w1), fw2 = static_cast<float>(w2);
-    const float fc1 = static_cast<float>(c1), fc2 = static_cast<float>(c2);
-    if (fw1 >= 0.5f || fw2 >= 0.5f) return dupErr("shim: Adam's 1−β must be below 0.5");
-    const int64_t n = s->total;
-    for (int64_t i = 0; i < n; i++) {
-      float gi = pg[i];
-      if (scale) gi = gi * cf;
-      pg[i] = gi;
-      float mi = pm[i] + fw1 * (gi - pm[i]);
-      float vi = pv[i] + fw2 * (gi * gi - pv[i]);
-      pm[i] = mi;
-      pv[i] = vi;
-      float d = __builtin_sqrtf(vi) * fc1 + fc2;
-      pt[i] = pt[i] + mi / d;
-    }
+    // v.lerp_(g*g, w2); d = sqrt(v)*c1 + c2; theta.addcdiv_(m, d) (lerp as ATen's
+    // scalar formula).
+    adamPass(g.data_ptr<float>(), s->m.data_ptr<float>(), s->v.data_ptr<float>(), s->theta.data_ptr<float>(), s->total,
+             scale != 0, static_cast<float>(clip_coef), static_cast<float>(w1), static_cast<float>(w2),
+             static_cast<float>(c1), static_cast<float>(c2));
     return nullptr;
   } catch (const std::exception &e) {
     return dupErr(e.what());
