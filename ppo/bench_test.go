@@ -17,7 +17,8 @@ import (
 // actor and critic, loss, backward, gradient clipping, Adam) at CleanRL's
 // sizes: HalfCheetah's 17-dim observations and 6-dim actions, 64×64
 // networks (and 3×256), 64-frame minibatches, one libtorch thread (and
-// two, to show what a second intra-op thread costs at these sizes).
+// two, to show what a second intra-op thread costs at these sizes), and
+// with each minibatch split into two halves computed concurrently.
 //
 //	go test -run '^$' -bench MinibatchUpdate ./ppo
 func BenchmarkMinibatchUpdate(b *testing.B) {
@@ -25,7 +26,9 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 		name    string
 		hidden  []int
 		threads int
-	}{{"64x64", []int{64, 64}, 1}, {"3x256", []int{256, 256, 256}, 1}, {"64x64-2threads", []int{64, 64}, 2}} {
+		halves  int
+	}{{"64x64", []int{64, 64}, 1, 1}, {"3x256", []int{256, 256, 256}, 1, 1}, {"64x64-2threads", []int{64, 64}, 2, 1},
+		{"64x64-halves", []int{64, 64}, 1, 2}, {"3x256-halves", []int{256, 256, 256}, 1, 2}} {
 		hidden := tc.hidden
 		b.Run(tc.name, func(b *testing.B) {
 			runtime.LockOSThread()
@@ -39,6 +42,9 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer ln.close()
+			if err := ln.sh.setHalves(tc.halves); err != nil {
+				b.Fatal(err)
+			}
 			batch := smallBatch(rng, 64*32, 17, 6)
 			p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999,
 				clipValueLoss: true, normAdvantage: true, epochs: 1, minibatch: 64}

@@ -17,7 +17,8 @@ var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 // gotch v0.7.0's Adam is libtorch's C++ torch::optim::Adam behind an opaque
 // handle whose moments cannot be read or written, so it could be neither
 // checkpointed nor rolled back after a non-finite update. Adam is therefore
-// implemented here in tensor ops over θ, following torch.optim.Adam (amsgrad
+// implemented here (adamStep, executed as one fused pass over θ, m and v by
+// the shim, shim.cpp), following torch.optim.Adam (amsgrad
 // off, no weight decay): m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g²,
 // θ ← θ − lr/(1−β1^t) · m / (√v/√(1−β2^t) + ε).
 type learner struct {
@@ -28,7 +29,7 @@ type learner struct {
 	m, v   tensor   // Adam moments
 	step   int64    // Adam step count t
 	inf    []tensor // parameter views of thetaD for inference
-	ps     []tensor // scratch for per-minibatch parameter views
+	sh     *shim    // the minibatch step in libtorch's C++ API, over thetaD, m, v
 
 	// Per-minibatch host buffers.
 	xb, ab, mub, vb []float32
@@ -53,12 +54,22 @@ func newLearner(l *layout, theta0 []float32) (*learner, error) {
 		ln.close()
 		return nil, err
 	}
+	sh, err := newShim(l, ln.thetaD, ln.m, ln.v)
+	if err != nil {
+		ln.close()
+		return nil, err
+	}
+	ln.sh = sh
 	return ln, nil
 }
 
 func (ln *learner) close() {
 	if ln.s == nil {
 		return
+	}
+	if ln.sh != nil {
+		ln.sh.close()
+		ln.sh = nil
 	}
 	ln.s.free(ln.inf...)
 	ln.inf = nil
@@ -98,29 +109,25 @@ func (ln *learner) setState(theta, m, v []float32, step int64) error {
 }
 
 // infer runs both networks on rows observations (already normalised) and
-// writes the action means (rows×actDim) and values (rows).
+// writes the action means (rows×actDim) and values (rows; skipped when
+// value is nil). It runs through the shim, one cgo call.
 func (ln *learner) infer(obs []float32, rows int, mean []float32, value []float32) error {
-	s, l := ln.s, ln.l
-	x := s.fromFloat32(obs[:rows*l.obsDim], int64(rows), int64(l.obsDim))
-	mu := l.mlp(s, x, l.actor, ln.inf)
-	if value != nil {
-		v := l.mlp(s, x, l.critic, ln.inf)
-		s.copyTo(v, value[:rows])
-		s.free(v)
+	if ln.s.err != nil {
+		return ln.s.err
 	}
-	s.copyTo(mu, mean[:rows*l.actDim])
-	s.free(x, mu)
-	return s.err
+	var v []float32
+	if value != nil {
+		v = value[:rows]
+	}
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, mean[:rows*ln.l.actDim], v, nil)
 }
 
 // values runs the critic only.
 func (ln *learner) values(obs []float32, rows int, value []float32) error {
-	s, l := ln.s, ln.l
-	x := s.fromFloat32(obs[:rows*l.obsDim], int64(rows), int64(l.obsDim))
-	v := l.mlp(s, x, l.critic, ln.inf)
-	s.copyTo(v, value[:rows])
-	s.free(x, v)
-	return s.err
+	if ln.s.err != nil {
+		return ln.s.err
+	}
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, nil, value[:rows], nil)
 }
 
 // updateBatch is the data of one PPO update, indexed by frame.
@@ -259,52 +266,42 @@ type mbResult struct {
 // minibatch computes the PPO loss on the frames idx and its gradient,
 // clips the global gradient norm and takes one Adam step. It returns
 // errRejected (wrapped) without touching θ when the loss or the gradient is
-// not finite.
+// not finite. The whole step costs three cgo calls into the shim
+// (forward, backward, Adam; see shim.cpp).
 func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams) (mbResult, error) {
 	var r mbResult
-	s := ln.s
-	g, terms, err := ln.gradient(b, idx, p)
+	terms, gn, err := ln.gradient(b, idx, p)
 	if err != nil {
 		return r, err
 	}
 	r.pg, r.v, r.klSum, r.clipped = terms.pg, terms.v, terms.klSum, terms.clipped
 	if !finite(terms.loss) {
-		s.free(g)
 		return r, fmt.Errorf("%w: loss %v", errRejected, terms.loss)
 	}
-	gn := s.norm(g)
-	r.gradNorm = s.item(gn)
-	s.free(gn)
-	if s.err != nil {
-		s.free(g)
-		return r, s.err
-	}
+	r.gradNorm = gn
 	if !finite(r.gradNorm) {
-		s.free(g)
 		return r, fmt.Errorf("%w: loss %v, gradient norm %v", errRejected, terms.loss, r.gradNorm)
 	}
 	// Global gradient-norm clipping (torch.nn.utils.clip_grad_norm_).
+	var coef float64
+	scale := false
 	if p.maxGradNorm > 0 {
-		if coef := p.maxGradNorm / (r.gradNorm + 1e-6); coef < 1 {
-			cs := newScalar(coef)
-			s.mulScalar_(g, cs)
-			freeScalar(cs)
+		if coef = p.maxGradNorm / (r.gradNorm + 1e-6); coef < 1 {
+			scale = true
 		}
 	}
-	ln.adam(g, p.lr, p.adamEps, p.adamBeta1, p.adamBeta2)
-	s.free(g)
-	return r, s.err
+	return r, ln.adamStep(nil, scale, coef, p.lr, p.adamEps, p.adamBeta1, p.adamBeta2)
 }
 
-// gradient returns ∇θ of the PPO loss on the frames idx (a new tensor the
-// caller frees; nil when the loss is not finite) and the loss terms. The networks run forward in libtorch;
-// the loss and its gradient with respect to the networks' outputs (μ, V,
-// log σ) are computed in Go (ppoLoss); libtorch then backpropagates those
-// output gradients through the networks by differentiating the scalar
-// ⟨[μ, V, log σ], G⟩ with G the output gradient held constant, which has
-// exactly the gradient ∇θ L.
-func (ln *learner) gradient(b *updateBatch, idx []int, p updateParams) (tensor, lossTerms, error) {
-	s, l := ln.s, ln.l
+// gradient computes ∇θ of the PPO loss on the frames idx into the shim's
+// gradient vector (ln.sh.grad) and returns the loss terms and the
+// gradient's 2-norm (NaN when the loss is not finite; the gradient is then
+// not computed). The networks run forward in libtorch; the loss and its
+// gradient with respect to the networks' outputs (μ, V, log σ) are computed
+// in Go (ppoLoss); libtorch then backpropagates those output gradients
+// through the networks (shim.cpp), which gives exactly ∇θ L.
+func (ln *learner) gradient(b *updateBatch, idx []int, p updateParams) (lossTerms, float64, error) {
+	l := ln.l
 	B := len(idx)
 	od, ad := l.obsDim, l.actDim
 	ln.xb = grow(ln.xb, B*od)
@@ -325,67 +322,41 @@ func (ln *learner) gradient(b *updateBatch, idx []int, p updateParams) (tensor, 
 	if p.normAdvantage {
 		normalizeAdvantages(adv)
 	}
-
-	x := s.fromFloat32(ln.xb, int64(B), int64(od))
-	ps := l.params(s, ln.theta, ln.ps[:0])
-	ln.ps = ps
-	mu := l.mlp(s, x, l.actor, ps)
-	v := l.mlp(s, x, l.critic, ps)
-	s.copyTo(mu, ln.mub)
-	s.copyTo(v, ln.vb)
-	s.copyTo(ps[l.logStd], ln.lsb)
-	if s.err != nil {
-		s.free(mu, v, x)
-		s.free(ps...)
-		return nil, lossTerms{}, s.err
+	if err := ln.sh.forward(ln.xb, B, ln.mub, ln.vb, ln.lsb); err != nil {
+		return lossTerms{}, math.NaN(), err
 	}
 	gmu, gv, gls := ln.gb[:B*ad], ln.gb[B*ad:B*ad+B], ln.gb[B*ad+B:]
 	terms := ppoLoss(lossInput{B: B, A: ad, mu: ln.mub, v: ln.vb, logStd: ln.lsb, act: ln.ab,
 		oldLogp: olp, adv: adv, oldV: ov, ret: ret}, p, gmu, gv, gls)
-	var g tensor
-	if finite(terms.loss) {
-		muf := s.view(mu, int64(B*ad))
-		vf := s.view(v, int64(B))
-		out := s.cat([]tensor{muf, vf, ps[l.logStd]})
-		gt := s.fromFloat32(ln.gb, int64(len(ln.gb)))
-		sur := s.dot(out, gt)
-		g = s.grad(sur, ln.theta)
-		s.free(muf, vf, out, gt, sur)
+	if !finite(terms.loss) {
+		return terms, math.NaN(), nil
 	}
-	s.free(mu, v, x)
-	s.free(ps...)
-	if s.err != nil {
-		s.free(g)
-		return nil, terms, s.err
-	}
-	return g, terms, nil // g is nil when the loss is not finite
+	gn, err := ln.sh.backward(gmu, gv, gls)
+	return terms, gn, err
 }
 
-// adam takes one Adam step on θ with gradient g (g is not freed). The
-// moment updates m ← β1·m + (1−β1)·g are written as lerps toward g.
+// adam takes one Adam step on θ with gradient g (g is not freed).
 func (ln *learner) adam(g tensor, lr, eps, beta1, beta2 float64) {
-	s := ln.s
+	if ln.s.err != nil {
+		return
+	}
+	if err := ln.adamStep(g, false, 0, lr, eps, beta1, beta2); err != nil {
+		ln.s.fail("adam", err)
+	}
+}
+
+// adamStep scales the gradient (g, or the shim's when g is nil) by coef if
+// scale is set, then takes one Adam step on θ, following torch.optim.Adam.
+// The moment updates m ← β1·m + (1−β1)·g are written as lerps toward g, and
+// θ −= stepSize·m/(√v/√bc2 + ε) as θ += m/d with
+// d = −(√v/√bc2 + ε)/stepSize = √v·c1 + c2.
+func (ln *learner) adamStep(g tensor, scale bool, coef, lr, eps, beta1, beta2 float64) error {
 	ln.step++
 	t := float64(ln.step)
 	bc1 := 1 - math.Pow(beta1, t)
 	bc2 := 1 - math.Pow(beta2, t)
 	stepSize := lr / bc1
-	w1, w2 := newScalar(1-beta1), newScalar(1-beta2)
-	s.lerp_(ln.m, g, w1)
-	g2 := s.square(g)
-	s.lerp_(ln.v, g2, w2)
-	s.free(g2)
-	freeScalar(w1)
-	freeScalar(w2)
-	// θ += m / d with d = −(√v/√bc2 + ε)/stepSize, i.e. θ −= stepSize·m/(√v/√bc2 + ε).
-	d := s.sqrt(ln.v)
-	c1, c2 := newScalar(-1/(math.Sqrt(bc2)*stepSize)), newScalar(-eps/stepSize)
-	s.mulScalar_(d, c1)
-	s.addScalar_(d, c2)
-	freeScalar(c1)
-	freeScalar(c2)
-	s.addcdiv_(ln.thetaD, ln.m, d)
-	s.free(d)
+	return ln.sh.step(g, scale, coef, 1-beta1, 1-beta2, -1/(math.Sqrt(bc2)*stepSize), -eps/stepSize)
 }
 
 // normalizeAdvantages standardises a minibatch's advantages in place as

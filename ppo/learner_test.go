@@ -168,10 +168,12 @@ func TestGradientMatchesAutograd(t *testing.T) {
 		{clip: 0.1, valueCoef: 1.3, entropyCoef: 0.05, clipValueLoss: false, normAdvantage: false},
 		{clip: 0.4, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: true, normAdvantage: false},
 	} {
-		g, terms, err := ln.gradient(b, idx, p)
+		terms, _, err := ln.gradient(b, idx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		g := ln.sh.grad() // a new handle aliasing the shim's gradient vector
+		s.live++
 		got := make([]float32, l.total)
 		s.copyTo(g, got)
 		s.free(g)
@@ -484,4 +486,54 @@ func TestNonFiniteUpdateRejected(t *testing.T) {
 	if ln.s.live != live {
 		t.Fatalf("live tensors %d → %d: a leak", live, ln.s.live)
 	}
+}
+
+// TestHalvesGradient: splitting a minibatch into two row blocks computed
+// concurrently (shim.cpp) gives the single-block gradient up to float32
+// summation order, and the same bits on every call.
+func TestHalvesGradient(t *testing.T) {
+	l := newLayout(5, 3, []int{16, 16}, "tanh")
+	rng := rand.New(rand.NewPCG(21, 22))
+	ln := newTestLearner(t, l, l.initParams(rng, initSettings{logStd: -0.3, hidden: math.Sqrt2, policy: 0.5, value: 1}))
+	const n = 47 // odd: blocks of 24 and 23 rows
+	b := smallBatch(rng, n, 5, 3)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	p := updateParams{clip: 0.2, valueCoef: 0.5, clipValueLoss: true, normAdvantage: true}
+	grad := func(halves int) ([]float32, float64) {
+		t.Helper()
+		if err := ln.sh.setHalves(halves); err != nil {
+			t.Fatal(err)
+		}
+		_, gn, err := ln.gradient(b, idx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := ln.sh.grad()
+		ln.s.live++
+		out := make([]float32, l.total)
+		ln.s.copyTo(g, out)
+		ln.s.free(g)
+		if ln.s.err != nil {
+			t.Fatal(ln.s.err)
+		}
+		return out, gn
+	}
+	one, gn1 := grad(1)
+	two, gn2 := grad(2)
+	again, _ := grad(2)
+	var maxAbs, maxDiff float64
+	for i := range one {
+		maxAbs = math.Max(maxAbs, math.Abs(float64(one[i])))
+		maxDiff = math.Max(maxDiff, math.Abs(float64(one[i]-two[i])))
+		if two[i] != again[i] {
+			t.Fatalf("two halves: gradient[%d] %v then %v: not deterministic", i, two[i], again[i])
+		}
+	}
+	if maxAbs == 0 || maxDiff > 1e-5*maxAbs || math.Abs(gn1-gn2) > 1e-5*gn1 {
+		t.Fatalf("two halves differ from one block by up to %.3g (max |∇| %.3g), norms %v vs %v", maxDiff, maxAbs, gn1, gn2)
+	}
+	t.Logf("two halves vs one block: max deviation %.3g (max |∇| %.3g)", maxDiff, maxAbs)
 }

@@ -157,7 +157,9 @@ func (l *layout) params(s *session, theta tensor, dst []tensor) []tensor {
 	return dst
 }
 
-// mlp runs x through layers with the configured activation between them.
+// mlp runs x through layers with the configured activation between them, as
+// session ops (autograd can trace them). Training and inference run the
+// networks in the shim (shim.cpp); this is the tests' autograd reference.
 // ps are the parameter tensors from params. x is not freed.
 func (l *layout) mlp(s *session, x tensor, layers []layer, ps []tensor) tensor {
 	h := x
