@@ -35,7 +35,7 @@ func drive(t *testing.T, tr *Trainer, from, to int, evalAfter map[int]bool) trac
 	var out trace
 	for it := from; it < to; it++ {
 		h := tr.Config().Hyper
-		h.BatchSize = 48 + 16*(it%3) // a different batch each iteration: episodes straddle boundaries differently
+		h.BatchSize = 48 + 16*(it%3)                        // a different batch each iteration: episodes straddle boundaries differently
 		h.MinibatchSize = min(h.MinibatchSize, h.BatchSize) // Hyper's rule; the same minibatches as the trainer's old clamp
 		h.LR = AnnealedLR(h.LR, it, to)
 		st, err := tr.Iterate(ctx, h)
