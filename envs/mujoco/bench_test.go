@@ -1,8 +1,10 @@
 package mujoco
 
 import (
+	"math"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -263,4 +265,176 @@ func BenchmarkVec(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkVecVsBare compares, in the same run and interleaved round by
+// round (so load changes on the shared machine hit every arm alike), the
+// ways of spending HalfCheetah env steps on this machine's cores:
+//
+//   - bare: the bare C loop (Data.BenchEnvLoop: ctrl copy, 5 mj_step, and
+//     mj_resetData + mj_forward every 1000 steps) on one thread;
+//   - bare2: two bare C loops at once on two goroutines (the 2-core ceiling);
+//   - single: one Go environment stepped on the calling goroutine;
+//   - vec2, vec8: an envs.Vec of 2 and 8 copies with the default workers
+//     (GOMAXPROCS), Steps back to back;
+//   - vec8gap: the Vec of 8 copies with about 40 µs of busy work on the
+//     calling goroutine between Steps (the policy inference of a PPO
+//     rollout), only the Steps timed: workers that go to sleep between Steps
+//     pay the thread wake-up here.
+//
+// One op is one round of 2000 env steps per arm (bare and bare2 run 1000-step
+// episodes from the model's reference state). Rates are env steps per wall
+// second; ratios: single/bare (the Go env per core), vec2/single (must not
+// lose at 2 copies), vec8/bare2 and vec8/2bare (against both cores' bare
+// loops), and vec8/bare-cpu (vec8 env steps per process CPU-second over bare
+// env steps per thread CPU-second: the per-core efficiency, steadier on a
+// loaded machine). Run with -cpu 2 for the 2-core figures.
+func BenchmarkVecVsBare(b *testing.B) {
+	const round, episode = 2000, 1000
+	spec := envs.Spec{}
+	vecs := map[int]*envs.Vec{}
+	for _, n := range []int{2, 8} {
+		v, err := envs.NewVec("halfcheetah", n, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer v.Close()
+		if _, err := v.Reset(); err != nil {
+			b.Fatal(err)
+		}
+		vecs[n], spec = v, v.Spec()
+	}
+	vecGap, err := envs.NewVec("halfcheetah", 8, 100)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vecGap.Close()
+	if _, err := vecGap.Reset(); err != nil {
+		b.Fatal(err)
+	}
+	single, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer single.Close()
+	if _, err := single.Reset(0); err != nil {
+		b.Fatal(err)
+	}
+	var bare [2]*Data
+	for k := range bare {
+		if bare[k], err = NewData(single.Model()); err != nil {
+			b.Fatal(err)
+		}
+		defer bare[k].Close()
+	}
+	table := benchActions(spec)
+	dim := spec.Action.Dim()
+	rows := len(table) / dim
+	acts := map[int][]float64{2: make([]float64, 2*dim), 8: make([]float64, 8*dim)}
+	fill := func(n, k int) []float64 {
+		a := acts[n]
+		for i := 0; i < n; i++ {
+			row := (k + 37*i) % rows
+			copy(a[i*dim:(i+1)*dim], table[row*dim:(row+1)*dim])
+		}
+		return a
+	}
+	bareLoop := func(d *Data, cpu *time.Duration) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0 := threadCPU(b)
+		if err := d.BenchEnvLoop(episode, 5, episode, table, nil); err != nil {
+			b.Error(err)
+		}
+		if cpu != nil {
+			*cpu += threadCPU(b) - c0
+		}
+	}
+	var sink float64
+	busy := func(d time.Duration) { // stands in for policy inference
+		for t0 := time.Now(); time.Since(t0) < d; {
+			sink += math.Sqrt(sink + 1)
+		}
+	}
+	stepVec := func(n, steps, k0 int, gap time.Duration, v *envs.Vec) (time.Duration, time.Duration) {
+		var wall, cpu time.Duration
+		for k := k0; k < k0+steps; k++ {
+			a := fill(n, k)
+			if gap > 0 {
+				busy(gap)
+			}
+			start, c0 := time.Now(), processCPU(b)
+			if _, err := v.Step(a); err != nil {
+				b.Fatal(err)
+			}
+			wall += time.Since(start)
+			cpu += processCPU(b) - c0
+		}
+		return wall, cpu
+	}
+
+	var tBare, cBare, tBare2, tSingle, tVec2, tVec8, cVec8, tGap time.Duration
+	t := 0
+	b.ResetTimer()
+	for r := 0; r < b.N; r++ {
+		start := time.Now()
+		for k := 0; k < round/episode; k++ {
+			bareLoop(bare[0], &cBare)
+		}
+		tBare += time.Since(start)
+
+		start = time.Now()
+		for k := 0; k < round/episode/2; k++ {
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() { defer wg.Done(); bareLoop(bare[1], nil) }()
+			bareLoop(bare[0], nil)
+			wg.Wait()
+		}
+		tBare2 += time.Since(start)
+
+		start = time.Now()
+		envLoop(b, single, table, round, episode, &t)
+		tSingle += time.Since(start)
+
+		start = time.Now()
+		for k := 0; k < round/2; k++ {
+			if _, err := vecs[2].Step(fill(2, r*round+k)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tVec2 += time.Since(start)
+
+		start, c0 := time.Now(), processCPU(b)
+		for k := 0; k < round/8; k++ {
+			if _, err := vecs[8].Step(fill(8, r*round+k)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tVec8 += time.Since(start)
+		cVec8 += processCPU(b) - c0
+
+		w, _ := stepVec(8, round/8, r*round, 40*time.Microsecond, vecGap)
+		tGap += w
+	}
+	b.StopTimer()
+	if sink < 0 {
+		b.Log(sink)
+	}
+	steps := float64(b.N * round)
+	rate := func(d time.Duration) float64 { return steps / d.Seconds() }
+	b.ReportMetric(rate(tBare), "bare-steps/s")
+	b.ReportMetric(rate(tBare2), "bare2-steps/s")
+	b.ReportMetric(rate(tSingle), "single-steps/s")
+	b.ReportMetric(rate(tVec2), "vec2-steps/s")
+	b.ReportMetric(rate(tVec8), "vec8-steps/s")
+	b.ReportMetric(rate(tGap), "vec8gap-steps/s")
+	b.ReportMetric(rate(cBare), "bare-steps/cpu-s")
+	b.ReportMetric(rate(tSingle)/rate(tBare), "single/bare")
+	b.ReportMetric(rate(tVec2)/rate(tSingle), "vec2/single")
+	b.ReportMetric(rate(tVec8)/rate(tBare2), "vec8/bare2")
+	b.ReportMetric(rate(tVec8)/(2*rate(tBare)), "vec8/2bare")
+	b.ReportMetric(rate(tGap)/(2*rate(tBare)), "vec8gap/2bare")
+	b.ReportMetric(rate(cVec8)/rate(cBare), "vec8/bare-cpu")
+	b.ReportMetric(cVec8.Seconds()/tVec8.Seconds(), "vec8-cores-used")
 }
