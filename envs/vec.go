@@ -477,6 +477,10 @@ func (v *Vec) joinErrs() error {
 }
 
 // spinUntil polls cond for up to d and reports whether it became true.
+// Between polls it yields the core to any other runnable thread (osYield):
+// on an idle core that returns at once, and when other processes leave the
+// Vec fewer cores than workers, the spinning goroutine does not take CPU
+// time from the ones stepping copies.
 func spinUntil(d time.Duration, cond func() bool) bool {
 	if cond() {
 		return true
@@ -486,10 +490,9 @@ func spinUntil(d time.Duration, cond func() bool) bool {
 	}
 	start := time.Now()
 	for {
-		for k := 0; k < 64; k++ {
-			if cond() {
-				return true
-			}
+		osYield()
+		if cond() {
+			return true
 		}
 		if time.Since(start) > d {
 			return cond()

@@ -282,8 +282,9 @@ func BenchmarkVec(b *testing.B) {
 //     rollout), only the Steps timed: workers that go to sleep between Steps
 //     pay the thread wake-up here.
 //
-// One op is one round of 2000 env steps per arm (bare and bare2 run 1000-step
-// episodes from the model's reference state). Rates are env steps per wall
+// One op is one round of 2000 env steps per arm. The bare loops run
+// 1000-step episodes from initial states drawn by HalfCheetah resets (a
+// twin env's), so they do the same kind of work as the env copies. Rates are env steps per wall
 // second; ratios: single/bare (the Go env per core), vec2/single (must not
 // lose at 2 copies), vec8/bare2 and vec8/2bare (against both cores' bare
 // loops), and vec8/bare-cpu (vec8 env steps per process CPU-second over bare
@@ -327,6 +328,22 @@ func BenchmarkVecVsBare(b *testing.B) {
 		}
 		defer bare[k].Close()
 	}
+	twin, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer twin.Close()
+	const inits = 64
+	nq, nx := twin.Model().Nq(), twin.Model().Nq()+twin.Model().Nv()
+	init := make([]float64, inits*nx)
+	for k := 0; k < inits; k++ {
+		if _, err := twin.Reset(int64(k)); err != nil {
+			b.Fatal(err)
+		}
+		copy(init[k*nx:], twin.Data().Qpos())
+		copy(init[k*nx+nq:(k+1)*nx], twin.Data().Qvel())
+	}
+	nextInit := 0
 	table := benchActions(spec)
 	dim := spec.Action.Dim()
 	rows := len(table) / dim
@@ -339,11 +356,11 @@ func BenchmarkVecVsBare(b *testing.B) {
 		}
 		return a
 	}
-	bareLoop := func(d *Data, cpu *time.Duration) {
+	bareLoop := func(d *Data, row int, cpu *time.Duration) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		c0 := threadCPU(b)
-		if err := d.BenchEnvLoop(episode, 5, episode, table, nil); err != nil {
+		if err := d.BenchEnvLoop(episode, 5, episode, table, init[row*nx:(row+1)*nx]); err != nil {
 			b.Error(err)
 		}
 		if cpu != nil {
@@ -379,7 +396,8 @@ func BenchmarkVecVsBare(b *testing.B) {
 	for r := 0; r < b.N; r++ {
 		start := time.Now()
 		for k := 0; k < round/episode; k++ {
-			bareLoop(bare[0], &cBare)
+			bareLoop(bare[0], nextInit%inits, &cBare)
+			nextInit++
 		}
 		tBare += time.Since(start)
 
@@ -387,8 +405,10 @@ func BenchmarkVecVsBare(b *testing.B) {
 		for k := 0; k < round/episode/2; k++ {
 			var wg sync.WaitGroup
 			wg.Add(1)
-			go func() { defer wg.Done(); bareLoop(bare[1], nil) }()
-			bareLoop(bare[0], nil)
+			row := nextInit % inits
+			go func() { defer wg.Done(); bareLoop(bare[1], (row+1)%inits, nil) }()
+			bareLoop(bare[0], row, nil)
+			nextInit += 2
 			wg.Wait()
 		}
 		tBare2 += time.Since(start)
