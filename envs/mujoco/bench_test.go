@@ -133,14 +133,7 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	}
 	// twin replays the env's reset draws, to give the bare loop the same
 	// initial states: env and bare then follow identical trajectories.
-	twin, err := NewHalfCheetah()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer twin.Close()
-	if _, err := twin.Reset(0); err != nil {
-		b.Fatal(err)
-	}
+	twin := resetHalfCheetah(b, 0)
 	init := make([]float64, 18)
 	bare, err := NewData(e.Model())
 	if err != nil {
@@ -292,47 +285,19 @@ func BenchmarkVec(b *testing.B) {
 // loaded machine). Run with -cpu 2 for the 2-core figures.
 func BenchmarkVecVsBare(b *testing.B) {
 	const round, episode = 2000, 1000
-	spec := envs.Spec{}
-	vecs := map[int]*envs.Vec{}
-	for _, n := range []int{2, 8} {
-		v, err := envs.NewVec("halfcheetah", n, 0)
+	vecs := map[int]*envs.Vec{2: resetVec(b, 2, 0), 8: resetVec(b, 8, 0)}
+	vecGap := resetVec(b, 8, 100)
+	spec := vecGap.Spec()
+	single, twin := resetHalfCheetah(b, 0), resetHalfCheetah(b, 0)
+	var bare [2]*Data
+	for k := range bare {
+		d, err := NewData(single.Model())
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer v.Close()
-		if _, err := v.Reset(); err != nil {
-			b.Fatal(err)
-		}
-		vecs[n], spec = v, v.Spec()
+		defer d.Close()
+		bare[k] = d
 	}
-	vecGap, err := envs.NewVec("halfcheetah", 8, 100)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vecGap.Close()
-	if _, err := vecGap.Reset(); err != nil {
-		b.Fatal(err)
-	}
-	single, err := NewHalfCheetah()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer single.Close()
-	if _, err := single.Reset(0); err != nil {
-		b.Fatal(err)
-	}
-	var bare [2]*Data
-	for k := range bare {
-		if bare[k], err = NewData(single.Model()); err != nil {
-			b.Fatal(err)
-		}
-		defer bare[k].Close()
-	}
-	twin, err := NewHalfCheetah()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer twin.Close()
 	const inits = 64
 	nq, nx := twin.Model().Nq(), twin.Model().Nq()+twin.Model().Nv()
 	init := make([]float64, inits*nx)
@@ -457,4 +422,32 @@ func BenchmarkVecVsBare(b *testing.B) {
 	b.ReportMetric(rate(tGap)/(2*rate(tBare)), "vec8gap/2bare")
 	b.ReportMetric(rate(cVec8)/rate(cBare), "vec8/bare-cpu")
 	b.ReportMetric(cVec8.Seconds()/tVec8.Seconds(), "vec8-cores-used")
+}
+
+// resetHalfCheetah makes a HalfCheetah reset with seed, closed when the
+// benchmark ends.
+func resetHalfCheetah(b *testing.B, seed int64) *HalfCheetah {
+	e, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if _, err := e.Reset(seed); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// resetVec makes an envs.Vec of n HalfCheetah copies (default workers),
+// reset with seed, closed when the benchmark ends.
+func resetVec(b *testing.B, n int, seed int64) *envs.Vec {
+	v, err := envs.NewVec("halfcheetah", n, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	if _, err := v.Reset(); err != nil {
+		b.Fatal(err)
+	}
+	return v
 }
