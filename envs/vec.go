@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Vec runs n copies of an environment and steps them in parallel, with
@@ -18,11 +20,18 @@ import (
 // Parallelism: the n copies are split into contiguous chunks, one per worker.
 // By default there are min(n, runtime.GOMAXPROCS(0)) workers (see
 // WithWorkers). The calling goroutine steps the first chunk itself and
-// persistent goroutines step the others, so Step costs two channel
-// operations per extra worker and no allocations besides what the
-// environments themselves allocate. Results do not depend on the number of
-// workers: every copy is stepped by exactly one goroutine, with its own
-// generator, and outputs are written to per-copy rows.
+// persistent goroutines step the others. Each copy is claimed with an atomic
+// compare-and-swap before it is stepped, and a worker that has finished its
+// own chunk claims the copies left in the others' chunks, so a worker that
+// wakes late (or is descheduled by other load) costs at most the copy it is
+// stepping: Step never takes much longer than stepping the copies one after
+// the other on the calling goroutine. Between calls the workers spin for a
+// short while (WithSpin) before blocking, because waking a blocked thread
+// costs tens of microseconds on a virtual machine, about one MuJoCo env
+// step. Step allocates nothing besides what the environments themselves
+// allocate. Results do not depend on the number of workers nor on which
+// goroutine steps which copy: every copy is stepped exactly once per Step,
+// with its own generator, and outputs are written to per-copy rows.
 //
 // Seeding: the first Reset resets copy i with seed+i; later Resets and all
 // autoresets continue each copy's own random stream (NoSeed), as Gymnasium's
@@ -63,11 +72,59 @@ type Vec struct {
 	out      VecStep
 	episodes []Episode
 
-	bounds []int          // chunk w is [bounds[w], bounds[w+1])
-	cmd    []chan vecOp   // cmd[w] wakes worker w (w >= 1); closed by Close
-	done   chan struct{}  // one token per finished worker chunk
+	bounds []int // chunk w is [bounds[w], bounds[w+1])
+
+	// Hand-off between the caller (worker 0) and workers 1..k-1; see run.
+	epoch  uint64         // number of runs published so far (caller only)
+	sig    atomic.Uint64  // epoch<<8 | op of the latest run; opQuit stops the workers
+	claims []claimWord    // claims[w]: low 32 bits of the epoch <<32 | next unclaimed copy of chunk w
+	left   atomic.Int64   // copies of the current run not yet done
+	park   []parker       // park[0]: the caller waiting for left == 0; park[w]: worker w waiting for sig
+	spin   time.Duration  // how long to spin before parking
 	wg     sync.WaitGroup // live worker goroutines
 	once   sync.Once      // Close
+}
+
+// claimWord is an atomic word on its own cache line, so that claims on
+// different chunks do not contend.
+type claimWord struct {
+	atomic.Uint64
+	_ [56]byte
+}
+
+// parker lets one goroutine block until another wakes it, without lost
+// wake-ups: the sleeper sets asleep, re-checks its condition and blocks on
+// wake; the waker, after making the condition true, hands a token to a
+// sleeper it finds (see sleep and wakeUp).
+type parker struct {
+	asleep atomic.Bool
+	wake   chan struct{} // capacity 1
+	_      [48]byte
+}
+
+// sleep blocks until done() holds. The caller must make done() true before
+// calling wakeUp, so that either the sleeper sees it or the waker sees
+// asleep (sync/atomic operations are sequentially consistent).
+//
+// A wake-up can come late: the goroutine that made the caller's left reach
+// 0 in one run may call wakeUp after the caller has seen left == 0 by
+// spinning and gone on to wait in the next run. So sleep re-checks done
+// after every wake-up and goes back to sleep if it does not hold yet.
+func (p *parker) sleep(done func() bool) {
+	for !done() {
+		p.asleep.Store(true)
+		if done() && p.asleep.CompareAndSwap(true, false) {
+			return
+		}
+		<-p.wake // a waker took asleep and sends (or has sent) one token
+	}
+}
+
+// wakeUp wakes the goroutine sleeping on p, if any.
+func (p *parker) wakeUp() {
+	if p.asleep.Load() && p.asleep.CompareAndSwap(true, false) {
+		p.wake <- struct{}{}
+	}
 }
 
 type vecOp uint8
@@ -77,7 +134,14 @@ const (
 	opStep
 	opSave // SaveState of every copy into states
 	opLoad // LoadState of every copy from states
+	opQuit // stop the workers (Close)
 )
+
+// DefaultSpin is how long, by default, workers spin waiting for the next
+// Step, and the caller for the workers, before blocking. It covers the
+// policy inference between two Steps of a PPO rollout (tens of
+// microseconds), so the workers do not go to sleep between Steps.
+const DefaultSpin = 100 * time.Microsecond
 
 // VecStep is the outcome of one Vec.Step. All slices are owned by the Vec
 // and valid until its next Step or Reset.
@@ -113,13 +177,27 @@ type Episode struct {
 // VecOption configures NewVec and NewVecFrom.
 type VecOption func(*vecConfig)
 
-type vecConfig struct{ workers int }
+type vecConfig struct {
+	workers int
+	spin    time.Duration
+	spinSet bool
+}
 
 // WithWorkers sets the number of workers (goroutines stepping chunks of
 // copies, the caller's included). k <= 0 selects the default,
 // min(n, runtime.GOMAXPROCS(0)); k > n is reduced to n. More workers than
 // cores is allowed (useful for tests) but does not run faster.
 func WithWorkers(k int) VecOption { return func(c *vecConfig) { c.workers = k } }
+
+// WithSpin sets how long workers spin waiting for work, and the caller for
+// the workers, before blocking (default DefaultSpin; d <= 0 never spins).
+// Spinning keeps a core busy for up to d after each Step; blocking costs a
+// thread wake-up, tens of microseconds on a virtual machine. With more
+// workers than GOMAXPROCS nobody spins: a spinning goroutine would hold a P
+// another one needs. The setting does not change results.
+func WithSpin(d time.Duration) VecOption {
+	return func(c *vecConfig) { c.spin, c.spinSet = d, true }
+}
 
 // NewVec makes n copies of the registered environment name with Make (so
 // each has its TimeLimit) and runs them as a Vec. Copy i is reset with seed
@@ -193,6 +271,16 @@ func NewVecFrom(list []Env, seed int64, opts ...VecOption) (*Vec, error) {
 	if workers > n {
 		workers = n
 	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("new vec: %d environments, want at most %d", n, math.MaxInt32)
+	}
+	spin := DefaultSpin
+	if cfg.spinSet {
+		spin = cfg.spin
+	}
+	if spin < 0 || workers > runtime.GOMAXPROCS(0) {
+		spin = 0
+	}
 
 	v := &Vec{
 		envs:     append([]Env(nil), list...),
@@ -211,14 +299,17 @@ func NewVecFrom(list []Env, seed int64, opts ...VecOption) (*Vec, error) {
 		errs:     make([]error, n),
 		episodes: make([]Episode, 0, n),
 		bounds:   make([]int, workers+1),
-		cmd:      make([]chan vecOp, workers),
-		done:     make(chan struct{}, workers),
+		claims:   make([]claimWord, workers),
+		park:     make([]parker, workers),
+		spin:     spin,
 	}
 	for w := 0; w <= workers; w++ {
 		v.bounds[w] = w * n / workers
 	}
+	for w := range v.park {
+		v.park[w].wake = make(chan struct{}, 1)
+	}
 	for w := 1; w < workers; w++ {
-		v.cmd[w] = make(chan vecOp, 1)
 		v.wg.Add(1)
 		go v.worker(w)
 	}
@@ -308,10 +399,14 @@ func (v *Vec) Close() error {
 	v.once.Do(func() {
 		v.closed = true
 		v.ready = false
-		for w := 1; w < len(v.cmd); w++ {
-			close(v.cmd[w])
+		if v.Workers() > 1 {
+			v.epoch++
+			v.sig.Store(v.epoch<<8 | uint64(opQuit))
+			for w := 1; w < len(v.park); w++ {
+				v.park[w].wakeUp()
+			}
+			v.wg.Wait()
 		}
-		v.wg.Wait()
 		var errs []error
 		for i, e := range v.envs {
 			if err := e.Close(); err != nil {
@@ -325,16 +420,44 @@ func (v *Vec) Close() error {
 	return err
 }
 
-// run performs op on every copy, the caller's goroutine taking chunk 0, and
-// returns the copies' errors joined (nil if none).
+// run performs op on every copy and returns the copies' errors joined (nil
+// if none).
+//
+// With one worker the caller performs op on the copies in order. Otherwise
+// the caller publishes the run: it arms every chunk's claim word with the
+// new epoch and the chunk's first copy, sets left to n, stores epoch<<8|op
+// in sig (which spinning workers poll) and wakes the workers that are
+// blocked. Then every worker, the caller included, claims and performs the
+// copies of its own chunk and then those left in the other chunks (work),
+// and the caller waits until left is 0. A claim names the epoch, so a
+// worker that wakes after the run is over claims nothing.
 func (v *Vec) run(op vecOp) error {
-	for w := 1; w < len(v.cmd); w++ {
-		v.cmd[w] <- op
+	if v.Workers() == 1 {
+		for i := 0; i < v.n; i++ {
+			v.errs[i] = v.one(op, i)
+		}
+		return v.joinErrs()
 	}
-	v.chunk(op, v.bounds[0], v.bounds[1])
-	for w := 1; w < len(v.cmd); w++ {
-		<-v.done
+	v.epoch++
+	e := v.epoch
+	for w := range v.claims {
+		v.claims[w].Store(uint64(uint32(e))<<32 | uint64(v.bounds[w]))
 	}
+	v.left.Store(int64(v.n))
+	v.sig.Store(e<<8 | uint64(op))
+	for w := 1; w < len(v.park); w++ {
+		v.park[w].wakeUp()
+	}
+	v.work(0, e, op)
+	allDone := func() bool { return v.left.Load() == 0 }
+	if !spinUntil(v.spin, allDone) {
+		v.park[0].sleep(allDone)
+	}
+	return v.joinErrs()
+}
+
+// joinErrs returns the copies' errors joined, in copy order (nil if none).
+func (v *Vec) joinErrs() error {
 	failed := 0
 	for _, err := range v.errs {
 		if err != nil {
@@ -353,38 +476,101 @@ func (v *Vec) run(op vecOp) error {
 	return errors.Join(errs...)
 }
 
-// worker w steps chunk w each time it is woken, until its channel closes.
-func (v *Vec) worker(w int) {
-	defer v.wg.Done()
-	lo, hi := v.bounds[w], v.bounds[w+1]
-	for op := range v.cmd[w] {
-		v.chunk(op, lo, hi)
-		v.done <- struct{}{}
+// spinUntil polls cond for up to d and reports whether it became true.
+// Between polls it yields the core to any other runnable thread (osYield):
+// on an idle core that returns at once, and when other processes leave the
+// Vec fewer cores than workers, the spinning goroutine does not take CPU
+// time from the ones stepping copies.
+func spinUntil(d time.Duration, cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	if d <= 0 {
+		return false
+	}
+	start := time.Now()
+	for {
+		osYield()
+		if cond() {
+			return true
+		}
+		if time.Since(start) > d {
+			return cond()
+		}
 	}
 }
 
-// chunk performs op on copies [lo, hi). A panic in a copy becomes that
-// copy's error and skips the rest of the chunk (the Vec then needs Reset).
-func (v *Vec) chunk(op vecOp, lo, hi int) {
-	clear(v.errs[lo:hi])
-	i := lo
-	defer func() {
-		if r := recover(); r != nil {
-			v.errs[i] = fmt.Errorf("env %d: panic: %v", i, r)
+// worker w performs each published run's share (see run) until Close.
+func (v *Vec) worker(w int) {
+	defer v.wg.Done()
+	var seen uint64
+	for {
+		published := func() bool { return v.sig.Load() != seen }
+		if !spinUntil(v.spin, published) {
+			v.park[w].sleep(published)
 		}
-	}()
-	for ; i < hi; i++ {
-		switch op {
-		case opReset:
-			v.errs[i] = v.resetOne(i, v.seeded)
-		case opStep:
-			v.errs[i] = v.stepOne(i)
-		case opSave:
-			v.errs[i] = v.saveOne(i)
-		case opLoad:
-			v.errs[i] = v.loadOne(i)
+		seen = v.sig.Load()
+		op := vecOp(seen & 0xff)
+		if op == opQuit {
+			return
+		}
+		v.work(w, seen>>8, op)
+	}
+}
+
+// work claims and performs the copies of run epoch e: chunk w's first, then
+// what is left of the following chunks, round robin. The goroutine whose
+// copy brings left to 0 wakes the caller if it is blocked.
+func (v *Vec) work(w int, e uint64, op vecOp) {
+	k := len(v.claims)
+	for j := 0; j < k; j++ {
+		c := (w + j) % k
+		for {
+			i, ok := v.claim(c, e)
+			if !ok {
+				break
+			}
+			v.errs[i] = v.one(op, i)
+			if v.left.Add(-1) == 0 && w != 0 {
+				v.park[0].wakeUp()
+			}
 		}
 	}
+}
+
+// claim takes the next unclaimed copy of chunk c in run epoch e, if any.
+func (v *Vec) claim(c int, e uint64) (int, bool) {
+	hi := v.bounds[c+1]
+	for {
+		old := v.claims[c].Load()
+		i := int(uint32(old))
+		if uint32(old>>32) != uint32(e) || i >= hi {
+			return 0, false
+		}
+		if v.claims[c].CompareAndSwap(old, old+1) {
+			return i, true
+		}
+	}
+}
+
+// one performs op on copy i. A panic in the copy becomes its error.
+func (v *Vec) one(op vecOp, i int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("env %d: panic: %v", i, r)
+		}
+	}()
+	switch op {
+	case opReset:
+		return v.resetOne(i, v.seeded)
+	case opStep:
+		return v.stepOne(i)
+	case opSave:
+		return v.saveOne(i)
+	case opLoad:
+		return v.loadOne(i)
+	}
+	return fmt.Errorf("env %d: unknown vec operation %d", i, op)
 }
 
 // resetOne resets copy i into its Obs row.

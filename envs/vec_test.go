@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
@@ -180,14 +181,18 @@ func TestVecAutoresetFinalObsEpisodes(t *testing.T) {
 
 // runVec steps a fresh Vec of n counter envs (varied termination and time
 // limits) for the given number of steps with seeded pseudo-random actions and
-// returns a transcript of every output.
-func runVec(t *testing.T, n, workers int, seed int64, steps int) []string {
+// returns a transcript of every output. Copy i does i*work extra arithmetic
+// per step, so the copies take unequal times and workers claim each other's
+// copies.
+func runVec(t *testing.T, n, workers int, seed int64, steps int, work int, opts ...envs.VecOption) []string {
 	t.Helper()
 	list := make([]envs.Env, n)
 	for i := range list {
-		list[i] = envs.NewTimeLimit(newCounter(3+i%5), 4+i%3)
+		e := newCounter(3 + i%5)
+		e.work = i * work
+		list[i] = envs.NewTimeLimit(e, 4+i%3)
 	}
-	v, err := envs.NewVecFrom(list, seed, envs.WithWorkers(workers))
+	v, err := envs.NewVecFrom(list, seed, append([]envs.VecOption{envs.WithWorkers(workers)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,21 +220,29 @@ func runVec(t *testing.T, n, workers int, seed int64, steps int) []string {
 	return out
 }
 
+// TestVecParallelEqualsSerial: the transcript does not depend on the number
+// of workers, on whether they spin or block between Steps, nor on which
+// worker steps which copy (unequal work per copy makes workers claim copies
+// from each other's chunks).
 func TestVecParallelEqualsSerial(t *testing.T) {
-	serial := runVec(t, 7, 1, 3, 40)
-	for _, w := range []int{2, 3, 7, 100} {
-		if got := runVec(t, 7, w, 3, 40); !reflect.DeepEqual(got, serial) {
-			t.Errorf("workers=%d transcript differs from serial", w)
+	for _, work := range []int{0, 300} {
+		serial := runVec(t, 7, 1, 3, 200, work)
+		for _, w := range []int{2, 3, 7, 100} {
+			for _, spin := range []time.Duration{envs.DefaultSpin, 0, time.Microsecond, -1} {
+				if got := runVec(t, 7, w, 3, 200, work, envs.WithSpin(spin)); !reflect.DeepEqual(got, serial) {
+					t.Errorf("work=%d workers=%d spin=%v: transcript differs from serial", work, w, spin)
+				}
+			}
 		}
 	}
 }
 
 func TestVecDeterminism(t *testing.T) {
-	a, b := runVec(t, 5, 2, 42, 30), runVec(t, 5, 2, 42, 30)
+	a, b := runVec(t, 5, 2, 42, 30, 0), runVec(t, 5, 2, 42, 30, 0)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed gave different transcripts")
 	}
-	if c := runVec(t, 5, 2, 43, 30); reflect.DeepEqual(a, c) {
+	if c := runVec(t, 5, 2, 43, 30, 0); reflect.DeepEqual(a, c) {
 		t.Fatal("seeds 42 and 43 gave identical transcripts")
 	}
 }

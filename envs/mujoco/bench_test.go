@@ -1,8 +1,10 @@
 package mujoco
 
 import (
+	"math"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -131,14 +133,7 @@ func BenchmarkHalfCheetahVsPhysics(b *testing.B) {
 	}
 	// twin replays the env's reset draws, to give the bare loop the same
 	// initial states: env and bare then follow identical trajectories.
-	twin, err := NewHalfCheetah()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer twin.Close()
-	if _, err := twin.Reset(0); err != nil {
-		b.Fatal(err)
-	}
+	twin := resetHalfCheetah(b, 0)
 	init := make([]float64, 18)
 	bare, err := NewData(e.Model())
 	if err != nil {
@@ -263,4 +258,196 @@ func BenchmarkVec(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkVecVsBare compares, in the same run and interleaved round by
+// round (so load changes on the shared machine hit every arm alike), the
+// ways of spending HalfCheetah env steps on this machine's cores:
+//
+//   - bare: the bare C loop (Data.BenchEnvLoop: ctrl copy, 5 mj_step, and
+//     mj_resetData + mj_forward every 1000 steps) on one thread;
+//   - bare2: two bare C loops at once on two goroutines (the 2-core ceiling);
+//   - single: one Go environment stepped on the calling goroutine;
+//   - vec2, vec8: an envs.Vec of 2 and 8 copies with the default workers
+//     (GOMAXPROCS), Steps back to back;
+//   - vec8gap: the Vec of 8 copies with about 40 µs of busy work on the
+//     calling goroutine between Steps (the policy inference of a PPO
+//     rollout), only the Steps timed: workers that go to sleep between Steps
+//     pay the thread wake-up here.
+//
+// One op is one round of 2000 env steps per arm. The bare loops run
+// 1000-step episodes from initial states drawn by HalfCheetah resets (a
+// twin env's), so they do the same kind of work as the env copies. Rates are env steps per wall
+// second; ratios: single/bare (the Go env per core), vec2/single (must not
+// lose at 2 copies), vec8/bare2 and vec8/2bare (against both cores' bare
+// loops), and vec8/bare-cpu (vec8 env steps per process CPU-second over bare
+// env steps per thread CPU-second: the per-core efficiency, steadier on a
+// loaded machine). Run with -cpu 2 for the 2-core figures.
+func BenchmarkVecVsBare(b *testing.B) {
+	const round, episode = 2000, 1000
+	vecs := map[int]*envs.Vec{2: resetVec(b, 2, 0), 8: resetVec(b, 8, 0)}
+	vecGap := resetVec(b, 8, 100)
+	spec := vecGap.Spec()
+	single, twin := resetHalfCheetah(b, 0), resetHalfCheetah(b, 0)
+	var bare [2]*Data
+	for k := range bare {
+		d, err := NewData(single.Model())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer d.Close()
+		bare[k] = d
+	}
+	const inits = 64
+	nq, nx := twin.Model().Nq(), twin.Model().Nq()+twin.Model().Nv()
+	init := make([]float64, inits*nx)
+	for k := 0; k < inits; k++ {
+		if _, err := twin.Reset(int64(k)); err != nil {
+			b.Fatal(err)
+		}
+		copy(init[k*nx:], twin.Data().Qpos())
+		copy(init[k*nx+nq:(k+1)*nx], twin.Data().Qvel())
+	}
+	nextInit := 0
+	table := benchActions(spec)
+	dim := spec.Action.Dim()
+	rows := len(table) / dim
+	acts := map[int][]float64{2: make([]float64, 2*dim), 8: make([]float64, 8*dim)}
+	fill := func(n, k int) []float64 {
+		a := acts[n]
+		for i := 0; i < n; i++ {
+			row := (k + 37*i) % rows
+			copy(a[i*dim:(i+1)*dim], table[row*dim:(row+1)*dim])
+		}
+		return a
+	}
+	bareLoop := func(d *Data, row int, cpu *time.Duration) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0 := threadCPU(b)
+		if err := d.BenchEnvLoop(episode, 5, episode, table, init[row*nx:(row+1)*nx]); err != nil {
+			b.Error(err)
+		}
+		if cpu != nil {
+			*cpu += threadCPU(b) - c0
+		}
+	}
+	var sink float64
+	busy := func(d time.Duration) { // stands in for policy inference
+		for t0 := time.Now(); time.Since(t0) < d; {
+			sink += math.Sqrt(sink + 1)
+		}
+	}
+	stepVec := func(n, steps, k0 int, gap time.Duration, v *envs.Vec) (time.Duration, time.Duration) {
+		var wall, cpu time.Duration
+		for k := k0; k < k0+steps; k++ {
+			a := fill(n, k)
+			if gap > 0 {
+				busy(gap)
+			}
+			start, c0 := time.Now(), processCPU(b)
+			if _, err := v.Step(a); err != nil {
+				b.Fatal(err)
+			}
+			wall += time.Since(start)
+			cpu += processCPU(b) - c0
+		}
+		return wall, cpu
+	}
+
+	var tBare, cBare, tBare2, tSingle, tVec2, tVec8, cVec8, tGap time.Duration
+	t := 0
+	b.ResetTimer()
+	for r := 0; r < b.N; r++ {
+		start := time.Now()
+		for k := 0; k < round/episode; k++ {
+			bareLoop(bare[0], nextInit%inits, &cBare)
+			nextInit++
+		}
+		tBare += time.Since(start)
+
+		start = time.Now()
+		for k := 0; k < round/episode/2; k++ {
+			var wg sync.WaitGroup
+			wg.Add(1)
+			row := nextInit % inits
+			go func() { defer wg.Done(); bareLoop(bare[1], (row+1)%inits, nil) }()
+			bareLoop(bare[0], row, nil)
+			nextInit += 2
+			wg.Wait()
+		}
+		tBare2 += time.Since(start)
+
+		start = time.Now()
+		envLoop(b, single, table, round, episode, &t)
+		tSingle += time.Since(start)
+
+		start = time.Now()
+		for k := 0; k < round/2; k++ {
+			if _, err := vecs[2].Step(fill(2, r*round+k)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tVec2 += time.Since(start)
+
+		start, c0 := time.Now(), processCPU(b)
+		for k := 0; k < round/8; k++ {
+			if _, err := vecs[8].Step(fill(8, r*round+k)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tVec8 += time.Since(start)
+		cVec8 += processCPU(b) - c0
+
+		w, _ := stepVec(8, round/8, r*round, 40*time.Microsecond, vecGap)
+		tGap += w
+	}
+	b.StopTimer()
+	if sink < 0 {
+		b.Log(sink)
+	}
+	steps := float64(b.N * round)
+	rate := func(d time.Duration) float64 { return steps / d.Seconds() }
+	b.ReportMetric(rate(tBare), "bare-steps/s")
+	b.ReportMetric(rate(tBare2), "bare2-steps/s")
+	b.ReportMetric(rate(tSingle), "single-steps/s")
+	b.ReportMetric(rate(tVec2), "vec2-steps/s")
+	b.ReportMetric(rate(tVec8), "vec8-steps/s")
+	b.ReportMetric(rate(tGap), "vec8gap-steps/s")
+	b.ReportMetric(rate(cBare), "bare-steps/cpu-s")
+	b.ReportMetric(rate(tSingle)/rate(tBare), "single/bare")
+	b.ReportMetric(rate(tVec2)/rate(tSingle), "vec2/single")
+	b.ReportMetric(rate(tVec8)/rate(tBare2), "vec8/bare2")
+	b.ReportMetric(rate(tVec8)/(2*rate(tBare)), "vec8/2bare")
+	b.ReportMetric(rate(tGap)/(2*rate(tBare)), "vec8gap/2bare")
+	b.ReportMetric(rate(cVec8)/rate(cBare), "vec8/bare-cpu")
+	b.ReportMetric(cVec8.Seconds()/tVec8.Seconds(), "vec8-cores-used")
+}
+
+// resetHalfCheetah makes a HalfCheetah reset with seed, closed when the
+// benchmark ends.
+func resetHalfCheetah(b *testing.B, seed int64) *HalfCheetah {
+	e, err := NewHalfCheetah()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if _, err := e.Reset(seed); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// resetVec makes an envs.Vec of n HalfCheetah copies (default workers),
+// reset with seed, closed when the benchmark ends.
+func resetVec(b *testing.B, n int, seed int64) *envs.Vec {
+	v, err := envs.NewVec("halfcheetah", n, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	if _, err := v.Reset(); err != nil {
+		b.Fatal(err)
+	}
+	return v
 }

@@ -255,28 +255,18 @@ func (r *Reader) Bytes32(what string, max int) []byte {
 func (r *Reader) String(what string, max int) string { return string(r.Bytes32(what, max)) }
 
 // F64s reads a float64 list whose length must be exactly want.
-func (r *Reader) F64s(what string, want int) []float64 {
-	n := r.Len(what, want, 8)
-	if r.err != nil {
-		return nil
-	}
-	if n != want {
-		r.Fail("%s has %d values, want %d", what, n, want)
-		return nil
-	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = r.F64(what)
-	}
-	return out
-}
+func (r *Reader) F64s(what string, want int) []float64 { return exactList(r, what, want, 8, r.F64) }
 
 // F32 reads a float32.
 func (r *Reader) F32(what string) float32 { return math.Float32frombits(r.U32(what)) }
 
 // F32s reads a float32 list whose length must be exactly want.
-func (r *Reader) F32s(what string, want int) []float32 {
-	n := r.Len(what, want, 4)
+func (r *Reader) F32s(what string, want int) []float32 { return exactList(r, what, want, 4, r.F32) }
+
+// exactList reads a length-prefixed list of elements of size bytes each,
+// read one by one with read, whose length must be exactly want.
+func exactList[T any](r *Reader, what string, want, size int, read func(string) T) []T {
+	n := r.Len(what, want, size)
 	if r.err != nil {
 		return nil
 	}
@@ -284,9 +274,9 @@ func (r *Reader) F32s(what string, want int) []float32 {
 		r.Fail("%s has %d values, want %d", what, n, want)
 		return nil
 	}
-	out := make([]float32, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = r.F32(what)
+		out[i] = read(what)
 	}
 	return out
 }
@@ -307,37 +297,11 @@ func (r *Reader) F64sUpTo(what string, max int) []float64 {
 // I64s reads an int64 list whose length must be exactly want, each value in
 // [lo, hi].
 func (r *Reader) I64s(what string, want int, lo, hi int64) []int64 {
-	n := r.Len(what, want, 8)
-	if r.err != nil {
-		return nil
-	}
-	if n != want {
-		r.Fail("%s has %d values, want %d", what, n, want)
-		return nil
-	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = r.Int(what, lo, hi)
-	}
-	return out
+	return exactList(r, what, want, 8, func(what string) int64 { return r.Int(what, lo, hi) })
 }
 
 // Bools reads a bool list whose length must be exactly want.
-func (r *Reader) Bools(what string, want int) []bool {
-	n := r.Len(what, want, 1)
-	if r.err != nil {
-		return nil
-	}
-	if n != want {
-		r.Fail("%s has %d values, want %d", what, n, want)
-		return nil
-	}
-	out := make([]bool, n)
-	for i := range out {
-		out[i] = r.Bool(what)
-	}
-	return out
-}
+func (r *Reader) Bools(what string, want int) []bool { return exactList(r, what, want, 1, r.Bool) }
 
 // Tag reads a section header written by Writer.Tag and checks its name and
 // version.
