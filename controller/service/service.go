@@ -19,6 +19,11 @@
 // controller suggests exactly what the one that died would have. Records and
 // snapshots carry a CRC-32C and the files a format version (durable.go).
 //
+// A round is one request: Observe's reply carries the suggestion for the
+// session's next iteration (ObserveResponse.next), computed by the same code
+// as Suggest after the observation is durable. A restarted session computes
+// it too, so its state (snapshot bytes included) is the one that died.
+//
 // Iteration numbers make retries safe: Observe names the iteration it
 // reports; the last applied one is acknowledged again without being
 // applied, a gap or a step backwards is an error naming both numbers.
