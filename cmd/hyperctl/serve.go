@@ -18,7 +18,9 @@ func newServeCmd(a *app) *cobra.Command {
 		Long: `serve runs hyperctl's controller driver as a service. A trainer creates a
 session (its hyperparameter space, a controller and its settings), then each
 iteration asks for a configuration (Suggest) and reports the training reward
-(Observe). The API is controller/service/proto/hyperctl/v1/service.proto,
+(Observe). Observe's reply carries the next iteration's configuration (its
+"next" field, what Suggest would return), so after the first iteration a
+round is one request. The API is controller/service/proto/hyperctl/v1/service.proto,
 served with Connect: gRPC, gRPC-Web, and plain JSON over HTTP/1.1, e.g.
 
   curl -s -H 'Content-Type: application/json' -d '{}' \

@@ -34,6 +34,10 @@ type loadCase struct {
 	rounds   int
 	sync     bool
 	json     bool
+	// next: a round is one Observe whose reply carries the next
+	// suggestion (ObserveResponse.next); only the first round also sends a
+	// Suggest. Otherwise a round is Suggest then Observe.
+	next bool
 }
 
 func (c loadCase) name() string {
@@ -45,7 +49,15 @@ func (c loadCase) name() string {
 	if !c.sync {
 		fs = "off"
 	}
-	return fmt.Sprintf("method=%s/sessions=%d/rounds=%d/fsync=%s/codec=%s", c.method, c.sessions, c.rounds, fs, codec)
+	return fmt.Sprintf("method=%s/sessions=%d/rounds=%d/fsync=%s/codec=%s/round=%s", c.method, c.sessions, c.rounds, fs, codec, c.round())
+}
+
+// round names how a round is sent.
+func (c loadCase) round() string {
+	if c.next {
+		return "observe+next"
+	}
+	return "suggest+observe"
 }
 
 // BenchmarkServeLoad drives sessions concurrently over loopback HTTP, each
@@ -71,6 +83,14 @@ func BenchmarkServeLoad(b *testing.B) {
 		)
 	}
 	cases = append(cases, loadCase{method: "hypercontroller", sessions: 1, rounds: 1000, sync: false, json: true})
+	for _, sync := range []bool{true, false} {
+		cases = append(cases,
+			loadCase{method: "hypercontroller", sessions: 1, rounds: 1000, sync: sync, next: true},
+			loadCase{method: "hypercontroller", sessions: 64, rounds: 1000, sync: sync, next: true},
+			loadCase{method: "gpucb", sessions: 1, rounds: 1000, sync: sync, next: true},
+			loadCase{method: "gpucb", sessions: 64, rounds: 1000, sync: sync, next: true},
+		)
+	}
 	for _, c := range cases {
 		b.Run(c.name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -86,6 +106,7 @@ type sessionTrace struct {
 	seed    uint64
 	configs [][]float64
 	rewards []float64
+	next    []float64 // the last Observe's next suggestion
 }
 
 const (
@@ -140,24 +161,39 @@ func runLoad(b *testing.B, c loadCase) {
 			}
 			rng := rand.New(rand.NewPCG(tr.seed, 77))
 			l := make([]time.Duration, 0, c.rounds)
+			var next *hyperctlv1.SuggestResponse
 			for it := 0; it < c.rounds; it++ {
 				t0 := time.Now()
-				sg, err := client.Suggest(ctx, connect.NewRequest(&hyperctlv1.SuggestRequest{SessionId: tr.id}))
-				if err != nil {
-					errs <- err
+				sg := next
+				if sg == nil || !c.next {
+					resp, err := client.Suggest(ctx, connect.NewRequest(&hyperctlv1.SuggestRequest{SessionId: tr.id}))
+					if err != nil {
+						errs <- err
+						return
+					}
+					sg = resp.Msg
+				}
+				if int(sg.Iteration) != it {
+					errs <- fmt.Errorf("session %s: suggestion for iteration %d, want %d", tr.id, sg.Iteration, it)
 					return
 				}
-				r := reward(it, sg.Msg.Values, rng)
-				_, err = client.Observe(ctx, connect.NewRequest(&hyperctlv1.ObserveRequest{
+				r := reward(it, sg.Values, rng)
+				ob, err := client.Observe(ctx, connect.NewRequest(&hyperctlv1.ObserveRequest{
 					SessionId: tr.id, Iteration: int32(it), Reward: r, Frames: loadFrames, ElapsedSeconds: loadElapsed}))
 				if err != nil {
 					errs <- err
 					return
 				}
 				l = append(l, time.Since(t0))
-				tr.configs = append(tr.configs, sg.Msg.Values)
+				next = ob.Msg.Next
+				if next == nil {
+					errs <- fmt.Errorf("session %s, iteration %d: Observe returned no next suggestion", tr.id, it)
+					return
+				}
+				tr.configs = append(tr.configs, sg.Values)
 				tr.rewards = append(tr.rewards, r)
 			}
+			tr.next = next.GetValues()
 			lat[i] = l
 		}(i)
 	}
@@ -222,8 +258,8 @@ func runLoad(b *testing.B, c loadCase) {
 		if c.json {
 			codec = "Connect, JSON"
 		}
-		fmt.Fprintf(f, "| %s | %d | %d | %s | %s | %d | %d | %.0f | %.1f | %d/%d identical | %s |\n",
-			c.method, c.sessions, c.rounds, fs, codec, pct(0.5).Microseconds(), pct(0.99).Microseconds(), rps, wall.Seconds(), len(traces), len(traces), loadAvg)
+		fmt.Fprintf(f, "| %s | %s | %d | %d | %s | %s | %d | %d | %.0f | %.1f | %d/%d identical | %s |\n",
+			c.round(), c.method, c.sessions, c.rounds, fs, codec, pct(0.5).Microseconds(), pct(0.99).Microseconds(), rps, wall.Seconds(), len(traces), len(traces), loadAvg)
 		f.Close()
 	}
 	runtime.GC()
@@ -256,6 +292,16 @@ func replayTrace(b *testing.B, method string, tr *sessionTrace) []byte {
 		if err := ctl.Observe(controller.Result{Reward: r, Frames: loadFrames, Elapsed: time.Duration(loadElapsed * 1e9)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+	// Every Observe computed the session's next suggestion (its reply's
+	// next field, used or not): the driver does the same before its
+	// snapshot is compared, and must agree with it.
+	cfg, err := ctl.Suggest()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !slices.Equal([]float64(cfg), tr.next) {
+		b.Fatalf("session %s: the last Observe's next suggestion was %v, the in-process driver suggests %v", tr.id, tr.next, []float64(cfg))
 	}
 	snap, err := ctl.Snapshot()
 	if err != nil {

@@ -19,6 +19,11 @@
 // controller suggests exactly what the one that died would have. Records and
 // snapshots carry a CRC-32C and the files a format version (durable.go).
 //
+// A round is one request: Observe's reply carries the suggestion for the
+// session's next iteration (ObserveResponse.next), computed by the same code
+// as Suggest after the observation is durable. A restarted session computes
+// it too, so its state (snapshot bytes included) is the one that died.
+//
 // Iteration numbers make retries safe: Observe names the iteration it
 // reports; the last applied one is acknowledged again without being
 // applied, a gap or a step backwards is an error naming both numbers.
@@ -224,6 +229,16 @@ func (s *Server) rebuild(id string, l *loaded) (*session, error) {
 	for _, o := range l.tail {
 		if err := replay(b.ctl, o); err != nil {
 			return nil, fmt.Errorf("%s: %w", logPath, err)
+		}
+	}
+	if b.ctl.Iteration() > 0 {
+		// A live server computes the next suggestion after every applied
+		// observation (ObserveResponse.next); do the same so the restarted
+		// controller's state, snapshot bytes included, is the one that
+		// died. Suggest is deterministic in the state, so this is what
+		// the client was, or would have been, given.
+		if _, err := b.ctl.Suggest(); err != nil {
+			s.opts.Log.Warn().Err(err).Str("session", id).Msg("restored; next suggestion failed, left to Suggest")
 		}
 	}
 	ss := newSession(id, spec, l.created.GetCreated(), b)
@@ -471,6 +486,17 @@ func (s *Server) Suggest(ctx context.Context, id string, iteration *int32) (*hyp
 		return nil, errConflict{fmt.Sprintf("iteration: Suggest for iteration %d, but the session's next iteration is %d", *iteration, next)}
 	}
 	defer ss.recoverPanic(s)
+	return ss.suggestLocked()
+}
+
+// suggestLocked is Suggest's work, shared by Observe's next suggestion so
+// the two cannot differ: the configuration for the controller's current
+// iteration. The controller's Suggest returns the same configuration when
+// called again before Observe, and after a restart the rebuilt controller
+// computes it from the same state. Call with ss.mu held and recoverPanic
+// deferred.
+func (ss *session) suggestLocked() (*hyperctlv1.SuggestResponse, error) {
+	next := ss.ctl.Iteration()
 	cfg, err := ss.ctl.Suggest()
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", ss.id, err)
@@ -548,7 +574,12 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 			return nil, errConflict{fmt.Sprintf("iteration: iteration %d was already applied with reward %v, frames %d, elapsed %v s; this request has reward %v, frames %d, elapsed %v s",
 				it, ss.last.GetReward(), ss.last.GetFrames(), float64(ss.last.GetElapsedNanos())/1e9, rec.GetReward(), rec.GetFrames(), float64(rec.GetElapsedNanos())/1e9)}
 		}
-		return &hyperctlv1.ObserveResponse{Iteration: int32(it), Duplicate: true, NextIteration: int32(next)}, nil
+		defer ss.recoverPanic(s)
+		nextSug, err := ss.suggestLocked()
+		if err != nil {
+			return nil, err
+		}
+		return &hyperctlv1.ObserveResponse{Iteration: int32(it), Duplicate: true, NextIteration: int32(next), Next: nextSug}, nil
 	case it < next:
 		return nil, errConflict{fmt.Sprintf("iteration: Observe for iteration %d steps backwards: the session has applied iterations 0 to %d and its next iteration is %d", it, next-1, next)}
 	default:
@@ -590,7 +621,17 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 			ss.queued.Store(false)
 		}
 	}
-	return &hyperctlv1.ObserveResponse{Iteration: int32(it), NextIteration: int32(next + 1)}, nil
+	// The observation is on stable storage: the next suggestion is what a
+	// Suggest after this reply would return, before or after a restart.
+	// Its failure does not undo the acknowledged observation; the client
+	// learns of it from the error of its next Suggest.
+	resp := &hyperctlv1.ObserveResponse{Iteration: int32(it), NextIteration: int32(next + 1)}
+	if nextSug, err := ss.suggestLocked(); err == nil {
+		resp.Next = nextSug
+	} else {
+		s.opts.Log.Warn().Err(err).Str("session", ss.id).Msg("observation recorded; next suggestion failed, left to Suggest")
+	}
+	return resp, nil
 }
 
 func sameObservation(a, b *statepb.Observed) bool {

@@ -847,3 +847,89 @@ func TestConcurrentSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestObserveNextEqualsSuggest checks ObserveResponse.next: it is what a
+// separate Suggest returns, for a fresh reply, for a retried duplicate and
+// after a kill -9 restart; and a client that only follows next (one RPC
+// per round) gets the uninterrupted two-RPC sequence and final state.
+func TestObserveNextEqualsSuggest(t *testing.T) {
+	ctx := context.Background()
+	for _, method := range []string{"hypercontroller", "gpucb", "random"} {
+		t.Run(method, func(t *testing.T) {
+			req := &hyperctlv1.CreateSessionRequest{SessionId: "s", Space: twoParams(), Method: method, Interval: 3, Seed: 5}
+			ref := newTestServer(t, "")
+			if _, _, err := ref.Create(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			const n = 25
+			want := driveDirect(t, ref, "s", 0, n, rand.New(rand.NewPCG(3, 4)))
+			wantSnap, _ := ref.SessionSnapshot("s")
+			ref.Close()
+
+			dir := t.TempDir()
+			s := newTestServer(t, dir)
+			if _, _, err := s.Create(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(3, 4))
+			sg, err := s.Suggest(ctx, "s", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for it := 0; it < n; it++ {
+				if int(sg.GetIteration()) != it || !slices.Equal(sg.GetValues(), want[it]) {
+					t.Fatalf("iteration %d: following next gave %v for iteration %d, the two-RPC run %v", it, sg.GetValues(), sg.GetIteration(), want[it])
+				}
+				obs := &hyperctlv1.ObserveRequest{SessionId: "s", Iteration: int32(it), Reward: reward(it, sg.GetValues(), rng), Frames: 64, ElapsedSeconds: 0.01}
+				resp, err := s.Observe(ctx, obs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next := resp.GetNext()
+				if next == nil || next.GetIteration() != resp.GetNextIteration() || int(next.GetIteration()) != it+1 {
+					t.Fatalf("iteration %d: next %v, next_iteration %d", it, next, resp.GetNextIteration())
+				}
+				switch it % 4 {
+				case 0: // a separate Suggest returns the same
+					sep, err := s.Suggest(ctx, "s", nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !proto.Equal(sep, next) {
+						t.Fatalf("iteration %d: Observe's next %v, Suggest %v", it, next, sep)
+					}
+				case 1: // a retried observe is a duplicate with the same next
+					dup, err := s.Observe(ctx, obs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !dup.GetDuplicate() || !proto.Equal(dup.GetNext(), next) {
+						t.Fatalf("iteration %d: retry gave duplicate=%v next %v, first reply next %v", it, dup.GetDuplicate(), dup.GetNext(), next)
+					}
+				case 2: // kill -9 and restart: Suggest and a retry agree with next
+					crash(s)
+					s = newTestServer(t, dir)
+					sep, err := s.Suggest(ctx, "s", nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !proto.Equal(sep, next) {
+						t.Fatalf("iteration %d: next before the crash %v, Suggest after the restart %v", it, next, sep)
+					}
+					dup, err := s.Observe(ctx, obs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !dup.GetDuplicate() || !proto.Equal(dup.GetNext(), next) {
+						t.Fatalf("iteration %d: retry after the restart gave duplicate=%v next %v, want %v", it, dup.GetDuplicate(), dup.GetNext(), next)
+					}
+				}
+				sg = next
+			}
+			defer s.Close()
+			if snap, _ := s.SessionSnapshot("s"); !bytes.Equal(snap, wantSnap) {
+				t.Fatal("final snapshot differs from the two-RPC run's")
+			}
+		})
+	}
+}

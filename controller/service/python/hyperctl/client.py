@@ -15,7 +15,16 @@ Example::
     for it in range(100):
         cfg = ctl.suggest()                 # {"lr": 0.0001, "clip": 0.3}
         reward = train_one_iteration(cfg)   # your trainer
-        ctl.observe(reward)
+        ctl.observe(reward)                 # also brings the next cfg
+
+One request per iteration: the server's reply to an observation carries the
+suggestion for the next iteration, computed after the observation is on
+disk, and ``suggest()`` returns it without a request. It is exactly what a
+separate Suggest would return (a session's suggestion is a deterministic
+function of its state, also across a server restart); ``suggest()`` sends
+the request itself for the first iteration, after :meth:`Controller.resume`
+or :meth:`Controller.refresh`, and whenever the cached one is not for the
+expected iteration.
 
     # Later, in another process, after a crash of either side:
     ctl = Controller.resume("http://127.0.0.1:8421", ctl.session_id)
@@ -252,6 +261,7 @@ class Controller:
         self._integer = {p["name"]: bool(p.get("integer")) for p in spec.get("space", [])}
         self.iteration = int(info.get("iteration", 0))
         self._pending = None
+        self._next = None  # the last observe's next suggestion
 
     @property
     def method(self):
@@ -271,8 +281,17 @@ class Controller:
     def suggest(self):
         """Return the configuration for the next iteration as a dict
         ``{name: value}`` (integer parameters as int). Calling it again
-        before :meth:`observe` returns the same configuration."""
-        resp = self._client.call("Suggest", {"sessionId": self.session_id, "iteration": self.iteration})
+        before :meth:`observe` returns the same configuration.
+
+        After an :meth:`observe` it returns the suggestion that came with the
+        server's reply, without a request, when that suggestion is for the
+        expected iteration; otherwise (first iteration, after a resume or
+        refresh, a reply without one) it asks the server. Both give the same
+        configuration."""
+        resp = self._next
+        if resp is None or int(resp.get("iteration", 0)) != self.iteration:
+            resp = self._client.call("Suggest", {"sessionId": self.session_id, "iteration": self.iteration})
+            self._next = resp
         it = int(resp.get("iteration", 0))
         values = resp["values"]
         cfg = {}
@@ -287,7 +306,10 @@ class Controller:
         reward (finite), ``frames`` the environment frames it collected,
         ``elapsed`` its wall time in seconds, ``returns`` the episode returns
         that finished in it. Returns True when the server had already
-        applied this iteration (a retry), False otherwise."""
+        applied this iteration (a retry), False otherwise.
+
+        The reply also carries the next iteration's suggestion, which the
+        next :meth:`suggest` returns without a request."""
         body = {"sessionId": self.session_id, "iteration": self.iteration, "reward": _number(reward)}
         if frames is not None:
             body["frames"] = int(frames)
@@ -298,6 +320,8 @@ class Controller:
         resp = self._client.call("Observe", body)
         self.iteration = int(resp["nextIteration"])
         self._pending = None
+        nxt = resp.get("next")
+        self._next = nxt if nxt is not None and int(nxt.get("iteration", 0)) == self.iteration else None
         return bool(resp.get("duplicate"))
 
     def history(self, start=0, limit=0):

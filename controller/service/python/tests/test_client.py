@@ -36,6 +36,22 @@ def fast_client(url=None, token=TOKEN, retries=8):
     return Client(url or URL, token=token, retries=retries, backoff=0.01, max_backoff=0.05)
 
 
+class CountingClient(Client):
+    """A Client that counts its calls per RPC."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls = {}
+
+    def call(self, rpc, body, **kwargs):
+        self.calls[rpc] = self.calls.get(rpc, 0) + 1
+        return super().call(rpc, body, **kwargs)
+
+
+def counting_client(url=None):
+    return CountingClient(url or URL, token=TOKEN, retries=8, backoff=0.01, max_backoff=0.05)
+
+
 class DroppingProxy:
     """Forwards requests to the server, but for the first ``drop`` calls of
     one RPC it forwards the request and then closes the connection without
@@ -116,6 +132,38 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(hyperctl.NotFound):
             Controller.resume(URL, ctl.session_id, token=TOKEN)
 
+    def test_observe_brings_the_next_suggestion(self):
+        # The same session definition twice: one client follows the
+        # suggestions that come with Observe's replies, the other asks with
+        # a Suggest request every iteration (it forgets the cached one).
+        kw = dict(method="hypercontroller", settings={"d": 5}, interval=3, seed=7, token=TOKEN)
+        one = Controller(URL, SPACE, client=counting_client(), **kw)
+        two = Controller(URL, SPACE, client=counting_client(), **kw)
+        for it in range(10):
+            two._next = None
+            a, b = one.suggest(), two.suggest()
+            self.assertEqual(a, b, "iteration %d: the cached next suggestion differs from Suggest's" % it)
+            self.assertEqual(a, one.suggest(), "suggest is idempotent before observe")
+            r = 0.1 * it - a["clip"]
+            self.assertFalse(one.observe(r))
+            self.assertFalse(two.observe(r))
+        self.assertEqual(one._client.calls["Suggest"], 1, "only the first iteration sends a Suggest")
+        self.assertEqual(one._client.calls["Observe"], 10)
+        self.assertEqual(two._client.calls["Suggest"], 10)
+        # A resumed client has no cached suggestion: it asks, and gets the
+        # one the running client holds.
+        again = Controller.resume(URL, one.session_id, token=TOKEN, client=counting_client())
+        self.assertEqual(again.suggest(), one.suggest())
+        self.assertEqual(again._client.calls.get("Suggest"), 1)
+        # A cached suggestion for another iteration is not used.
+        one.iteration = 11
+        with self.assertRaises(hyperctl.FailedPrecondition):
+            one.suggest()
+        one.refresh()
+        self.assertEqual(one.suggest(), again.suggest())
+        one.delete()
+        two.delete()
+
     def test_errors_carry_the_servers_message(self):
         cases = [
             (dict(method="hyperctrl"), hyperctl.InvalidArgument, "method: unknown controller \"hyperctrl\"; valid controllers: bilevel"),
@@ -161,7 +209,9 @@ class ClientTest(unittest.TestCase):
             # observation; the third attempt is acknowledged as a duplicate.
             self.assertTrue(via.observe(0.5))
             self.assertEqual(via.iteration, 1)
-            via.suggest()
+            cached = via.suggest()  # from the duplicate's reply, no request
+            ctl.refresh()  # to iteration 1, and a Suggest request
+            self.assertEqual(cached, ctl.suggest(), "a duplicate's next suggestion is Suggest's")
             self.assertFalse(via.observe(0.7))
         finally:
             proxy.close()

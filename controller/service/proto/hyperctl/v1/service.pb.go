@@ -635,6 +635,12 @@ type ObserveResponse struct {
 	Duplicate bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
 	// next_iteration is the session's next iteration.
 	NextIteration int32 `protobuf:"varint,3,opt,name=next_iteration,json=nextIteration,proto3" json:"next_iteration,omitempty"`
+	// next is the suggestion for next_iteration, computed after the
+	// observation is on stable storage: exactly what a Suggest sent after
+	// this reply returns (a session's suggestion is a deterministic function
+	// of its state), so a trainer needs one round trip per iteration. Also
+	// set on a duplicate (retried) observe.
+	Next          *SuggestResponse `protobuf:"bytes,4,opt,name=next,proto3" json:"next,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -688,6 +694,13 @@ func (x *ObserveResponse) GetNextIteration() int32 {
 		return x.NextIteration
 	}
 	return 0
+}
+
+func (x *ObserveResponse) GetNext() *SuggestResponse {
+	if x != nil {
+		return x.Next
+	}
+	return nil
 }
 
 type GetSessionRequest struct {
@@ -1290,11 +1303,12 @@ const file_controller_service_proto_hyperctl_v1_service_proto_rawDesc = "" +
 	"\x06reward\x18\x03 \x01(\x01R\x06reward\x12\x16\n" +
 	"\x06frames\x18\x04 \x01(\x03R\x06frames\x12'\n" +
 	"\x0felapsed_seconds\x18\x05 \x01(\x01R\x0eelapsedSeconds\x12\x18\n" +
-	"\areturns\x18\x06 \x03(\x01R\areturns\"t\n" +
+	"\areturns\x18\x06 \x03(\x01R\areturns\"\xa6\x01\n" +
 	"\x0fObserveResponse\x12\x1c\n" +
 	"\titeration\x18\x01 \x01(\x05R\titeration\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12%\n" +
-	"\x0enext_iteration\x18\x03 \x01(\x05R\rnextIteration\"\x94\x01\n" +
+	"\x0enext_iteration\x18\x03 \x01(\x05R\rnextIteration\x120\n" +
+	"\x04next\x18\x04 \x01(\v2\x1c.hyperctl.v1.SuggestResponseR\x04next\"\x94\x01\n" +
 	"\x11GetSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
@@ -1381,28 +1395,29 @@ var file_controller_service_proto_hyperctl_v1_service_proto_depIdxs = []int32{
 	19, // 3: hyperctl.v1.Session.settings:type_name -> google.protobuf.Struct
 	2,  // 4: hyperctl.v1.CreateSessionResponse.session:type_name -> hyperctl.v1.Session
 	18, // 5: hyperctl.v1.SuggestResponse.config:type_name -> hyperctl.v1.SuggestResponse.ConfigEntry
-	2,  // 6: hyperctl.v1.GetSessionResponse.session:type_name -> hyperctl.v1.Session
-	9,  // 7: hyperctl.v1.GetSessionResponse.history:type_name -> hyperctl.v1.Observation
-	12, // 8: hyperctl.v1.ListSessionsResponse.sessions:type_name -> hyperctl.v1.SessionSummary
-	1,  // 9: hyperctl.v1.ControllerService.CreateSession:input_type -> hyperctl.v1.CreateSessionRequest
-	4,  // 10: hyperctl.v1.ControllerService.Suggest:input_type -> hyperctl.v1.SuggestRequest
-	6,  // 11: hyperctl.v1.ControllerService.Observe:input_type -> hyperctl.v1.ObserveRequest
-	8,  // 12: hyperctl.v1.ControllerService.GetSession:input_type -> hyperctl.v1.GetSessionRequest
-	11, // 13: hyperctl.v1.ControllerService.ListSessions:input_type -> hyperctl.v1.ListSessionsRequest
-	14, // 14: hyperctl.v1.ControllerService.DeleteSession:input_type -> hyperctl.v1.DeleteSessionRequest
-	16, // 15: hyperctl.v1.ControllerService.Health:input_type -> hyperctl.v1.HealthRequest
-	3,  // 16: hyperctl.v1.ControllerService.CreateSession:output_type -> hyperctl.v1.CreateSessionResponse
-	5,  // 17: hyperctl.v1.ControllerService.Suggest:output_type -> hyperctl.v1.SuggestResponse
-	7,  // 18: hyperctl.v1.ControllerService.Observe:output_type -> hyperctl.v1.ObserveResponse
-	10, // 19: hyperctl.v1.ControllerService.GetSession:output_type -> hyperctl.v1.GetSessionResponse
-	13, // 20: hyperctl.v1.ControllerService.ListSessions:output_type -> hyperctl.v1.ListSessionsResponse
-	15, // 21: hyperctl.v1.ControllerService.DeleteSession:output_type -> hyperctl.v1.DeleteSessionResponse
-	17, // 22: hyperctl.v1.ControllerService.Health:output_type -> hyperctl.v1.HealthResponse
-	16, // [16:23] is the sub-list for method output_type
-	9,  // [9:16] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	5,  // 6: hyperctl.v1.ObserveResponse.next:type_name -> hyperctl.v1.SuggestResponse
+	2,  // 7: hyperctl.v1.GetSessionResponse.session:type_name -> hyperctl.v1.Session
+	9,  // 8: hyperctl.v1.GetSessionResponse.history:type_name -> hyperctl.v1.Observation
+	12, // 9: hyperctl.v1.ListSessionsResponse.sessions:type_name -> hyperctl.v1.SessionSummary
+	1,  // 10: hyperctl.v1.ControllerService.CreateSession:input_type -> hyperctl.v1.CreateSessionRequest
+	4,  // 11: hyperctl.v1.ControllerService.Suggest:input_type -> hyperctl.v1.SuggestRequest
+	6,  // 12: hyperctl.v1.ControllerService.Observe:input_type -> hyperctl.v1.ObserveRequest
+	8,  // 13: hyperctl.v1.ControllerService.GetSession:input_type -> hyperctl.v1.GetSessionRequest
+	11, // 14: hyperctl.v1.ControllerService.ListSessions:input_type -> hyperctl.v1.ListSessionsRequest
+	14, // 15: hyperctl.v1.ControllerService.DeleteSession:input_type -> hyperctl.v1.DeleteSessionRequest
+	16, // 16: hyperctl.v1.ControllerService.Health:input_type -> hyperctl.v1.HealthRequest
+	3,  // 17: hyperctl.v1.ControllerService.CreateSession:output_type -> hyperctl.v1.CreateSessionResponse
+	5,  // 18: hyperctl.v1.ControllerService.Suggest:output_type -> hyperctl.v1.SuggestResponse
+	7,  // 19: hyperctl.v1.ControllerService.Observe:output_type -> hyperctl.v1.ObserveResponse
+	10, // 20: hyperctl.v1.ControllerService.GetSession:output_type -> hyperctl.v1.GetSessionResponse
+	13, // 21: hyperctl.v1.ControllerService.ListSessions:output_type -> hyperctl.v1.ListSessionsResponse
+	15, // 22: hyperctl.v1.ControllerService.DeleteSession:output_type -> hyperctl.v1.DeleteSessionResponse
+	17, // 23: hyperctl.v1.ControllerService.Health:output_type -> hyperctl.v1.HealthResponse
+	17, // [17:24] is the sub-list for method output_type
+	10, // [10:17] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_controller_service_proto_hyperctl_v1_service_proto_init() }
