@@ -18,6 +18,11 @@
 // order changes: every weight and bias gradient is a sum over the
 // minibatch's rows, computed as two partial sums (each by the BLAS kernel or
 // ATen's reduction) added once.
+//
+// Two halves are NOT safe with Debian's serial OpenBLAS (built without
+// USE_LOCKING): concurrent sgemm calls from two threads return wrong
+// results (results/ppo/README.md). Only BenchmarkMinibatchUpdate and
+// TestHalvesGradient use them; Trainer never does.
 #include "shim.h"
 
 #include <ATen/ATen.h>
