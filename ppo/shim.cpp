@@ -21,12 +21,14 @@
 //
 // Two halves are NOT safe with Debian's serial OpenBLAS (built without
 // USE_LOCKING): concurrent sgemm calls from two threads return wrong
-// results (results/ppo/README.md). Only BenchmarkMinibatchUpdate and
-// TestHalvesGradient use them; Trainer never does.
+// results (results/ppo/README.md), so ppo_shim_set_halves refuses two halves
+// when the loaded BLAS is such a build. Only BenchmarkMinibatchUpdate and
+// TestHalvesGradient use them (and skip when refused); Trainer never does.
 #include "shim.h"
 
 #include <ATen/ATen.h>
 
+#include <dlfcn.h>
 #include <immintrin.h>
 
 #include <atomic>
@@ -298,9 +300,27 @@ char *ppo_shim_new(void *theta, void *m, void *v, const int64_t *desc, int nA, i
 
 void ppo_shim_free(ppo_shim *s) { delete s; }
 
+// blasThreadUnsafe returns why the loaded BLAS must not be called from two
+// threads at once, or "" when it may. An OpenBLAS built SINGLE_THREADED
+// without USE_LOCKING (Debian's libopenblas0-serial) shares its buffers
+// between callers: concurrent sgemm calls were measured to return wrong
+// results (results/ppo/README.md). OpenBLAS says which build it is through
+// openblas_get_config; another BLAS (the reference one) has no shared state.
+static std::string blasThreadUnsafe() {
+  using cfgFn = char *(*)();
+  auto cfg = reinterpret_cast<cfgFn>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
+  if (!cfg) return "";
+  std::string c = cfg();
+  if (c.find("SINGLE_THREADED") == std::string::npos) return "";
+  return "two halves need a BLAS that is safe to call from two threads; the loaded one is \"" + c +
+         "\" (a serial OpenBLAS without USE_LOCKING, whose concurrent sgemm calls return wrong results)";
+}
+
 char *ppo_shim_set_halves(ppo_shim *s, int halves) {
   try {
     if (halves == 2) {
+      static const std::string unsafe = blasThreadUnsafe();
+      if (!unsafe.empty()) return dupErr(unsafe.c_str());
       if (!s->worker) s->worker = std::make_unique<Worker>();
       // The second half never writes the log std's gradient (it is not a
       // per-row term), so its segment stays zero.
