@@ -168,7 +168,7 @@ func (s *Set) Table(env string) []Row {
 		}
 	}
 	sort.Slice(expectedSeeds, func(i, j int) bool { return expectedSeeds[i] < expectedSeeds[j] })
-	budget, framed := s.budget(env)
+	atBudgetBySeed := s.budgetEvals(env)
 	var rows []Row
 	for _, c := range sortedKeys(ctrls) {
 		row := Row{Controller: c, Expected: len(expectedSeeds)}
@@ -195,7 +195,7 @@ func (s *Set) Table(env string) []Row {
 					}
 					drop = append(drop, ev.Return-best)
 				}
-				if v, ok := r.evalAt(budget, framed); ok {
+				if v, ok := atBudgetBySeed[c][sd]; ok {
 					atBudget = append(atBudget, v)
 				}
 				frames = append(frames, last.Frames)
