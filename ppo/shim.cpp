@@ -97,8 +97,7 @@ class Worker {
   }
   std::string wait() {
     uint64_t want = posted_.load(std::memory_order_relaxed);
-    while (done_.load(std::memory_order_acquire) != want) {
-    }
+    while (done_.load(std::memory_order_acquire) != want) _mm_pause();
     return err_;
   }
 
@@ -107,7 +106,10 @@ class Worker {
     uint64_t seen = 0;
     for (;;) {
       int spins = 0;
-      while (posted_.load(std::memory_order_acquire) == seen && spins < 200000) spins++;
+      while (posted_.load(std::memory_order_acquire) == seen && spins < 200000) {
+        _mm_pause();
+        spins++;
+      }
       if (posted_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return posted_.load() != seen; });
