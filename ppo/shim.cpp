@@ -25,8 +25,9 @@
 // alternative, OpenBLAS; scripts/setup.sh installs the pthread flavour).
 // The process forces OpenBLAS to one thread at start (blasThreads below):
 // its own threads only slow these small products and change nothing in the
-// results. Two halves call sgemm from two threads at once, which is safe
-// with the pthread flavour (locked buffer allocation) but NOT with Debian's
+// results. Two halves call sgemm from two threads at once, which the
+// pthread flavour (built with threading, so its buffers are locked) passed
+// the concurrency checks of results/ppo/README.md for, but NOT Debian's
 // serial flavour (built SINGLE_THREADED without USE_LOCKING): its concurrent
 // sgemm calls return wrong results (results/ppo/README.md), so
 // ppo_shim_set_halves refuses two halves when the loaded BLAS is such a
