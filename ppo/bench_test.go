@@ -18,8 +18,9 @@ import (
 // sizes: HalfCheetah's 17-dim observations and 6-dim actions, 64×64
 // networks (and 3×256), 64-frame minibatches, one libtorch thread (and
 // two, to show what a second intra-op thread costs at these sizes), and
-// with each minibatch split into two halves computed concurrently (racy
-// with the serial OpenBLAS this machine has: see results/ppo/README.md).
+// with each minibatch split into two halves computed concurrently
+// (ppo.update_threads = 2; skipped with a serial OpenBLAS, see
+// results/ppo/README.md).
 //
 //	go test -run '^$' -bench MinibatchUpdate ./ppo
 func BenchmarkMinibatchUpdate(b *testing.B) {

@@ -55,8 +55,19 @@ type Config struct {
 	// stepping the environment copies. 0 is automatic: one libtorch thread
 	// (the networks are too small to gain from more) and GOMAXPROCS
 	// environment workers.
-	Threads      int `toml:"threads"`
-	EvalEpisodes int `toml:"eval_episodes"` // deterministic episodes per evaluation
+	Threads int `toml:"threads"`
+	// UpdateThreads is the number of threads computing each minibatch's
+	// forward and backward pass: 1 computes the whole minibatch on the
+	// training thread; 2 splits it into two row blocks computed
+	// concurrently, adds the two gradients in a fixed order (first block +
+	// second block) and takes one Adam step. The algorithm is the same;
+	// float32 summation order of the gradient differs, so a run with 2 takes
+	// a different (still deterministic) path than with 1. 2 needs a BLAS
+	// that is safe to call from two threads (Debian's libopenblas0-pthread,
+	// installed by scripts/setup.sh); the serial OpenBLAS is refused when
+	// the trainer is built.
+	UpdateThreads int `toml:"update_threads"`
+	EvalEpisodes  int `toml:"eval_episodes"` // deterministic episodes per evaluation
 }
 
 // MaxHiddenWeights bounds the weights between hidden layers of each network
@@ -87,6 +98,7 @@ func DefaultConfig() Config {
 		ScaleReward:        true,
 		RewardClip:         10,
 		Threads:            0,
+		UpdateThreads:      1,
 		EvalEpisodes:       1,
 	}
 }
@@ -143,6 +155,7 @@ func (c Config) Validate() error {
 	}{
 		{"num_envs", "want an integer in [1, 256]", c.NumEnvs, c.NumEnvs >= 1 && c.NumEnvs <= 256},
 		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
+		{"update_threads", "want 1 or 2", c.UpdateThreads, c.UpdateThreads == 1 || c.UpdateThreads == 2},
 		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
 	} {
 		if !r.ok {

@@ -26,6 +26,8 @@ func TestConfigValidate(t *testing.T) {
 		{"lr", func(c *Config) { c.LR = 0 }},
 		{"minibatch_size", func(c *Config) { c.MinibatchSize = 0 }},
 		{"hidden", func(c *Config) { c.Hidden = nil }},
+		{"update_threads", func(c *Config) { c.UpdateThreads = 0 }},
+		{"update_threads", func(c *Config) { c.UpdateThreads = 3 }},
 	} {
 		c := DefaultConfig()
 		tc.mut(&c)

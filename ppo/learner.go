@@ -119,7 +119,7 @@ func (ln *learner) infer(obs []float32, rows int, mean []float32, value []float3
 	if value != nil {
 		v = value[:rows]
 	}
-	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, mean[:rows*ln.l.actDim], v, nil)
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, false, mean[:rows*ln.l.actDim], v, nil)
 }
 
 // values runs the critic only.
@@ -127,7 +127,7 @@ func (ln *learner) values(obs []float32, rows int, value []float32) error {
 	if ln.s.err != nil {
 		return ln.s.err
 	}
-	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, nil, value[:rows], nil)
+	return ln.sh.forward(obs[:rows*ln.l.obsDim], rows, false, nil, value[:rows], nil)
 }
 
 // updateBatch is the data of one PPO update, indexed by frame.
@@ -322,7 +322,7 @@ func (ln *learner) gradient(b *updateBatch, idx []int, p updateParams) (lossTerm
 	if p.normAdvantage {
 		normalizeAdvantages(adv)
 	}
-	if err := ln.sh.forward(ln.xb, B, ln.mub, ln.vb, ln.lsb); err != nil {
+	if err := ln.sh.forward(ln.xb, B, true, ln.mub, ln.vb, ln.lsb); err != nil {
 		return lossTerms{}, math.NaN(), err
 	}
 	gmu, gv, gls := ln.gb[:B*ad], ln.gb[B*ad:B*ad+B], ln.gb[B*ad+B:]

@@ -503,9 +503,9 @@ func TestHalvesGradient(t *testing.T) {
 	}
 	p := updateParams{clip: 0.2, valueCoef: 0.5, clipValueLoss: true, normAdvantage: true}
 	if err := ln.sh.setHalves(2); err != nil {
-		// Not a missing tool but a race: concurrent sgemm calls into a
+		// Only without scripts/setup.sh: concurrent sgemm calls into a
 		// serial OpenBLAS return wrong results, so the shim refuses.
-		t.Skipf("two halves refused on this machine: %v", err)
+		t.Skipf("two halves refused on this machine (scripts/setup.sh installs libopenblas0-pthread): %v", err)
 	}
 	grad := func(halves int) ([]float32, float64) {
 		t.Helper()

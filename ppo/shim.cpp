@@ -10,20 +10,28 @@
 // it computes what autograd computed before, without building a graph.
 // TestGradientMatchesAutograd checks it against autograd.
 //
-// With two halves (ppo_shim_set_halves), rows [0, B−B/2) of a minibatch run
-// on the calling thread and rows [B−B/2, B) on the shim's worker thread, each
-// with its own activations and its own gradient vector; the two gradient
-// vectors are then added, always as g(first half) + g(second half). The loss
-// and the gradient are those of the whole minibatch; only float32 summation
-// order changes: every weight and bias gradient is a sum over the
-// minibatch's rows, computed as two partial sums (each by the BLAS kernel or
-// ATen's reduction) added once.
+// With two halves (ppo_shim_set_halves; ppo.update_threads = 2), the
+// update's forward and backward run rows [0, B−B/2) of a minibatch on the
+// calling thread and rows [B−B/2, B) on the shim's worker thread, each with
+// its own activations and its own gradient vector; the two gradient vectors
+// are then added, always as g(first half) + g(second half), before one
+// clipping + Adam step. The loss and the gradient are those of the whole
+// minibatch; only float32 summation order changes: every weight and bias
+// gradient is a sum over the minibatch's rows, computed as two partial sums
+// (each by the BLAS kernel or ATen's reduction) added once. Inference
+// (rollout, bootstrap values, evaluation) never splits.
 //
-// Two halves are NOT safe with Debian's serial OpenBLAS (built without
-// USE_LOCKING): concurrent sgemm calls from two threads return wrong
-// results (results/ppo/README.md), so ppo_shim_set_halves refuses two halves
-// when the loaded BLAS is such a build. Only BenchmarkMinibatchUpdate and
-// TestHalvesGradient use them (and skip when refused); Trainer never does.
+// BLAS. libtorch's mm goes to the system BLAS (Debian: the libblas.so.3
+// alternative, OpenBLAS; scripts/setup.sh installs the pthread flavour).
+// The process forces OpenBLAS to one thread at start (blasThreads below):
+// its own threads only slow these small products and change nothing in the
+// results. Two halves call sgemm from two threads at once, which the
+// pthread flavour (built with threading, so its buffers are locked) passed
+// the concurrency checks of results/ppo/README.md for, but NOT Debian's
+// serial flavour (built SINGLE_THREADED without USE_LOCKING): its concurrent
+// sgemm calls return wrong results (results/ppo/README.md), so
+// ppo_shim_set_halves refuses two halves when the loaded BLAS is such a
+// build, with an error naming it.
 #include "shim.h"
 
 #include <ATen/ATen.h>
@@ -90,8 +98,7 @@ class Worker {
   }
   std::string wait() {
     uint64_t want = posted_.load(std::memory_order_relaxed);
-    while (done_.load(std::memory_order_acquire) != want) {
-    }
+    while (done_.load(std::memory_order_acquire) != want) _mm_pause();
     return err_;
   }
 
@@ -100,7 +107,10 @@ class Worker {
     uint64_t seen = 0;
     for (;;) {
       int spins = 0;
-      while (posted_.load(std::memory_order_acquire) == seen && spins < 200000) spins++;
+      while (posted_.load(std::memory_order_acquire) == seen && spins < 200000) {
+        _mm_pause();
+        spins++;
+      }
       if (posted_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return posted_.load() != seen; });
@@ -185,6 +195,23 @@ char *dupErr(const std::string &s) {
   if (p) std::memcpy(p, s.c_str(), s.size() + 1);
   return p;
 }
+
+// openblasOneThread sets the loaded OpenBLAS (if any) to one thread and
+// returns its thread count afterwards (0 when the BLAS is not OpenBLAS).
+int openblasOneThread() {
+  using setFn = void (*)(int);
+  using getFn = int (*)();
+  auto set = reinterpret_cast<setFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  auto get = reinterpret_cast<getFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!set || !get) return 0;
+  set(1);
+  return get();
+}
+
+// blasThreads is set at process start (before Go's main), whatever
+// OPENBLAS_NUM_THREADS says: OpenBLAS's own threads made these small
+// products slower and change nothing in the results.
+const int blasThreads = openblasOneThread();
 
 }  // namespace
 
@@ -308,12 +335,20 @@ void ppo_shim_free(ppo_shim *s) { delete s; }
 // openblas_get_config; another BLAS (the reference one) has no shared state.
 static std::string blasThreadUnsafe() {
   using cfgFn = char *(*)();
-  auto cfg = reinterpret_cast<cfgFn>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
-  if (!cfg) return "";
-  std::string c = cfg();
+  void *sym = dlsym(RTLD_DEFAULT, "openblas_get_config");
+  if (!sym) return "";
+  std::string c = reinterpret_cast<cfgFn>(sym)();
   if (c.find("SINGLE_THREADED") == std::string::npos) return "";
-  return "two halves need a BLAS that is safe to call from two threads; the loaded one is \"" + c +
-         "\" (a serial OpenBLAS without USE_LOCKING, whose concurrent sgemm calls return wrong results)";
+  Dl_info info{};
+  std::string lib = dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "libopenblas.so.0";
+  if (char *real = realpath(lib.c_str(), nullptr)) {  // through the alternatives' symlinks
+    if (lib != real) lib += " = " + std::string(real);
+    std::free(real);
+  }
+  return "two halves (ppo.update_threads = 2) need a BLAS that is safe to call from two threads; the loaded one, " +
+         lib + " (\"" + c +
+         "\"), is a serial OpenBLAS without USE_LOCKING, whose concurrent sgemm calls return wrong results: "
+         "install Debian's libopenblas0-pthread (scripts/setup.sh) or set ppo.update_threads = 1";
 }
 
 char *ppo_shim_set_halves(ppo_shim *s, int halves) {
@@ -336,9 +371,9 @@ char *ppo_shim_set_halves(ppo_shim *s, int halves) {
   }
 }
 
-char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, float *mu, float *v, float *logstd) {
+char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, int split, float *mu, float *v, float *logstd) {
   try {
-    int n = (s->halves == 2 && B >= 2) ? 2 : 1;
+    int n = (split && s->halves == 2 && B >= 2) ? 2 : 1;
     s->half[0].row0 = 0;
     s->half[0].rows = B - (n == 2 ? B / 2 : 0);
     s->half[1].row0 = s->half[0].rows;
@@ -396,5 +431,14 @@ char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w
 }
 
 void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
+
+char *ppo_shim_blas(int *threads) {
+  using getFn = int (*)();
+  using cfgFn = char *(*)();
+  auto get = reinterpret_cast<getFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  auto cfg = reinterpret_cast<cfgFn>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
+  *threads = get ? get() : 0;
+  return dupErr(cfg ? cfg() : "");
+}
 
 }  // extern "C"

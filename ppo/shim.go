@@ -59,14 +59,17 @@ func (sh *shim) close() {
 	}
 }
 
-// setHalves sets the number of row blocks (1 or 2) computed concurrently.
+// setHalves sets the number of row blocks (1 or 2) the update's forward and
+// backward are computed in, concurrently (ppo.update_threads). It refuses 2
+// when the loaded BLAS is not safe to call from two threads at once.
 func (sh *shim) setHalves(n int) error {
 	return shimErr("shim halves", C.ppo_shim_set_halves(sh.p, C.int(n)))
 }
 
 // forward runs both networks on B rows of x; mu (actor skipped), v
-// (critic skipped) and logStd may be nil.
-func (sh *shim) forward(x []float32, B int, mu, v, logStd []float32) error {
+// (critic skipped) and logStd may be nil. split lets the update's forward
+// run in two row blocks when setHalves(2) is in force; inference passes false.
+func (sh *shim) forward(x []float32, B int, split bool, mu, v, logStd []float32) error {
 	if B < 1 || len(x) < B {
 		return fmt.Errorf("ppo: forward on %d rows (%d inputs)", B, len(x))
 	}
@@ -80,7 +83,11 @@ func (sh *shim) forward(x []float32, B int, mu, v, logStd []float32) error {
 	if logStd != nil {
 		pls = (*C.float)(unsafe.Pointer(&logStd[0]))
 	}
-	return shimErr("forward", C.ppo_shim_forward(sh.p, (*C.float)(unsafe.Pointer(&x[0])), C.int64_t(B),
+	sp := 0
+	if split {
+		sp = 1
+	}
+	return shimErr("forward", C.ppo_shim_forward(sh.p, (*C.float)(unsafe.Pointer(&x[0])), C.int64_t(B), C.int(sp),
 		pmu, pv, pls))
 }
 
@@ -106,3 +113,16 @@ func (sh *shim) step(g tensor, scale bool, coef, w1, w2, c1, c2 float64) error {
 
 // grad returns a new handle aliasing the shim's gradient vector.
 func (sh *shim) grad() tensor { return tensor(C.ppo_shim_grad(sh.p)) }
+
+// blasInfo reports the loaded BLAS: OpenBLAS's thread count (0 when the BLAS
+// is not OpenBLAS; shim.cpp sets it to 1 at process start) and
+// openblas_get_config()'s string ("" when not OpenBLAS).
+func blasInfo() (threads int, config string) {
+	var n C.int
+	p := C.ppo_shim_blas(&n)
+	if p != nil {
+		config = C.GoString(p)
+		C.free(unsafe.Pointer(p))
+	}
+	return int(n), config
+}

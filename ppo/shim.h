@@ -25,10 +25,11 @@ void ppo_shim_free(ppo_shim *s);
 char *ppo_shim_set_halves(ppo_shim *s, int halves);
 
 // ppo_shim_forward runs both networks on x (B×obsDim) and keeps the
-// activations for ppo_shim_backward. It writes the action means (B×actDim;
+// activations for ppo_shim_backward. split allows the two-halves split (the
+// update's forward); inference passes 0. It writes the action means (B×actDim;
 // the actor is skipped when mu is NULL), the values (B; skipped when v is NULL) and the log std (actDim; skipped
 // when logstd is NULL).
-char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, float *mu, float *v, float *logstd);
+char *ppo_shim_forward(ppo_shim *s, const float *x, int64_t B, int split, float *mu, float *v, float *logstd);
 
 // ppo_shim_backward backpropagates the output gradients (gmu B×actDim, gv B,
 // gls actDim) of the last forward through both networks into the shim's
@@ -44,6 +45,11 @@ char *ppo_shim_step(ppo_shim *s, void *g, int scale, double clip_coef, double w1
 // ppo_shim_grad returns a new torch::Tensor* aliasing the shim's gradient
 // vector (free it with at_free).
 void *ppo_shim_grad(ppo_shim *s);
+
+// ppo_shim_blas writes the loaded OpenBLAS's thread count (0: not OpenBLAS;
+// the shim sets it to 1 at process start) and returns openblas_get_config()'s
+// string ("" when not OpenBLAS); free it with free.
+char *ppo_shim_blas(int *threads);
 
 #ifdef __cplusplus
 }

@@ -134,6 +134,10 @@ func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
 		return nil, fmt.Errorf("ppo: build networks: %w", err)
 	}
 	t.ln = ln
+	if err := ln.sh.setHalves(cfg.UpdateThreads); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("ppo.update_threads = %d: %w", cfg.UpdateThreads, err)
+	}
 	t.actPCG = rand.NewPCG(uint64(seed), 0x5851f42d4c957f2d)
 	t.mbPCG = rand.NewPCG(uint64(seed), 0x14057b7ef767814f)
 	t.actRNG, t.mbRNG = rand.New(t.actPCG), rand.New(t.mbPCG)

@@ -3,11 +3,17 @@
 # when nothing changed it only checks and returns within seconds.
 #
 #  1. Debian packages: libtorch-dev (libtorch 1.13.1, CPU), libmujoco-dev
-#     (MuJoCo 2.2.2) and libopenblas0-serial, through apt-get (as root, or
+#     (MuJoCo 2.2.2) and libopenblas0-pthread, through apt-get (as root, or
 #     through sudo). Debian's libtorch links the BLAS chosen by the
-#     libblas.so.3 alternative, which is the slow reference BLAS unless an
-#     optimised one is installed; the single-threaded OpenBLAS build avoids
-#     oversubscribing cores next to hyperctl's own parallelism.
+#     libblas.so.3 / liblapack.so.3 / libopenblas.so.0 alternatives, which
+#     is the slow reference BLAS unless an optimised one is installed. The
+#     pthread flavour of OpenBLAS is safe to call from two threads at once
+#     (ppo.update_threads = 2 does); the serial flavour is not (built
+#     SINGLE_THREADED without USE_LOCKING, results/ppo/README.md). hyperctl
+#     forces OpenBLAS to one thread itself (ppo/shim.cpp), so the flavour's
+#     own thread pool stays idle. The alternatives are set to the pthread
+#     flavour (Debian's priorities already prefer it: pthread 100, openmp 95,
+#     serial 90; this only matters where someone chose another by hand).
 #     Also the packages for the run artifacts, the service, the Slurm test and
 #     the Python-side checks (see the list below).
 #  2. gotch v0.7.0, the libtorch binding, patched for Debian's libtorch 1.13.1
@@ -42,7 +48,7 @@ log() { echo "setup: $*" >&2; }
 # in tests. Debian's python3-numpy, python3-torch and python3-protobuf (for
 # /usr/bin/python3): the independent Python checks of policies and TensorBoard
 # files, and the Python PPO that proves `hyperctl serve` end to end.
-debs=(libtorch-dev libmujoco-dev libopenblas0-serial slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf)
+debs=(libtorch-dev libmujoco-dev libopenblas0-pthread slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -61,6 +67,21 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 test -f /usr/include/torch/csrc/api/include/torch/torch.h || { echo "setup: libtorch headers missing after install (/usr/include/torch/csrc/api/include/torch/torch.h)" >&2; exit 1; }
 test -f /usr/include/mujoco/mujoco.h || { echo "setup: MuJoCo header missing after install (/usr/include/mujoco/mujoco.h)" >&2; exit 1; }
+
+# The BLAS alternatives: the pthread OpenBLAS (see 1. above).
+multiarch="$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"
+libdir="/usr/lib/${multiarch}"
+for lib in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
+  want="${libdir}/openblas-pthread/${lib}"
+  test -e "$want" || { echo "setup: ${want} missing after installing libopenblas0-pthread" >&2; exit 1; }
+  if [ "$(readlink -f "${libdir}/${lib}")" != "$(readlink -f "$want")" ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    log "pointing the ${lib} alternative at ${want}"
+    $sudo update-alternatives --quiet --set "${lib}-${multiarch}" "$want"
+    [ "$(readlink -f "${libdir}/${lib}")" = "$(readlink -f "$want")" ] || { echo "setup: ${libdir}/${lib} does not resolve to ${want} after update-alternatives" >&2; exit 1; }
+  fi
+done
 
 # ---------------------------------------------------------------- 2. gotch
 gotch_version="v0.7.0"

@@ -43,6 +43,7 @@ func run() error {
 		numEnvs   = flag.Int("num-envs", 0, "environment copies (0: config)")
 		batch     = flag.Int("batch", 0, "batch size in frames (0: config)")
 		threads   = flag.Int("threads", 0, "ppo.threads (0: automatic)")
+		updThr    = flag.Int("update-threads", 1, "ppo.update_threads (1, or 2: two row blocks per minibatch)")
 		quiet     = flag.Bool("quiet", false, "no per-iteration progress")
 		bootTrunc = flag.Bool("bootstrap-truncated", true, "ppo.bootstrap_truncated (false: CleanRL's treatment of time limits)")
 	)
@@ -65,6 +66,7 @@ func run() error {
 		cfg.BatchSize = *batch
 	}
 	cfg.Threads = *threads
+	cfg.UpdateThreads = *updThr
 	cfg.BootstrapTruncated = *bootTrunc
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -165,7 +167,7 @@ func run() error {
 	}
 	m /= float64(len(fe.Returns))
 	summary := fmt.Sprintf(`env %s seed %d networks %s num_envs %d batch %d bootstrap_truncated %v iterations %d frames %d
-GOMAXPROCS %d threads %d
+GOMAXPROCS %d threads %d update_threads %d
 wall %.1f s, %.0f frames/s end to end (training loop incl. evaluations every %d iterations)
 time: env %.1f s (%.0f%%), inference %.1f s (%.0f%%), update %.1f s (%.0f%%), other %.1f s
 final evaluation (protocol: 1 deterministic episode): return %.2f, %d steps
@@ -173,7 +175,7 @@ extra %d deterministic episodes: mean return %.2f, returns %v
 rejected updates %d
 resident memory: %.1f MB after iteration 10, %.1f MB at the end
 `, *env, *seed, tr.Networks(), cfg.NumEnvs, cfg.BatchSize, cfg.BootstrapTruncated, iters, tr.Frames(),
-		runtime.GOMAXPROCS(0), cfg.Threads,
+		runtime.GOMAXPROCS(0), cfg.Threads, cfg.UpdateThreads,
 		wall.Seconds(), float64(tr.Frames())/wall.Seconds(), every,
 		envT.Seconds(), 100*envT.Seconds()/wall.Seconds(), infT.Seconds(), 100*infT.Seconds()/wall.Seconds(),
 		updT.Seconds(), 100*updT.Seconds()/wall.Seconds(), (wall - envT - infT - updT).Seconds(),
