@@ -21,8 +21,8 @@ const maxSpin = 2 * time.Millisecond
 // halted CPU costs tens of microseconds, and a durable round, whose flush
 // leaves both CPUs idle for about 100 µs, pays it several times: the
 // flush's completion, the reply, the next request. results/serve/README.md
-// (run 8) measured the one-request round at p50 148 µs with it against
-// 207 µs without.
+// (run 8) measured the one-request round at p50 158 µs with it against
+// 194.5 µs without (medians of ten runs).
 //
 // The spinner is one goroutine locked to its own OS thread, which runs at
 // the SCHED_IDLE policy: the kernel runs it only when nothing else wants the
