@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +13,7 @@ import (
 
 func newServeCmd(a *app) *cobra.Command {
 	cfg := service.RunConfig{}
+	var keepAwake time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve controllers over the network to trainers in any language (Connect/gRPC/JSON)",
@@ -38,6 +40,10 @@ request needs "Authorization: Bearer <token>".`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.Log = a.log
 			cfg.Version = version
+			cfg.KeepAwake = keepAwake
+			if keepAwake == 0 {
+				cfg.KeepAwake = -1 // off
+			}
 			if abs, err := filepath.Abs(cfg.StateDir); err == nil {
 				cfg.StateDir = abs
 			}
@@ -60,5 +66,6 @@ request needs "Authorization: Bearer <token>".`,
 	fl.IntVar(&cfg.MaxSessions, "max-sessions", 1024, "most sessions the server holds")
 	fl.Int64Var(&cfg.MaxBody, "max-body", service.DefaultMaxBody, "largest request body in bytes")
 	fl.IntVar(&cfg.SnapshotEvery, "snapshot-every", 100, "observations between snapshots of a session (a restart replays at most this many)")
+	fl.DurationVar(&keepAwake, "keep-awake", service.DefaultKeepAwake, "while one request at a time is served, keep a CPU from idling (at the lowest priority, SCHED_IDLE) during each request and this long after it, for lower latency; 0 turns it off")
 	return cmd
 }

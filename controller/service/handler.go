@@ -58,7 +58,14 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 	path, h := hyperctlv1connect.NewControllerServiceHandler(&api{s: s}, opts...)
 	mux := http.NewServeMux()
 	mux.Handle(path, http.MaxBytesHandler(h, o.MaxBody))
-	return mux
+	if s.awake == nil {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.awake.begin()
+		defer s.awake.end()
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // api adapts the Server to the generated Connect interface.

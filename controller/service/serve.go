@@ -24,6 +24,7 @@ type RunConfig struct {
 	MaxSessions   int
 	MaxBody       int64
 	SnapshotEvery int
+	KeepAwake     time.Duration // Options.KeepAwake: 0 is the default, negative is off
 	Log           zerolog.Logger
 	Version       string
 }
@@ -103,7 +104,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if err := CheckListen(ctx, cfg.Listen, tok != ""); err != nil {
 		return err
 	}
-	srv, err := New(Options{StateDir: cfg.StateDir, MaxSessions: cfg.MaxSessions, SnapshotEvery: cfg.SnapshotEvery, Log: cfg.Log, Version: cfg.Version})
+	srv, err := New(Options{StateDir: cfg.StateDir, MaxSessions: cfg.MaxSessions, SnapshotEvery: cfg.SnapshotEvery, KeepAwake: cfg.KeepAwake, Log: cfg.Log, Version: cfg.Version})
 	if err != nil {
 		return err
 	}

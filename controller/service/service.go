@@ -74,6 +74,12 @@ type Options struct {
 	// costs (the load benchmark): a server with it may lose acknowledged
 	// observations on a machine crash. `hyperctl serve` never sets it.
 	UnsafeNoSync bool
+	// KeepAwake is how long after an HTTP request one CPU is kept from
+	// idling, also during the request, while the server handles one request
+	// at a time (awake.go): 0 means DefaultKeepAwake, a negative value turns
+	// it off. It trades otherwise idle CPU time for latency on a machine
+	// whose idle CPUs are slow to wake. Off with UnsafeNoSync.
+	KeepAwake time.Duration
 
 	// logChunk overrides the logs' preallocation unit (tests).
 	logChunk int64
@@ -89,6 +95,8 @@ type Server struct {
 	mu       sync.RWMutex
 	sessions map[string]*session
 	createMu sync.Mutex // serialises creations and deletions of ids
+
+	awake *awaker // nil: off
 
 	qmu    sync.RWMutex // orders sends on snapq with its closing
 	snapq  chan *session
@@ -134,6 +142,9 @@ func New(opts Options) (*Server, error) {
 	if opts.logChunk <= 0 {
 		opts.logChunk = logChunk
 	}
+	if opts.KeepAwake == 0 {
+		opts.KeepAwake = DefaultKeepAwake
+	}
 	if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
 	}
@@ -151,6 +162,13 @@ func New(opts Options) (*Server, error) {
 		}
 		lock.Release()
 		return nil, err
+	}
+	if !opts.UnsafeNoSync {
+		aw, err := newAwaker(opts.KeepAwake)
+		if err != nil {
+			opts.Log.Info().Err(err).Msg("observations are durable as always; only the latency is longer")
+		}
+		s.awake = aw
 	}
 	s.wg.Add(1)
 	go s.snapshotter()
@@ -290,6 +308,7 @@ func (s *Server) Close() error {
 	close(s.snapq)
 	s.qmu.Unlock()
 	s.wg.Wait()
+	s.awake.close()
 	s.mu.RLock()
 	all := make([]*session, 0, len(s.sessions))
 	for _, ss := range s.sessions {
