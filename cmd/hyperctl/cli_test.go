@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,46 @@ func TestExitCodesAndHelp(t *testing.T) {
 			}
 			if !strings.Contains(o+e, c.want) {
 				t.Errorf("output does not mention %q\nstdout: %s\nstderr: %s", c.want, o, e)
+			}
+		})
+	}
+}
+
+// TestCompareWarnsUpdateThreads: a compare whose runs use two update threads
+// while --jobs leaves each run one CPU warns before any run starts (here the
+// unwritable --out then stops it), and says nothing with update_threads = 1.
+func TestCompareWarnsUpdateThreads(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("..", "..", "configs", "reacher.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(base, []byte("update_threads = 1")) {
+		t.Fatal("configs/reacher.toml: no update_threads = 1 line to change")
+	}
+	jobs := strconv.Itoa(runtime.NumCPU())
+	for _, c := range []struct {
+		name  string
+		value string
+		warn  bool
+	}{{"two threads", "update_threads = 2", true}, {"one thread", "update_threads = 1", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := filepath.Join(t.TempDir(), "reacher.toml")
+			if err := os.WriteFile(cfg, bytes.Replace(base, []byte("update_threads = 1"), []byte(c.value), 1), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// A folder under a regular file cannot be created, even by root.
+			file := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(file, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(file, "out")
+			_, e, code := runCLI(t, "compare", "--env", "reacher", "--config", cfg, "--controllers", "fixed", "--jobs", jobs, "--out", out)
+			if code != 1 || !strings.Contains(e, out) {
+				t.Fatalf("exit %d, want 1 for the unwritable --out; stderr:\n%s", code, e)
+			}
+			want := "ppo.update_threads = 2 with --jobs " + jobs
+			if got := strings.Contains(e, want); got != c.warn {
+				t.Fatalf("warning %q present: %v, want %v; stderr:\n%s", want, got, c.warn, e)
 			}
 		})
 	}

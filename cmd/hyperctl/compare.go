@@ -201,12 +201,20 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	// Every run's config must resolve (a frame budget the iteration cap
 	// cannot reach, a preset that does not fit its controller) before any
 	// run starts.
+	updateThreads := 1 // the most ppo.update_threads of any run
 	for _, e := range envNames {
 		for _, c := range ctrls {
-			if err := f.checkRun(e, c); err != nil {
+			r, err := f.checkRun(e, c)
+			if err != nil {
 				return fmt.Errorf("compare: %s/%s: %w", e, c, err)
 			}
+			updateThreads = max(updateThreads, r.PPO.UpdateThreads)
 		}
+	}
+	if threads := jobThreads(f.jobs); f.backend != backendSlurm && updateThreads > threads {
+		a.log.Warn().Int("update_threads", updateThreads).Int("jobs", f.jobs).Int("cpus", runtime.NumCPU()).
+			Msgf("compare: ppo.update_threads = %d with --jobs %d on %d CPUs gives each run %d CPU(s): the update's threads would compete with the other jobs' runs and make them slower (results/ppo/README.md); use --jobs %d or update_threads = 1",
+				updateThreads, f.jobs, runtime.NumCPU(), threads, max(1, runtime.NumCPU()/updateThreads))
 	}
 	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	man, err = mergeManifest(f.out, man, f.force)
@@ -250,7 +258,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		fmt.Fprintf(cmd.OutOrStdout(), "compare: all %d runs in %s are finished; nothing to do. Next: hyperctl report %s\n", total, f.out, f.out)
 		return nil
 	}
-	threads := max(1, runtime.NumCPU()/f.jobs)
+	threads := jobThreads(f.jobs)
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
@@ -308,10 +316,13 @@ feed:
 	return nil
 }
 
+// jobThreads is the number of threads each of jobs local runs gets: the
+// CPUs shared out, at least 1.
+func jobThreads(jobs int) int { return max(1, runtime.NumCPU()/jobs) }
+
 // checkRun resolves the config of the runs of env and a --controllers
-// entry as their 'hyperctl train' will (the flags compare passes on), and
-// returns its error.
-func (f *compareFlags) checkRun(env, entry string) error {
+// entry as their 'hyperctl train' will (the flags compare passes on).
+func (f *compareFlags) checkRun(env, entry string) (configs.Run, error) {
 	name, preset := splitVariant(entry)
 	set := []configs.Override{func(r *configs.Run) { r.Env, r.Controller.Name = env, name }}
 	if f.iterations > 0 {
@@ -323,13 +334,10 @@ func (f *compareFlags) checkRun(env, entry string) error {
 	if preset != "" {
 		set = append(set, configs.WithPreset(preset))
 	}
-	var err error
 	if f.config != "" {
-		_, err = configs.Load(f.config, set...)
-	} else {
-		_, err = configs.Default(env, set...)
+		return configs.Load(f.config, set...)
 	}
-	return err
+	return configs.Default(env, set...)
 }
 
 // mergeManifest checks the matrix against the one already in out: a
