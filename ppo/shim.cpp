@@ -23,7 +23,7 @@
 //
 // BLAS. libtorch's mm goes to the system BLAS (Debian: the libblas.so.3
 // alternative, OpenBLAS; scripts/setup.sh installs the pthread flavour).
-// The process forces OpenBLAS to one thread at start (blasThreads below):
+// The process forces OpenBLAS to one thread at start (OpenBLAS below):
 // its own threads only slow these small products and change nothing in the
 // results. Two halves call sgemm from two threads at once, which the
 // pthread flavour (built with threading, so its buffers are locked) passed
@@ -196,22 +196,24 @@ char *dupErr(const std::string &s) {
   return p;
 }
 
-// openblasOneThread sets the loaded OpenBLAS (if any) to one thread and
-// returns its thread count afterwards (0 when the BLAS is not OpenBLAS).
-int openblasOneThread() {
-  using setFn = void (*)(int);
-  using getFn = int (*)();
-  auto set = reinterpret_cast<setFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  auto get = reinterpret_cast<getFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  if (!set || !get) return 0;
-  set(1);
-  return get();
-}
+// OpenBLAS holds the loaded OpenBLAS's entry points, looked up once; each is
+// null when the BLAS is not OpenBLAS.
+struct OpenBLAS {
+  void (*setThreads)(int);
+  int (*threads)();
+  char *(*config)();
+  OpenBLAS()
+      : setThreads(reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))),
+        threads(reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"))),
+        config(reinterpret_cast<char *(*)()>(dlsym(RTLD_DEFAULT, "openblas_get_config"))) {
+    // At process start (before Go's main), whatever OPENBLAS_NUM_THREADS
+    // says: OpenBLAS's own threads made these small products slower and
+    // change nothing in the results.
+    if (setThreads) setThreads(1);
+  }
+};
 
-// blasThreads is set at process start (before Go's main), whatever
-// OPENBLAS_NUM_THREADS says: OpenBLAS's own threads made these small
-// products slower and change nothing in the results.
-const int blasThreads = openblasOneThread();
+const OpenBLAS openblas;
 
 }  // namespace
 
@@ -334,18 +336,16 @@ void ppo_shim_free(ppo_shim *s) { delete s; }
 // results (results/ppo/README.md). OpenBLAS says which build it is through
 // openblas_get_config; another BLAS (the reference one) has no shared state.
 static std::string blasThreadUnsafe() {
-  using cfgFn = char *(*)();
-  void *sym = dlsym(RTLD_DEFAULT, "openblas_get_config");
-  if (!sym) return "";
-  std::string c = reinterpret_cast<cfgFn>(sym)();
+  if (!openblas.config) return "";
+  std::string c = openblas.config();
   if (c.find("SINGLE_THREADED") == std::string::npos) return "";
   Dl_info info{};
-  std::string lib = dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "libopenblas.so.0";
+  std::string lib = dladdr(reinterpret_cast<void *>(openblas.config), &info) && info.dli_fname ? info.dli_fname : "libopenblas.so.0";
   if (char *real = realpath(lib.c_str(), nullptr)) {  // through the alternatives' symlinks
     if (lib != real) lib += " = " + std::string(real);
     std::free(real);
   }
-  return "two halves (ppo.update_threads = 2) need a BLAS that is safe to call from two threads; the loaded one, " +
+  return "two row blocks need a BLAS that is safe to call from two threads; the loaded one, " +
          lib + " (\"" + c +
          "\"), is a serial OpenBLAS without USE_LOCKING, whose concurrent sgemm calls return wrong results: "
          "install Debian's libopenblas0-pthread (scripts/setup.sh) or set ppo.update_threads = 1";
@@ -433,12 +433,8 @@ char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w
 void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
 
 char *ppo_shim_blas(int *threads) {
-  using getFn = int (*)();
-  using cfgFn = char *(*)();
-  auto get = reinterpret_cast<getFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  auto cfg = reinterpret_cast<cfgFn>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
-  *threads = get ? get() : 0;
-  return dupErr(cfg ? cfg() : "");
+  *threads = openblas.threads ? openblas.threads() : 0;
+  return dupErr(openblas.config ? openblas.config() : "");
 }
 
 }  // extern "C"

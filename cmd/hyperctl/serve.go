@@ -40,6 +40,9 @@ request needs "Authorization: Bearer <token>".`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.Log = a.log
 			cfg.Version = version
+			if keepAwake < 0 {
+				return usagef("--keep-awake: want a duration >= 0 (0: off), got %v", keepAwake)
+			}
 			cfg.KeepAwake = keepAwake
 			if keepAwake == 0 {
 				cfg.KeepAwake = -1 // off

@@ -584,6 +584,7 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 	if err := ss.usable(); err != nil {
 		return nil, err
 	}
+	defer ss.recoverPanic(s)
 	next := ss.ctl.Iteration()
 	it := int(req.GetIteration())
 	switch {
@@ -593,18 +594,12 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 			return nil, errConflict{fmt.Sprintf("iteration: iteration %d was already applied with reward %v, frames %d, elapsed %v s; this request has reward %v, frames %d, elapsed %v s",
 				it, ss.last.GetReward(), ss.last.GetFrames(), float64(ss.last.GetElapsedNanos())/1e9, rec.GetReward(), rec.GetFrames(), float64(rec.GetElapsedNanos())/1e9)}
 		}
-		defer ss.recoverPanic(s)
-		nextSug, err := ss.suggestLocked()
-		if err != nil {
-			return nil, err
-		}
-		return &hyperctlv1.ObserveResponse{Iteration: int32(it), Duplicate: true, NextIteration: int32(next), Next: nextSug}, nil
+		return s.withNext(ss, &hyperctlv1.ObserveResponse{Iteration: int32(it), Duplicate: true, NextIteration: int32(next)}), nil
 	case it < next:
 		return nil, errConflict{fmt.Sprintf("iteration: Observe for iteration %d steps backwards: the session has applied iterations 0 to %d and its next iteration is %d", it, next-1, next)}
 	default:
 		return nil, errConflict{fmt.Sprintf("iteration: Observe for iteration %d skips ahead: the session's next iteration is %d", it, next)}
 	}
-	defer ss.recoverPanic(s)
 	// Suggest is deterministic in the controller's state: if this server
 	// restarted after the client's Suggest, this returns what it got.
 	cfg, err := ss.ctl.Suggest()
@@ -640,17 +635,22 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 			ss.queued.Store(false)
 		}
 	}
-	// The observation is on stable storage: the next suggestion is what a
-	// Suggest after this reply would return, before or after a restart.
-	// Its failure does not undo the acknowledged observation; the client
-	// learns of it from the error of its next Suggest.
-	resp := &hyperctlv1.ObserveResponse{Iteration: int32(it), NextIteration: int32(next + 1)}
-	if nextSug, err := ss.suggestLocked(); err == nil {
-		resp.Next = nextSug
+	return s.withNext(ss, &hyperctlv1.ObserveResponse{Iteration: int32(it), NextIteration: int32(next + 1)}), nil
+}
+
+// withNext sets resp.Next, the suggestion for the session's next iteration,
+// on an acknowledgement (a new observation, on stable storage, or a retried
+// one): what a Suggest after this reply would return, before or after a
+// restart. Its failure does not undo the acknowledgement; the client learns
+// of it from the error of its next Suggest. Call with ss.mu held and
+// recoverPanic deferred.
+func (s *Server) withNext(ss *session, resp *hyperctlv1.ObserveResponse) *hyperctlv1.ObserveResponse {
+	if next, err := ss.suggestLocked(); err == nil {
+		resp.Next = next
 	} else {
-		s.opts.Log.Warn().Err(err).Str("session", ss.id).Msg("observation recorded; next suggestion failed, left to Suggest")
+		s.opts.Log.Warn().Err(err).Str("session", ss.id).Int32("iteration", resp.GetNextIteration()).Msg("observation acknowledged; next suggestion failed, left to Suggest")
 	}
-	return resp, nil
+	return resp
 }
 
 func sameObservation(a, b *statepb.Observed) bool {
