@@ -48,6 +48,9 @@ type Controller struct {
 	Interval  Interval             `toml:"interval"`  // decision interval in iterations, or "auto"
 	Objective controller.Objective `toml:"objective"` // controller.ObjectiveNames: delta | reward | delta_per_second | delta_per_kframe
 	Tune      []TuneParam          `toml:"tune"`      // [[controller.tune]]: the tuned hyperparameters
+	Observe   string               `toml:"observe"`   // "iteration": the method sees every iteration's objective (the papers); "period": one objective per decision period, from the period's mean reward
+	Start     string               `toml:"start"`     // "ppo": the first configuration is [ppo]'s values; "method": the method's own first choice (the papers)
+	TunedLR   string               `toml:"tuned_lr"`  // "anneal": a tuned lr v runs as v · anneal(t); "replace": v replaces the annealed lr (the papers)
 
 	// Settings holds each method's own table, [controller.<name>], decoded
 	// over that method's defaults. Methods without a table use defaults.
@@ -154,6 +157,9 @@ func Base() Run {
 			Interval:  5,
 			Objective: controller.Delta,
 			Tune:      PaperSpace(),
+			Observe:   ObserveIteration,
+			Start:     StartPPO,
+			TunedLR:   TunedLRAnneal,
 		},
 	}
 }
@@ -252,7 +258,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	}
 	run.Controller.Settings = map[string]controller.Settings{}
 	var problems []*Error
-	known := map[string]bool{"name": true, "interval": true, "objective": true, "tune": true}
+	known := map[string]bool{"name": true, "interval": true, "objective": true, "tune": true, "observe": true, "start": true, "tuned_lr": true}
 	methodKeys := map[string]bool{}
 	names := make([]string, 0, len(raw.Controller))
 	for k := range raw.Controller {
@@ -265,7 +271,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		}
 		e, err := controller.Lookup(k)
 		if err != nil || e.Name != k {
-			problems = append(problems, &Error{Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, and one table per controller: %s", strings.Join(controller.Names(), ", "))})
+			problems = append(problems, &Error{Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, observe, start, tuned_lr, and one table per controller: %s", strings.Join(controller.Names(), ", "))})
 			continue
 		}
 		s := e.Defaults()
@@ -385,6 +391,15 @@ func (r *Run) problems() []*Error {
 	} else if c.Interval < 1 {
 		bad("controller.interval", fmt.Sprintf("want an integer >= 1 or \"auto\", got %d", int(c.Interval)))
 	}
+	if c.Observe != ObserveIteration && c.Observe != ObservePeriod {
+		bad("controller.observe", fmt.Sprintf("want %q (every iteration's objective) or %q (one per decision period, from its mean reward), got %q", ObserveIteration, ObservePeriod, c.Observe))
+	}
+	if c.Start != StartPPO && c.Start != StartMethod {
+		bad("controller.start", fmt.Sprintf("want %q (start from [ppo]'s values) or %q (the method's first choice), got %q", StartPPO, StartMethod, c.Start))
+	}
+	if c.TunedLR != TunedLRAnneal && c.TunedLR != TunedLRReplace {
+		bad("controller.tuned_lr", fmt.Sprintf("want %q (a tuned lr scales ppo's annealed schedule) or %q (it replaces the lr), got %q", TunedLRAnneal, TunedLRReplace, c.TunedLR))
+	}
 	if c.Name != Fixed && len(c.Tune) == 0 {
 		bad("controller.tune", "no hyperparameters to tune; add [[controller.tune]] entries or set controller.name = \"fixed\"")
 	}
@@ -481,6 +496,51 @@ func (c *Controller) spaceParam(t TuneParam) (controller.Param, error) {
 		return controller.Param{}, err
 	}
 	return p, nil
+}
+
+// The values of controller.observe, controller.start and
+// controller.tuned_lr.
+const (
+	// ObserveIteration: the method observes every iteration's objective.
+	ObserveIteration = "iteration"
+	// ObservePeriod: the method observes one objective per decision
+	// period, computed from the period's mean reward (see
+	// controller.Options.PerInterval).
+	ObservePeriod = "period"
+	// StartPPO: a controller's first decision period runs [ppo]'s values
+	// (clamped into the tuned ranges), so control starts from the defaults.
+	StartPPO = "ppo"
+	// StartMethod: the method chooses the first configuration, as the
+	// papers' methods do (a random grid point for HyperController).
+	StartMethod = "method"
+	// TunedLRAnneal: with [ppo] anneal_lr, a tuned lr value v runs as
+	// v · anneal(t): control acts on top of the default schedule, and v =
+	// [ppo] lr is exactly the untuned run.
+	TunedLRAnneal = "anneal"
+	// TunedLRReplace: a tuned lr replaces the annealed lr (the papers).
+	TunedLRReplace = "replace"
+)
+
+// StartConfig returns the configuration a controller over space starts
+// from: nil with start = "method"; with start = "ppo", [ppo]'s value of
+// each tuned key, clamped into its tuned range.
+func (r *Run) StartConfig(space controller.Space) (controller.Config, error) {
+	if r.Controller.Start != StartPPO {
+		return nil, nil
+	}
+	cfg := make(controller.Config, space.Dim())
+	for i, name := range space.Names() {
+		v, err := r.PPO.Hyper.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("controller.start: %w", err)
+		}
+		cfg[i] = v
+	}
+	out, err := space.Clamp(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("controller.start: %w", err)
+	}
+	return out, nil
 }
 
 // Space returns the tuned hyperparameters as a controller space.

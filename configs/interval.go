@@ -131,5 +131,5 @@ func (r *Run) ControllerSetup() (controller.Settings, controller.Options, error)
 	if a, ok := s.(RunAdapter); ok {
 		s = a.WithRun(r.Iterations, k, r.StepsPerIteration())
 	}
-	return s, controller.Options{Interval: k, Objective: c.Objective, Seed: uint64(r.Seed)}, nil
+	return s, controller.Options{Interval: k, Objective: c.Objective, Seed: uint64(r.Seed), PerInterval: c.Observe == ObservePeriod}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hyperctl/hyperctl/baselines/hoof"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
@@ -49,7 +50,7 @@ type preset struct {
 }
 
 var presets = []preset{
-	{"paper", "Algorithm 1 as in the paper: no intercept, the delta objective, lr tuned over the paper's bounds (every option below off)", applyPaper},
+	{"paper", "each method as its paper states it: the method's own first configuration, a tuned lr that replaces the annealed one, the delta objective, lr over the paper's bounds, no intercept, HOOF's paper settings (every option below off)", applyPaper},
 	{"intercept", "HyperController's predictors get a constant term (intercept = true); HyperController only", applyIntercept},
 	{"kframe", `the objective is the reward change per 1000 frames (objective = "delta_per_kframe")`, applyKFrame},
 	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
@@ -185,10 +186,15 @@ func applyLRScale(r *Run) error {
 	return fmt.Errorf("the run does not tune lr, so there is no tuned lr to turn into a multiplier")
 }
 
-// applyPaper switches the three options off: no intercept, the delta
-// objective, and lr (with the paper's bounds) tuned in place of lr_scale.
+// applyPaper switches every option off: no intercept, the delta objective,
+// lr (with the paper's bounds) tuned in place of lr_scale, the method's own
+// first configuration and a tuned lr that replaces the annealed one; for
+// HOOF, the paper's settings.
 func applyPaper(r *Run) error {
 	r.Controller.Objective = controller.Delta
+	r.Controller.Start = StartMethod
+	r.Controller.Observe = ObserveIteration
+	r.Controller.TunedLR = TunedLRReplace
 	r.Controller.Tune = slices.Clone(r.Controller.Tune)
 	for i, t := range r.Controller.Tune {
 		if t.Name == "lr_scale" {
@@ -200,6 +206,13 @@ func applyPaper(r *Run) error {
 		}
 	}
 	r.PPO.LRScale = 1
+	if r.Controller.Name == hoof.Name {
+		if r.Controller.Settings == nil {
+			r.Controller.Settings = map[string]controller.Settings{}
+		}
+		ps := hoof.PaperSettings()
+		r.Controller.Settings[hoof.Name] = &ps
+	}
 	if r.Controller.Name == hypercontroller.Name {
 		hs, err := hyperControllerSettings(r)
 		if err != nil {

@@ -197,6 +197,20 @@ type Options struct {
 	Objective Objective
 	// Seed seeds the driver's generator, from which the method draws.
 	Seed uint64
+	// PerInterval shows the method one observation per decision period
+	// instead of one per iteration: the objective of the period's mean
+	// reward (and its frames and time) against the previous period's mean.
+	// The per-iteration delta of a noisy reward is mean-reverting (lag-1
+	// autocorrelation about −0.5 in the study), so most of what a method
+	// sees per iteration is noise; the period's mean averages Interval
+	// iterations. Not in the papers (false).
+	PerInterval bool
+	// Start is the configuration in force during the first decision
+	// period, in place of the method's first suggestion: a trainer's own
+	// defaults, so that control starts from them (the method observes the
+	// period like any other). nil lets the method choose, as the papers'
+	// methods do. It must lie in the space.
+	Start Config
 }
 
 // Controller drives one Method over one training run. It is not safe for
@@ -222,6 +236,20 @@ type driverState struct {
 	PrevReward float64 // R_{t−1}
 	HavePrev   bool
 	Time       float64 // cumulative seconds
+	Decided    bool    // Pending: the iteration is a decision point
+	// With Options.PerInterval: the open period's sums, and the mean
+	// reward of the previous period.
+	Period     periodSums
+	PrevMean   float64
+	HavePeriod bool
+}
+
+// periodSums accumulate one decision period's results.
+type periodSums struct {
+	Reward  float64
+	N       int
+	Frames  int
+	Elapsed float64
 }
 
 // New builds a driver for method over space and calls method.Init.
@@ -240,6 +268,12 @@ func New(name string, method Method, space Space, opts Options) (*Controller, er
 	}
 	if opts.Objective < Delta || opts.Objective > lastObjective {
 		return nil, fmt.Errorf("controller: objective: unknown objective %d", int(opts.Objective))
+	}
+	if opts.Start != nil {
+		if err := space.Validate(opts.Start); err != nil {
+			return nil, fmt.Errorf("controller: start: %w", err)
+		}
+		opts.Start = slices.Clone(opts.Start)
 	}
 	pcg := rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)
 	c := &Controller{
@@ -281,7 +315,8 @@ func (c *Controller) Current() (cfg Config, ok bool) {
 func (c *Controller) Method() Method { return c.method }
 
 // Suggest returns the configuration for the current iteration. At decision
-// points (every Interval iterations) it consults the method; otherwise it
+// points (every Interval iterations) it consults the method, except at the
+// first when Options.Start is set, which puts Start in force; otherwise it
 // returns the configuration in force. Calling it again before Observe returns
 // the same configuration. The returned slice is owned by the controller and
 // valid until the next Suggest.
@@ -289,7 +324,13 @@ func (c *Controller) Suggest() (Config, error) {
 	if c.st.Pending {
 		return c.st.Current, nil
 	}
-	if !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0 {
+	c.st.Decided = !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0
+	switch {
+	case !c.st.Decided:
+	case !c.st.HaveConfig && c.st.Iteration == 0 && c.opts.Start != nil:
+		copy(c.st.Current, c.opts.Start)
+		c.st.HaveConfig = true
+	default:
 		if err := c.method.Suggest(c.scratch); err != nil {
 			return nil, fmt.Errorf("controller %s: suggest at iteration %d: %w", c.name, c.st.Iteration, err)
 		}
@@ -320,6 +361,9 @@ func (c *Controller) Observe(r Result) error {
 	if c.opts.Objective == DeltaPerKFrame && r.Frames < 1 {
 		return fmt.Errorf("controller %s: iteration %d: objective %s needs the iteration's frames (Result.Frames), got %d", c.name, c.st.Iteration, DeltaPerKFrame, r.Frames)
 	}
+	if c.opts.PerInterval {
+		return c.observePeriod(r, el)
+	}
 	prev := r.Reward
 	if c.st.HavePrev {
 		prev = c.st.PrevReward
@@ -346,6 +390,46 @@ func (c *Controller) Observe(r Result) error {
 	c.st.Time = obs.Time
 	c.st.Iteration++
 	c.st.Pending = false
+	return nil
+}
+
+// observePeriod is Observe with Options.PerInterval: it adds the
+// iteration to the open decision period and, at the period's last
+// iteration, shows the method the period's objective.
+func (c *Controller) observePeriod(r Result, el float64) error {
+	p := c.st.Period
+	p.Reward += r.Reward
+	p.N++
+	p.Frames += r.Frames
+	p.Elapsed += el
+	next := c.st
+	next.Period = p
+	if (c.st.Iteration+1)%c.opts.Interval == 0 {
+		mean := p.Reward / float64(p.N)
+		prev := mean
+		if c.st.HavePeriod {
+			prev = c.st.PrevMean
+		}
+		res := Result{Reward: mean, Frames: p.Frames, Elapsed: time.Duration(p.Elapsed * float64(time.Second))}
+		obs := Observation{Iteration: c.st.Iteration, Config: c.st.Current, Reward: mean, PrevReward: prev,
+			Elapsed: p.Elapsed, Time: c.st.Time + el}
+		var show bool
+		obs.Objective, show = c.opts.Objective.Value(res, prev, c.st.HavePeriod)
+		if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
+			return fmt.Errorf("controller %s: iteration %d: period objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
+		}
+		if show {
+			if err := c.method.Observe(obs); err != nil {
+				return fmt.Errorf("controller %s: observe at iteration %d: %w", c.name, c.st.Iteration, err)
+			}
+		}
+		next.PrevMean, next.HavePeriod, next.Period = mean, true, periodSums{}
+	}
+	next.PrevReward, next.HavePrev = r.Reward, true
+	next.Time += el
+	next.Iteration++
+	next.Pending = false
+	c.st = next
 	return nil
 }
 

@@ -218,6 +218,24 @@ func (s Space) Validate(c Config) error {
 	return nil
 }
 
+// Clamp returns a copy of c with each value moved into its parameter's
+// bounds (and rounded, for integer parameters); NaN values are an error
+// naming the parameter. It puts a trainer's defaults in a space whose
+// bounds may not hold them (see Options.Start).
+func (s Space) Clamp(c Config) (Config, error) {
+	if len(c) != len(s.params) {
+		return nil, fmt.Errorf("config has %d values, space has %d parameters", len(c), len(s.params))
+	}
+	out := make(Config, len(c))
+	for i, v := range c {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("%s: value is NaN", s.params[i].Name)
+		}
+		out[i] = s.params[i].round(v)
+	}
+	return out, nil
+}
+
 // Map returns c as a name → value map (for logs and files).
 func (s Space) Map(c Config) map[string]float64 {
 	m := make(map[string]float64, len(c))

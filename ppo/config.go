@@ -68,6 +68,11 @@ type Config struct {
 	// the trainer is built.
 	UpdateThreads int `toml:"update_threads"`
 	EvalEpisodes  int `toml:"eval_episodes"` // deterministic episodes per evaluation
+	// FinalEvalEpisodes is the deterministic episodes of the run's last
+	// evaluation (the one after its last iteration, which at a frame budget
+	// is also the evaluation at the matched budget): one episode is too
+	// noisy to compare runs by (README, Study).
+	FinalEvalEpisodes int `toml:"final_eval_episodes"`
 }
 
 // MaxHiddenWeights bounds the weights between hidden layers of each network
@@ -100,6 +105,7 @@ func DefaultConfig() Config {
 		Threads:            0,
 		UpdateThreads:      1,
 		EvalEpisodes:       1,
+		FinalEvalEpisodes:  10,
 	}
 }
 
@@ -157,6 +163,7 @@ func (c Config) Validate() error {
 		{"threads", "want an integer in [0, 256] (0: automatic)", c.Threads, c.Threads >= 0 && c.Threads <= 256},
 		{"update_threads", "want 1 or 2", c.UpdateThreads, c.UpdateThreads == 1 || c.UpdateThreads == 2},
 		{"eval_episodes", "want an integer in [1, 1000]", c.EvalEpisodes, c.EvalEpisodes >= 1 && c.EvalEpisodes <= 1000},
+		{"final_eval_episodes", "want an integer in [1, 1000]", c.FinalEvalEpisodes, c.FinalEvalEpisodes >= 1 && c.FinalEvalEpisodes <= 1000},
 	} {
 		if !r.ok {
 			bad(r.key, r.want, r.v)

@@ -63,11 +63,11 @@ func TestHyperDeclaration(t *testing.T) {
 		t.Fatalf("names %s", got)
 	}
 	want := []HyperKey{
-		{Name: "batch_size", Integer: true, PaperLow: 1000, PaperHigh: 6000},
+		{Name: "batch_size", Integer: true, PaperLow: 1000, PaperHigh: 6000, Collect: true},
 		{Name: "clip", PaperLow: 0.1, PaperHigh: 0.5},
 		{Name: "gae_lambda", PaperLow: 0.9, PaperHigh: 1.0},
 		{Name: "lr", PaperLow: 1e-5, PaperHigh: 1e-3},
-		{Name: "gamma"}, {Name: "entropy_coef"}, {Name: "value_coef"},
+		{Name: "gamma", Collect: true}, {Name: "entropy_coef"}, {Name: "value_coef"},
 		{Name: "epochs", Integer: true}, {Name: "minibatch_size", Integer: true},
 		{Name: "max_grad_norm"}, {Name: "target_kl"}, {Name: "lr_scale"},
 	}

@@ -20,7 +20,10 @@ import (
 //   - range: the values Validate and Set accept, as an interval such as
 //     "(0,1]" or "[1,inf)";
 //   - paper (optional): the bounds "low,high" over which the HyperController
-//     paper tunes the key, on a linear scale (configs.PaperSpace).
+//     paper tunes the key, on a linear scale (configs.PaperSpace);
+//   - collect:"true" (optional): the key is read while the batch is
+//     collected, so trial updates on a collected batch (Trainer.IterateTrials)
+//     cannot vary it.
 //
 // The tunable names, train.csv's hyperparameter columns, the "not tunable"
 // error and the paper's space are derived from these tags. To make another
@@ -36,14 +39,14 @@ import (
 //     a controller that tunes lr_scale instead of lr keeps the annealed
 //     schedule and scales it (lr_t = lr · anneal(t) · lr_scale).
 type Hyper struct {
-	BatchSize   int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000"` // frames collected and trained on per iteration
-	Clip        float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`               // PPO clip ε
-	GAELambda   float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`         // GAE λ
-	LR          float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`               // Adam learning rate (before lr_scale; annealed by Run when anneal_lr is set and lr is not tuned)
-	Gamma       float64 `toml:"gamma" range:"(0,1]"`                              // discount γ, of GAE and of the reward scaler's running return
-	EntropyCoef float64 `toml:"entropy_coef" range:"[0,1]"`                       // entropy bonus coefficient
-	ValueCoef   float64 `toml:"value_coef" range:"[0,100]"`                       // value loss coefficient
-	Epochs      int     `toml:"epochs" range:"[1,1000]"`                          // passes over the batch per iteration
+	BatchSize   int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000" collect:"true"` // frames collected and trained on per iteration
+	Clip        float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`                              // PPO clip ε
+	GAELambda   float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`                        // GAE λ
+	LR          float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`                              // Adam learning rate (before lr_scale; annealed by Run when anneal_lr is set and lr is not tuned)
+	Gamma       float64 `toml:"gamma" range:"(0,1]" collect:"true"`                              // discount γ, of GAE and of the reward scaler's running return
+	EntropyCoef float64 `toml:"entropy_coef" range:"[0,1]"`                                      // entropy bonus coefficient
+	ValueCoef   float64 `toml:"value_coef" range:"[0,100]"`                                      // value loss coefficient
+	Epochs      int     `toml:"epochs" range:"[1,1000]"`                                         // passes over the batch per iteration
 	// MinibatchSize is the frames per minibatch (at most batch_size; the
 	// last minibatch of an epoch holds the remainder when it does not divide
 	// the iteration's frames).
@@ -60,6 +63,10 @@ type HyperKey struct {
 	// PaperLow and PaperHigh are the bounds over which the HyperController
 	// paper tunes the key; both 0 when the paper does not tune it.
 	PaperLow, PaperHigh float64
+	// Collect: the key is read while the batch is collected (batch_size,
+	// gamma, through the reward scaler), so it is the same for every
+	// candidate of Trainer.IterateTrials.
+	Collect bool
 }
 
 // hyperField is a HyperKey with what Validate and Set need.
@@ -94,6 +101,13 @@ var hyperFields = func() []hyperField {
 			panic(fmt.Sprintf("ppo: Hyper.%s: want tags toml:\"key\" and range:\"[lo,hi]\" (brackets open or closed), got %q", f.Name, f.Tag))
 		}
 		hf.loOpen, hf.hiOpen = r[0] == '(', r[len(r)-1] == ')'
+		switch c := f.Tag.Get("collect"); c {
+		case "":
+		case "true":
+			hf.Collect = true
+		default:
+			panic(fmt.Sprintf("ppo: Hyper.%s: collect tag %q: want \"true\" or none", f.Name, c))
+		}
 		if p := f.Tag.Get("paper"); p != "" {
 			lo, hi, ok := strings.Cut(p, ",")
 			hf.PaperLow, err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)

@@ -139,6 +139,11 @@ type updateBatch struct {
 	values []float64 // V_old(s)
 	adv    []float64 // GAE advantages
 	ret    []float64 // value targets
+	// perm is the minibatch order the update shuffles, epoch after epoch,
+	// from the identity; nil starts from the identity. An update split in
+	// two (IterateTrials) passes the first part's perm to the second, so
+	// its minibatches are exactly those of one update.
+	perm []int
 }
 
 // updateParams are the settings of one update (one iteration's).
@@ -202,9 +207,9 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 	}
 
 	mb := min(p.minibatch, b.n)
-	perm := make([]int, b.n)
-	for i := range perm {
-		perm[i] = i
+	perm := b.perm
+	if perm == nil {
+		perm = identity(b.n)
 	}
 	var sumPG, sumV, sumGN float64
 	var nClip, nSamples int
@@ -255,6 +260,15 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 	s.copyTo(ln.inf[l.logStd], ls)
 	st.Entropy = gaussianEntropy(ls)
 	return st, s.err
+}
+
+// identity returns the permutation 0, 1, …, n−1.
+func identity(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
 }
 
 type mbResult struct {

@@ -24,9 +24,15 @@ type RunOptions struct {
 	// experience.
 	Frames int64
 	// EvalEvery evaluates after every EvalEvery-th iteration (iterations
-	// EvalEvery−1, 2·EvalEvery−1, … counted from 0) and after the last one;
-	// 0 never evaluates.
+	// EvalEvery−1, 2·EvalEvery−1, … counted from 0) and after the last one,
+	// which runs the trainer's final_eval_episodes episodes instead of its
+	// eval_episodes; 0 never evaluates.
 	EvalEvery int
+	// AnnealTunedLR anneals a tuned lr too (when the trainer's anneal_lr is
+	// set): the controller's value v runs as v · anneal(t), on top of the
+	// schedule, instead of replacing the annealed lr. With v at the
+	// configured lr this is exactly the untuned schedule.
+	AnnealTunedLR bool
 }
 
 // Report is what Run hands the callback after each iteration.
@@ -81,10 +87,11 @@ func IterationFrames(batch, numEnvs int) int {
 // starts with before frames collected: base.Hyper, with the controller's
 // suggestion applied (values for the names of its space, which must be
 // Hyper keys; nil names means no controller) and, when base.AnnealLR is set
-// and lr is not tuned, the annealed learning rate (AnnealedLR over the
-// iterations, or AnnealedLRFrames over the frame budget). A tuned lr_scale
-// multiplies that annealed lr (see Hyper). A suggested value outside its
-// key's range is an error naming the key.
+// and lr is not tuned (or opts.AnnealTunedLR is set), the annealed learning
+// rate (AnnealedLR over the iterations, or AnnealedLRFrames over the frame
+// budget) of the lr in force. A tuned lr_scale multiplies that annealed lr
+// (see Hyper). A suggested value outside its key's range is an error naming
+// the key.
 func HyperFor(base Config, it int, before int64, opts RunOptions, names []string, values controller.Config) (Hyper, error) {
 	h := base.Hyper
 	if len(names) != len(values) {
@@ -95,14 +102,25 @@ func HyperFor(base Config, it int, before int64, opts RunOptions, names []string
 			return h, fmt.Errorf("ppo: iteration %d: %w", it, err)
 		}
 	}
-	if base.AnnealLR && !slices.Contains(names, "lr") {
+	if base.AnnealLR && (opts.AnnealTunedLR || !slices.Contains(names, "lr")) {
 		if opts.Frames > 0 {
-			h.LR = AnnealedLRFrames(base.LR, before, opts.Frames, IterationFrames(h.BatchSize, base.NumEnvs))
+			h.LR = AnnealedLRFrames(h.LR, before, opts.Frames, IterationFrames(h.BatchSize, base.NumEnvs))
 		} else {
-			h.LR = AnnealedLR(base.LR, it, opts.Iterations)
+			h.LR = AnnealedLR(h.LR, it, opts.Iterations)
 		}
 	}
 	return h, nil
+}
+
+// candidates asks ctl (nil: no controller) for the candidates to try at
+// this iteration, adding the time it took to ctlTime.
+func candidates(ctl *controller.Controller, ctlTime *time.Duration) ([]controller.Config, controller.TrialSpec, bool, error) {
+	if ctl == nil {
+		return nil, controller.TrialSpec{}, false, nil
+	}
+	start := time.Now()
+	defer func() { *ctlTime += time.Since(start) }()
+	return ctl.Candidates()
 }
 
 // budgetReached reports whether a run with options opts is over once frames
@@ -163,8 +181,24 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 		if err != nil {
 			return err
 		}
-		st, err := t.Iterate(ctx, h)
-		if err != nil {
+		var st IterStats
+		if cands, spec, ok, err := candidates(ctl, &ctlTime); err != nil {
+			return fmt.Errorf("ppo: run: %w", err)
+		} else if ok {
+			hs := make([]Hyper, len(cands))
+			for k, c := range cands {
+				if hs[k], err = HyperFor(base, it, t.Frames(), opts, names, c); err != nil {
+					return fmt.Errorf("ppo: run: candidate %d: %w", k, err)
+				}
+			}
+			if st, err = t.IterateTrials(ctx, hs, spec); err != nil {
+				return err
+			}
+			ctlTime += st.Trial.SearchTime
+			if err := ctl.Choose(cands[st.Trial.Chosen]); err != nil {
+				return fmt.Errorf("ppo: run: %w", err)
+			}
+		} else if st, err = t.Iterate(ctx, h); err != nil {
 			return err
 		}
 		if ctl != nil {
@@ -182,7 +216,11 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			// even if ctx is cancelled meanwhile, so a caller that
 			// checkpoints on cancellation has logged every iteration the
 			// trainer ran (an evaluation is bounded by the time limit).
-			es, err := t.Evaluate(context.WithoutCancel(ctx), 0)
+			episodes := 0 // the configured eval_episodes
+			if last {
+				episodes = base.FinalEvalEpisodes
+			}
+			es, err := t.Evaluate(context.WithoutCancel(ctx), episodes)
 			if err != nil {
 				return fmt.Errorf("ppo: run: %w", err)
 			}

@@ -67,6 +67,8 @@ type rolloutBuffers struct {
 	act                 []float32 // frames×ad, unclipped samples
 	logp, values        []float64
 	rewards             []float64 // scaled rewards used for learning
+	raw                 []float64 // the environments' raw rewards (for trial scores)
+	lastV               []float64 // n: values of the observations after the last step
 	term, trunc         []bool
 	finalValues         []float64
 	adv, ret            []float64
@@ -79,6 +81,8 @@ type rolloutBuffers struct {
 	finalIdx            []int     // their frame indices
 	finalVal32, lastV32 []float32
 	logStd              []float32
+	trialMean           []float32 // frames×ad: a trial policy's means (IterateTrials)
+	logRatio            []float64 // frames: its log-ratios to the collecting policy
 }
 
 // Option configures New.
@@ -247,6 +251,8 @@ type IterStats struct {
 	Hyper
 
 	Update UpdateStats
+	// Trial is set by IterateTrials: every candidate's score.
+	Trial *TrialStats
 
 	// Wall time of the iteration and where it went: stepping the
 	// environments, policy inference and sampling during the rollout, and
@@ -298,6 +304,65 @@ func (t *Trainer) Iterate(ctx context.Context, h Hyper) (IterStats, error) {
 
 func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 	start := time.Now()
+	st, err := t.rollout(h)
+	if err != nil {
+		return st, err
+	}
+	t.advantages(h, st.Frames)
+	tu := time.Now()
+	us, err := t.ln.update(t.batch(st.Frames), t.updateParams(h, h.Epochs), t.mbRNG)
+	st.UpdateTime = time.Since(tu)
+	if err != nil {
+		return st, err
+	}
+	t.finish(&st, us, start)
+	return st, nil
+}
+
+// updateParams are the update settings of an iteration with h that runs
+// epochs epochs.
+func (t *Trainer) updateParams(h Hyper, epochs int) updateParams {
+	cfg := &t.base
+	return updateParams{clip: h.Clip, lr: h.StepLR(), valueCoef: h.ValueCoef, entropyCoef: h.EntropyCoef,
+		maxGradNorm: h.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: h.TargetKL,
+		clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
+		epochs: epochs, minibatch: h.MinibatchSize}
+}
+
+// batch is the collected batch of frames frames, as the update reads it.
+func (t *Trainer) batch(frames int) *updateBatch {
+	b := &t.buf
+	return &updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret}
+}
+
+// advantages computes GAE advantages and value targets of the collected
+// batch with h's γ and λ.
+func (t *Trainer) advantages(h Hyper, frames int) {
+	b := &t.buf
+	n := t.n
+	gae(gaeInput{steps: frames / n, envs: n, rewards: b.rewards, values: b.values, terminated: b.term,
+		truncated: b.trunc, finalValues: b.finalValues, lastValues: b.lastV}, h.Gamma, h.GAELambda, b.adv, b.ret)
+}
+
+// finish records an applied (or rejected) update us and closes the
+// iteration that started at start.
+func (t *Trainer) finish(st *IterStats, us UpdateStats, start time.Time) {
+	st.Update = us
+	if us.Rejected {
+		t.rejected++
+		t.log.Warn().Int("iteration", t.iteration).Str("reason", us.RejectReason).Int("rejected_total", t.rejected).
+			Msg("ppo: update rejected; parameters and Adam state restored")
+	}
+	t.iteration++
+	t.frames += int64(st.Frames)
+	st.TotalFrames = t.frames
+	st.Elapsed = time.Since(start)
+}
+
+// rollout collects one batch with h's collection keys (batch_size, gamma)
+// into t.buf, with the values needed to bootstrap it. The stats it returns
+// have the rollout's fields set (frames, reward, episodes, times).
+func (t *Trainer) rollout(h Hyper) (IterStats, error) {
 	cfg := &t.base
 	st := IterStats{Iteration: t.iteration, Hyper: h}
 	n, od, ad := t.n, t.od, t.ad
@@ -309,6 +374,8 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 	b.logp = growF(b.logp, frames)
 	b.values = growF(b.values, frames)
 	b.rewards = growF(b.rewards, frames)
+	b.raw = growF(b.raw, frames)
+	b.lastV = growF(b.lastV, n)
 	b.finalValues = growF(b.finalValues, frames)
 	b.adv = growF(b.adv, frames)
 	b.ret = growF(b.ret, frames)
@@ -386,6 +453,7 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 		for e := 0; e < n; e++ {
 			r := vs.Rewards[e]
 			rewardSum += r
+			b.raw[base+e] = r
 			b.term[base+e] = vs.Terminated[e]
 			b.trunc[base+e] = vs.Truncated[e]
 			b.done[e] = vs.Terminated[e] || vs.Truncated[e]
@@ -432,35 +500,11 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 		}
 	}
 	st.InferenceTime += time.Since(ti)
-	lastV := make([]float64, n)
-	for e := range lastV {
-		lastV[e] = float64(b.lastV32[e])
+	for e := range n {
+		b.lastV[e] = float64(b.lastV32[e])
 	}
-	gae(gaeInput{steps: steps, envs: n, rewards: b.rewards, values: b.values, terminated: b.term,
-		truncated: b.trunc, finalValues: b.finalValues, lastValues: lastV}, h.Gamma, h.GAELambda, b.adv, b.ret)
-
-	tu := time.Now()
-	us, err := t.ln.update(&updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret},
-		updateParams{clip: h.Clip, lr: h.StepLR(), valueCoef: h.ValueCoef, entropyCoef: h.EntropyCoef,
-			maxGradNorm: h.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: h.TargetKL,
-			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
-			epochs: h.Epochs, minibatch: h.MinibatchSize}, t.mbRNG)
-	st.UpdateTime = time.Since(tu)
-	if err != nil {
-		return st, err
-	}
-	st.Update = us
-	if us.Rejected {
-		t.rejected++
-		t.log.Warn().Int("iteration", t.iteration).Str("reason", us.RejectReason).Int("rejected_total", t.rejected).
-			Msg("ppo: update rejected; parameters and Adam state restored")
-	}
-	t.iteration++
-	t.frames += int64(frames)
 	st.Frames = frames
-	st.TotalFrames = t.frames
 	st.Reward = rewardSum / float64(frames)
-	st.Elapsed = time.Since(start)
 	return st, nil
 }
 

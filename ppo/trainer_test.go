@@ -511,6 +511,18 @@ func TestHyperForAnneals(t *testing.T) {
 	if err != nil || math.Abs(c.LR-1.5e-4) > 1e-15 || c.LRScale != 2 || math.Abs(c.StepLR()-3e-4) > 1e-15 {
 		t.Fatalf("lr_scale tuned: lr %v lr_scale %v step lr %v (%v), want the annealed 1.5e-4 × 2", c.LR, c.LRScale, c.StepLR(), err)
 	}
+	// AnnealTunedLR: the tuned value is annealed like the configured one,
+	// so the configured value reproduces the untuned schedule exactly.
+	anneal := RunOptions{Iterations: 10, AnnealTunedLR: true}
+	for _, tc := range []struct {
+		v, want float64
+	}{{3e-4, 1.5e-4}, {6e-4, 3e-4}} {
+		c, err := HyperFor(base, 5, 0, anneal, []string{"lr", "clip"}, controller.Config{tc.v, 0.3})
+		untuned, _ := HyperFor(base, 5, 0, anneal, nil, nil)
+		if err != nil || math.Abs(c.LR-tc.want) > 1e-15 || (tc.v == base.LR && c.LR != untuned.LR) {
+			t.Fatalf("tuned lr %v annealed at iteration 5 of 10: %v (%v), want %v", tc.v, c.LR, err, tc.want)
+		}
+	}
 	if _, err := HyperFor(base, 0, 0, opts, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
 		t.Fatalf("out-of-range suggestion: %v", err)
 	}

@@ -45,6 +45,7 @@ import (
 	_ "github.com/hyperctl/hyperctl/baselines/deltabo"     // "deltabo"
 	_ "github.com/hyperctl/hyperctl/baselines/goucb"       // "goucb"
 	_ "github.com/hyperctl/hyperctl/baselines/gpucb"       // "gpucb"
+	_ "github.com/hyperctl/hyperctl/baselines/hoof"        // "hoof"
 	_ "github.com/hyperctl/hyperctl/baselines/hyperband"   // "hyperband"
 	_ "github.com/hyperctl/hyperctl/baselines/neuralbo"    // "neuralbo"
 	_ "github.com/hyperctl/hyperctl/baselines/pb2"         // "pb2"

@@ -11,7 +11,7 @@ import (
 
 // Importing the package registers the ten controllers, and only those.
 func TestRegistersEveryController(t *testing.T) {
-	want := []string{"bilevel", "deltabo", "goucb", "gpucb", "hyperband", "hypercontroller", "neuralbo", "pb2", "random", "randomstart"}
+	want := []string{"bilevel", "deltabo", "goucb", "gpucb", "hoof", "hyperband", "hypercontroller", "neuralbo", "pb2", "random", "randomstart"}
 	for _, name := range want {
 		methodtest.Registered(t, name)
 	}

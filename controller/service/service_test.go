@@ -99,7 +99,7 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		field  string
 		substr string
 	}{
-		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hyperband, hypercontroller"},
+		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hoof, hyperband, hypercontroller"},
 		{"fixed is not a method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "fixed" }, "method", "unknown controller \"fixed\""},
 		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key; allowed: d, s, lambda, bonus, intercept"},
 		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer in [2, 1000]"},

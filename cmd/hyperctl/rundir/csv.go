@@ -121,6 +121,8 @@ const (
 	ColRejectedUpdates   = "rejected_updates"    // cumulative rejected updates
 	ColEvalReturn        = "eval_return"         // mean return of the evaluation episodes
 	ColEvalSteps         = "eval_steps"          // their mean length
+	ColEvalEpisodes      = "eval_episodes"       // how many episodes the row averages
+	ColEvalStd           = "eval_return_std"     // the population standard deviation of their returns
 )
 
 // TrainColumns is train.csv's header for a run that logs the per-iteration
@@ -134,7 +136,7 @@ func TrainColumns(hyper []string) []string {
 
 // EvalColumns is eval.csv's header.
 func EvalColumns() []string {
-	return []string{ColIteration, ColFrames, ColWallTime, ColControllerTime, ColEvalReturn, ColEvalSteps}
+	return []string{ColIteration, ColFrames, ColWallTime, ColControllerTime, ColEvalReturn, ColEvalSteps, ColEvalEpisodes, ColEvalStd}
 }
 
 // TrainRow is one row of train.csv.
@@ -160,6 +162,8 @@ type EvalRow struct {
 	ControllerTimeS float64
 	Return          float64 // mean return of the episodes
 	Steps           int     // mean length of the episodes
+	Episodes        int     // how many episodes
+	Std             float64 // population standard deviation of their returns
 }
 
 // short formats the objective and the mean episode return (6 significant
@@ -217,7 +221,7 @@ func OpenEvalLog(dir string, keepBelow int) (*EvalLog, error) {
 
 // Append writes one row.
 func (l *EvalLog) Append(r EvalRow) error {
-	return l.csv.Append(r.Iteration, r.Frames, r.WallTimeS, r.ControllerTimeS, r.Return, r.Steps)
+	return l.csv.Append(r.Iteration, r.Frames, r.WallTimeS, r.ControllerTimeS, r.Return, r.Steps, r.Episodes, short(r.Std))
 }
 
 // Close closes the file.

@@ -38,8 +38,9 @@
 // keys plus every other tuned key, in ppo.HyperNames' order; runs written
 // before more keys became tunable have the four), and rejected_updates
 // (cumulative). Readers find columns by name. See TrainColumns and TrainRow. eval.csv's
-// columns are iteration, frames, wall_time_s, controller_time_s, eval_return
-// and eval_steps (EvalColumns, EvalRow). The first column of both is the
+// columns are iteration, frames, wall_time_s, controller_time_s, eval_return,
+// eval_steps, eval_episodes and eval_return_std (EvalColumns, EvalRow; runs
+// written before the last two existed lack them). The first column of both is the
 // 0-based iteration; rows are appended and written through at once, so a
 // killed run loses no appended row, and a resumed one drops the rows at or
 // after its checkpoint (OpenCSV).

@@ -306,7 +306,7 @@ func TestLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	el.Append(EvalRow{Iteration: 1, Frames: 4096, WallTimeS: 2.5, Return: -12.5, Steps: 50})
+	el.Append(EvalRow{Iteration: 1, Frames: 4096, WallTimeS: 2.5, Return: -12.5, Steps: 50, Episodes: 3, Std: 1.5})
 	el.Close()
 	b, _ := os.ReadFile(filepath.Join(dir, TrainCSV))
 	want := "iteration,frames,wall_time_s,controller_time_s,train_reward,objective,episodes,mean_episode_return,batch_size,lr,rejected_updates\n" +
@@ -316,7 +316,7 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("train.csv:\n%s\nwant:\n%s", b, want)
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, EvalCSV))
-	if want := "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps\n1,4096,2.5,0,-12.5,50\n"; string(b) != want {
+	if want := "iteration,frames,wall_time_s,controller_time_s,eval_return,eval_steps,eval_episodes,eval_return_std\n1,4096,2.5,0,-12.5,50,3,1.5\n"; string(b) != want {
 		t.Fatalf("eval.csv:\n%s\nwant:\n%s", b, want)
 	}
 }

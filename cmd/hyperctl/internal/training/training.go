@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -159,7 +160,8 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	if ps.Iteration >= run.Iterations {
 		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
 	}
-	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames}
+	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames,
+		AnnealTunedLR: ctl != nil && run.Controller.TunedLR == configs.TunedLRAnneal}
 	if err := fileio.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
 		return Result{}, err
 	}
@@ -242,8 +244,16 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 			if len(rep.Eval.Lengths) > 0 {
 				steps /= len(rep.Eval.Lengths)
 			}
+			var sq float64
+			for _, r := range rep.Eval.Returns {
+				sq += (r - rep.Eval.Mean) * (r - rep.Eval.Mean)
+			}
+			std := 0.0
+			if n := len(rep.Eval.Returns); n > 0 {
+				std = math.Sqrt(sq / float64(n))
+			}
 			if err := elog.Append(rundir.EvalRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
-				Return: rep.Eval.Mean, Steps: steps}); err != nil {
+				Return: rep.Eval.Mean, Steps: steps, Episodes: len(rep.Eval.Returns), Std: std}); err != nil {
 				return err
 			}
 			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
@@ -319,6 +329,9 @@ func buildController(run configs.Run, log zerolog.Logger) (*controller.Controlle
 	}
 	if run.Controller.Interval == configs.IntervalAuto {
 		log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
+	}
+	if opts.Start, err = run.StartConfig(space); err != nil {
+		return nil, err
 	}
 	return controller.Build(run.Controller.Name, settings, space, opts)
 }

@@ -62,6 +62,8 @@ threads = 1
 [controller]
 name = "cyclingtest"
 interval = 2
+start = "method"    # the scripted method decides from the first iteration
+tuned_lr = "replace" # and its lr is logged as it is
 
 [[controller.tune]]
 name = "batch_size"

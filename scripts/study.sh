@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# study-options.sh: the evaluation of HyperController's RL-aware options
-# (issue 17, item 3): Algorithm 1, each option alone, the three together and
-# `fixed`, on the five environments at a matched frame budget.
+# study.sh: one resumable study, a `hyperctl compare` at a matched frame
+# budget followed by `hyperctl report`, niced, with one binary per study.
+# The options study (issue 17) ran with its defaults below; the control
+# tuning of issue 25 runs it once per variant (scripts/tune-control.sh).
 #
-#   rows         hypercontroller                 Algorithm 1 as in the paper (the default)
-#                hypercontroller@intercept       + a constant term in the predictors
-#                hypercontroller@kframe          + the objective per 1000 frames (delta_per_kframe)
-#                hypercontroller@lr-scale        + lr tuned as a multiplier of the annealed lr
-#                hypercontroller@rl              the three together (preset "rl")
-#                fixed                           CleanRL's defaults, lr annealed over the budget
-#   matrix       5 environments x 6 rows x seeds 0-4 = 150 runs of 1,000,000 frames
-#   output       results/study-options/<env>/<row>/seed<N>, then report/ (hyperctl report)
+#   matrix       ENVS x ROWS x SEEDS runs of FRAMES frames, with CONFIG
+#   output       OUT/<env>/<row>/seed<N>, then OUT/report (hyperctl report)
 #
 # It is resumable: finished runs are skipped and unfinished ones resumed, so
 # run it again after an interruption (Ctrl-C checkpoints the running runs).
@@ -18,18 +13,21 @@
 # (git-ignored) and its commit recorded in OUT/build.txt; a re-run on
 # another commit refuses to mix binaries unless ALLOW_NEW_BINARY=1.
 #
-# Settings (environment variables), with the study's values as defaults:
+# Settings (environment variables), with the options study's values as
+# defaults:
 #   OUT     output folder               results/study-options
 #   ENVS    environments                halfcheetah,pusher,bipedalwalker,inverteddoublependulum,reacher
-#   ROWS    --controllers               the six rows above
+#   ROWS    --controllers               hypercontroller, its four presets intercept, kframe, lr-scale, rl, and fixed
 #   SEEDS   --seeds                     0-4
+#   CONFIG  --config                    (none: configs/<env>.toml)
 #   FRAMES  --frames                    1000000
 #   ITERS   --iterations (the cap)      FRAMES/1000: the paper's space never picks fewer than 1000 frames
 #   JOBS    --jobs                      2
+#   FOCUS   report --focus              hypercontroller@rl
 #   HYPERCTL  use this binary instead of building one
 #
 # A tiny check of the script itself (one environment, one seed, 20,000 frames):
-#   OUT=/tmp/study-options-tiny ENVS=reacher SEEDS=0 FRAMES=20000 scripts/study-options.sh
+#   OUT=/tmp/study-tiny ENVS=reacher SEEDS=0 FRAMES=20000 scripts/study.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
@@ -41,6 +39,11 @@ SEEDS=${SEEDS:-0-4}
 FRAMES=${FRAMES:-1000000}
 ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
 JOBS=${JOBS:-2}
+FOCUS=${FOCUS:-hypercontroller@rl}
+config=()
+if [ -n "${CONFIG:-}" ]; then
+  config=(--config "$CONFIG")
+fi
 
 mkdir -p "$OUT"
 commit=$(git rev-parse --short=12 HEAD)
@@ -48,14 +51,14 @@ if [ -n "$(git status --porcelain --untracked-files=no -- '*.go' go.mod go.sum c
   commit="$commit-dirty"
 fi
 if [ -f "$OUT/build.txt" ] && [ "$(cat "$OUT/build.txt")" != "$commit" ] && [ "${ALLOW_NEW_BINARY:-0}" != 1 ]; then
-  echo "study-options: $OUT was started with commit $(cat "$OUT/build.txt"), this is $commit;" >&2
+  echo "study: $OUT was started with commit $(cat "$OUT/build.txt"), this is $commit;" >&2
   echo "  re-run on that commit, or set ALLOW_NEW_BINARY=1 to continue with this one" >&2
   exit 1
 fi
 if [ -n "${HYPERCTL:-}" ]; then
   bin=$HYPERCTL
 else
-  bin=bin/hyperctl-study-options-$commit
+  bin=bin/hyperctl-study-$commit
   if [ ! -x "$bin" ]; then
     mkdir -p bin
     go build -o "$bin" ./cmd/hyperctl
@@ -64,9 +67,9 @@ fi
 echo "$commit" > "$OUT/build.txt"
 
 start=$(date -u +%FT%TZ)
-echo "study-options: $ENVS x $ROWS x seeds $SEEDS at $FRAMES frames (at most $ITERS iterations), $JOBS jobs, into $OUT ($start)"
+echo "study: $ENVS x $ROWS x seeds $SEEDS at $FRAMES frames (at most $ITERS iterations), $JOBS jobs, into $OUT ($start)"
 nice -n 19 "$bin" --log-format json compare \
   --env "$ENVS" --controllers "$ROWS" --seeds "$SEEDS" \
-  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT"
-nice -n 19 "$bin" report "$OUT" --focus hypercontroller@rl --out "$OUT/report"
-echo "study-options: started $start, done $(date -u +%FT%TZ); report in $OUT/report/report.md"
+  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT" "${config[@]}"
+nice -n 19 "$bin" report "$OUT" --focus "$FOCUS" --out "$OUT/report"
+echo "study: started $start, done $(date -u +%FT%TZ); report in $OUT/report/report.md"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# tune-control.sh: the control variants of issue 25 on the tuning seeds,
+# never on the deciding matrix's seeds 0-9. Each variant is one resumable
+# study (scripts/study.sh) into results/tune-control/<variant>, with the
+# variant's config from results/tune-control/configs/<variant>.toml; the
+# reference row `fixed` runs with the default config. Re-run it after an
+# interruption: finished runs are skipped, unfinished ones resumed.
+#
+# Settings (environment variables):
+#   VARIANTS  the variants, in order       fixed hc-period hoof-a hoof-b
+#   SEEDS     tuning seeds                 100-102
+#   ENVS, FRAMES, JOBS, HYPERCTL, ALLOW_NEW_BINARY: as scripts/study.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+VARIANTS=${VARIANTS:-fixed hc-period hoof-a hoof-b}
+export SEEDS=${SEEDS:-100-102}
+for v in $VARIANTS; do
+  if [ "$v" = fixed ]; then
+    OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= scripts/study.sh
+  else
+    name=$(sed -n 's/^name = "\([a-z]*\)".*/\1/p' "results/tune-control/configs/$v.toml")
+    OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml scripts/study.sh
+  fi
+done
