@@ -316,7 +316,9 @@ func (c *Controller) Method() Method { return c.method }
 
 // Suggest returns the configuration for the current iteration. At decision
 // points (every Interval iterations) it consults the method, except at the
-// first when Options.Start is set, which puts Start in force; otherwise it
+// first when Options.Start is set, which puts Start in force, and after the
+// first for a method with the Trials ability, whose trainer chooses among
+// its Candidates (see Candidates and Choose); otherwise it
 // returns the configuration in force. Calling it again before Observe returns
 // the same configuration. The returned slice is owned by the controller and
 // valid until the next Suggest.
@@ -330,6 +332,9 @@ func (c *Controller) Suggest() (Config, error) {
 	case !c.st.HaveConfig && c.st.Iteration == 0 && c.opts.Start != nil:
 		copy(c.st.Current, c.opts.Start)
 		c.st.HaveConfig = true
+	case c.st.HaveConfig && isTrials(c.method):
+		// The configuration in force stays: the trainer chooses among
+		// the method's Candidates around it.
 	default:
 		if err := c.method.Suggest(c.scratch); err != nil {
 			return nil, fmt.Errorf("controller %s: suggest at iteration %d: %w", c.name, c.st.Iteration, err)

@@ -39,6 +39,11 @@ type TrialSpec struct {
 	Segment int
 }
 
+func isTrials(m Method) bool {
+	_, ok := m.(Trials)
+	return ok
+}
+
 // Candidates returns the configurations to try at the current iteration
 // and how to try them: at a decision point of a method with the Trials
 // ability, after Suggest and before Observe. ok is false otherwise (the

@@ -8,17 +8,21 @@
 #
 # Settings (environment variables):
 #   VARIANTS  the variants, in order       fixed hc-period hoof-a hoof-b
-#   SEEDS     tuning seeds                 100-102
+#   SEEDS     tuning seeds, in order       100 101 102 103 104
 #   ENVS, FRAMES, JOBS, HYPERCTL, ALLOW_NEW_BINARY: as scripts/study.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VARIANTS=${VARIANTS:-fixed hc-period hoof-a hoof-b}
-export SEEDS=${SEEDS:-100-102}
-for v in $VARIANTS; do
-  if [ "$v" = fixed ]; then
-    OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= scripts/study.sh
-  else
-    name=$(sed -n 's/^name = "\([a-z]*\)".*/\1/p' "results/tune-control/configs/$v.toml")
-    OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml scripts/study.sh
-  fi
+SEEDS=${SEEDS:-100 101 102 103 104}
+# Seed by seed, so that every variant has the same seeds done whenever the
+# script is interrupted.
+for seed in $SEEDS; do
+  for v in $VARIANTS; do
+    if [ "$v" = fixed ]; then
+      OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= SEEDS=$seed scripts/study.sh
+    else
+      name=$(sed -n '/^\[controller\]/,/^\[/s/^name = "\([a-z]*\)".*/\1/p' "results/tune-control/configs/$v.toml" | head -1)
+      OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml SEEDS=$seed scripts/study.sh
+    fi
+  done
 done

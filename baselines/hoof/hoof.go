@@ -36,8 +36,8 @@
 // configuration (the driver's start, or its first draw) and varies the
 // others.
 // Through Suggest alone (a trainer that runs no trials, e.g. a `serve`
-// client), HOOF keeps the configuration in force: its first, drawn at
-// random or given by the driver's start, and never changes it.
+// client), the configuration in force stays the first one, drawn at
+// random or given by the driver's start.
 package hoof
 
 import (
@@ -45,7 +45,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
@@ -106,17 +105,14 @@ func (s *Settings) New() (controller.Method, error) {
 	return &HOOF{set: *s, base: common.NewBase(Name)}, nil
 }
 
-// HOOF is the method: a candidate generator for trainers with trials, and
-// the keeper of the configuration in force for Suggest.
+// HOOF is the method: a candidate generator for trainers with trials.
+// The configuration in force is the driver's (controller.Controller keeps
+// it, and asks a method with the Trials ability for Suggest only when it
+// has none yet).
 type HOOF struct {
 	set   Settings
 	base  common.Base
 	fixed []bool // per parameter: read while collecting, so never varied
-	st    state
-}
-
-type state struct {
-	Current controller.Config // the configuration in force (nil before the first Suggest or Observe)
 }
 
 // Init prepares a run over space, noting the keys candidates cannot vary.
@@ -127,27 +123,22 @@ func (m *HOOF) Init(space controller.Space, rng *rand.Rand) error {
 			m.fixed[i] = true
 		}
 	}
-	m.st = state{}
 	return m.base.Init(space, rng)
 }
 
-// Suggest writes the configuration in force: a uniform draw the first time
-// (when the driver has no start configuration), then the last candidate
-// kept.
+// Suggest writes a uniform configuration: the first one, when the driver
+// has no start configuration.
 func (m *HOOF) Suggest(dst controller.Config) error {
 	if err := m.base.ReadyFor(dst); err != nil {
 		return err
 	}
-	if m.st.Current == nil {
-		m.st.Current = make(controller.Config, len(dst))
-		common.Uniform(m.base.Space(), m.base.Rng(), m.st.Current)
-	}
-	copy(dst, m.st.Current)
+	common.Uniform(m.base.Space(), m.base.Rng(), dst)
 	return nil
 }
 
 // Candidates draws the K candidates of this decision (the first being
-// current when incumbent is set) and says how the trainer tries them.
+// current when incumbent is set; keys read while collecting keep their
+// current values) and says how the trainer tries them.
 func (m *HOOF) Candidates(current controller.Config) ([]controller.Config, controller.TrialSpec, error) {
 	if err := m.base.ReadyFor(current); err != nil {
 		return nil, controller.TrialSpec{}, err
@@ -170,31 +161,22 @@ func (m *HOOF) Candidates(current controller.Config) ([]controller.Config, contr
 	return out, controller.TrialSpec{Epochs: m.set.TrialEpochs, MaxKL: m.set.MaxKL, Segment: m.set.Segment}, nil
 }
 
-// Observe keeps the configuration that ran (the candidate the trainer
-// kept) as the one in force.
-func (m *HOOF) Observe(o controller.Observation) error {
-	if err := m.base.Check(o); err != nil {
-		return err
-	}
-	m.st.Current = slices.Clone(o.Config)
-	return nil
-}
+// Observe validates o; HOOF learns nothing across iterations (its choice
+// is made on each batch).
+func (m *HOOF) Observe(o controller.Observation) error { return m.base.Check(o) }
 
-// MarshalBinary returns the configuration in force.
-func (m *HOOF) MarshalBinary() ([]byte, error) { return common.Encode(Name, m.st) }
+// hoofState versions HOOF's (empty) state.
+const hoofState = "hoof/v1"
 
-// UnmarshalBinary restores a state from MarshalBinary.
+// MarshalBinary returns HOOF's state: it has none besides the driver's
+// rng and configuration in force.
+func (m *HOOF) MarshalBinary() ([]byte, error) { return []byte(hoofState), nil }
+
+// UnmarshalBinary accepts a state from MarshalBinary.
 func (m *HOOF) UnmarshalBinary(b []byte) error {
-	var st state
-	if err := common.Decode(Name, b, &st); err != nil {
-		return err
+	if string(b) != hoofState {
+		return fmt.Errorf("%s: unmarshal state: not a %s state", Name, hoofState)
 	}
-	if st.Current != nil {
-		if err := m.base.Space().Validate(st.Current); err != nil {
-			return fmt.Errorf("%s: unmarshal state: %w", Name, err)
-		}
-	}
-	m.st = st
 	return nil
 }
 
