@@ -24,6 +24,7 @@
 #   ITERS   --iterations (the cap)      FRAMES/1000: the paper's space never picks fewer than 1000 frames
 #   JOBS    --jobs                      2
 #   FOCUS   report --focus              hypercontroller@rl
+#   GROW    1: the seeds may extend the matrix already in OUT (compare --force)
 #   HYPERCTL  use this binary instead of building one
 #
 # A tiny check of the script itself (one environment, one seed, 20,000 frames):
@@ -40,9 +41,12 @@ FRAMES=${FRAMES:-1000000}
 ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
 JOBS=${JOBS:-2}
 FOCUS=${FOCUS:-hypercontroller@rl}
-config=()
+extra=()
 if [ -n "${CONFIG:-}" ]; then
-  config=(--config "$CONFIG")
+  extra=(--config "$CONFIG")
+fi
+if [ "${GROW:-0}" = 1 ]; then
+  extra+=(--force)
 fi
 
 mkdir -p "$OUT"
@@ -70,6 +74,6 @@ start=$(date -u +%FT%TZ)
 echo "study: $ENVS x $ROWS x seeds $SEEDS at $FRAMES frames (at most $ITERS iterations), $JOBS jobs, into $OUT ($start)"
 nice -n 19 "$bin" --log-format json compare \
   --env "$ENVS" --controllers "$ROWS" --seeds "$SEEDS" \
-  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT" "${config[@]}"
+  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT" "${extra[@]}"
 nice -n 19 "$bin" report "$OUT" --focus "$FOCUS" --out "$OUT/report"
 echo "study: started $start, done $(date -u +%FT%TZ); report in $OUT/report/report.md"

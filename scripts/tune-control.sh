@@ -15,14 +15,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 VARIANTS=${VARIANTS:-fixed hc-period hoof-a hoof-b}
 SEEDS=${SEEDS:-100 101 102 103 104}
 # Seed by seed, so that every variant has the same seeds done whenever the
-# script is interrupted.
+# script is interrupted: each step's matrix is the seeds so far (GROW).
+first=${SEEDS%% *}
 for seed in $SEEDS; do
   for v in $VARIANTS; do
     if [ "$v" = fixed ]; then
-      OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= SEEDS=$seed scripts/study.sh
+      OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= SEEDS=$first-$seed GROW=1 scripts/study.sh
     else
       name=$(sed -n '/^\[controller\]/,/^\[/s/^name = "\([a-z]*\)".*/\1/p' "results/tune-control/configs/$v.toml" | head -1)
-      OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml SEEDS=$seed scripts/study.sh
+      OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml SEEDS=$first-$seed GROW=1 scripts/study.sh
     fi
   done
 done
