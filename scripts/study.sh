@@ -26,6 +26,7 @@
 #   FOCUS   report --focus              hypercontroller@rl
 #   GROW    1: the seeds may extend the matrix already in OUT (compare --force)
 #   HYPERCTL  use this binary instead of building one
+#   BUILD     the commit HYPERCTL was built from (recorded in OUT/build.txt)
 #
 # A tiny check of the script itself (one environment, one seed, 20,000 frames):
 #   OUT=/tmp/study-tiny ENVS=reacher SEEDS=0 FRAMES=20000 scripts/study.sh
@@ -50,9 +51,13 @@ if [ "${GROW:-0}" = 1 ]; then
 fi
 
 mkdir -p "$OUT"
-commit=$(git rev-parse --short=12 HEAD)
-if [ -n "$(git status --porcelain --untracked-files=no -- '*.go' go.mod go.sum configs)" ]; then
-  commit="$commit-dirty"
+if [ -n "${BUILD:-}" ]; then
+  commit=$BUILD # the caller's binary (HYPERCTL) and the commit it was built from
+else
+  commit=$(git rev-parse --short=12 HEAD)
+  if [ -n "$(git status --porcelain --untracked-files=no -- '*.go' go.mod go.sum configs)" ]; then
+    commit="$commit-dirty"
+  fi
 fi
 if [ -f "$OUT/build.txt" ] && [ "$(cat "$OUT/build.txt")" != "$commit" ] && [ "${ALLOW_NEW_BINARY:-0}" != 1 ]; then
   echo "study: $OUT was started with commit $(cat "$OUT/build.txt"), this is $commit;" >&2

@@ -9,6 +9,7 @@
 # Settings (environment variables):
 #   VARIANTS  the variants, in order       fixed hc-period hoof-a hoof-b
 #   SEEDS     tuning seeds, in order       100 101 102 103 104
+#   BUILD     the commit to build the binary from    HEAD when first run
 #   ENVS, FRAMES, JOBS, HYPERCTL, ALLOW_NEW_BINARY: as scripts/study.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,6 +18,16 @@ SEEDS=${SEEDS:-100 101 102 103 104}
 # Seed by seed, so that every variant has the same seeds done whenever the
 # script is interrupted: each step's matrix is the seeds so far (GROW).
 first=${SEEDS%% *}
+# One binary for the whole tuning, built from BUILD (default: HEAD) in a
+# temporary worktree, so later commits and sessions run the same code.
+export BUILD=${BUILD:-$(git rev-parse --short=12 HEAD)}
+export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-tune-$BUILD}
+if [ ! -x "$HYPERCTL" ]; then
+  wt=$(mktemp -d)
+  git worktree add --detach "$wt" "$BUILD" >/dev/null
+  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
+  git worktree remove --force "$wt"
+fi
 for seed in $SEEDS; do
   for v in $VARIANTS; do
     if [ "$v" = fixed ]; then
