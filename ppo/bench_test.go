@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sugarme/gotch"
+
+	"github.com/hyperctl/hyperctl/controller"
 	"github.com/sugarme/gotch/ts"
 )
 
@@ -143,4 +146,59 @@ func rssBytes() int64 {
 	}
 	pages, _ := strconv.ParseInt(f[1], 10, 64)
 	return pages * int64(os.Getpagesize())
+}
+
+// BenchmarkTrials measures HOOF's cost (IterateTrials) against the floor
+// of a plain iteration, both on HalfCheetah-v4 with the default
+// configuration and measured alternately in the same run on two trainers
+// of one seed, so the ratio holds whatever else the machine is doing. The
+// candidates are lr × {0.5, 0.75, 1, 1.5, 2} (K = 5) with the trial
+// epochs of each sub-benchmark (0: every candidate makes the whole update,
+// as the HOOF paper). It reports the ratio of the mean trial iteration to
+// the mean plain iteration ("x_plain"; the goal for K = 5 is at most 2).
+//
+//	go test -run '^$' -bench Trials -benchtime 30x ./ppo
+func BenchmarkTrials(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		epochs int
+	}{{"K5-trial1", 1}, {"K5-trial2", 2}, {"K5-whole", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Threads = 1
+			plain, err := New("HalfCheetah-v4", cfg, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer plain.Close()
+			trials, err := New("HalfCheetah-v4", cfg, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer trials.Close()
+			cands := make([]Hyper, 5)
+			for k, m := range []float64{0.5, 0.75, 1, 1.5, 2} {
+				cands[k] = cfg.Hyper
+				cands[k].LR = cfg.LR * m
+			}
+			ctx := context.Background()
+			var tPlain, tTrials time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s0 := time.Now()
+				if _, err := plain.Iterate(ctx, cfg.Hyper); err != nil {
+					b.Fatal(err)
+				}
+				s1 := time.Now()
+				if _, err := trials.IterateTrials(ctx, cands, controller.TrialSpec{Epochs: tc.epochs}); err != nil {
+					b.Fatal(err)
+				}
+				tPlain += s1.Sub(s0)
+				tTrials += time.Since(s1)
+			}
+			b.ReportMetric(tTrials.Seconds()/tPlain.Seconds(), "x_plain")
+			b.ReportMetric(tPlain.Seconds()/float64(b.N)*1e3, "ms/plain")
+			b.ReportMetric(tTrials.Seconds()/float64(b.N)*1e3, "ms/trials")
+		})
+	}
 }
