@@ -1,4 +1,4 @@
-package configs
+package controller
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 
 // The keys of embedded settings blocks are listed in place, as the table's
 // own; untagged and "-" fields are not keys.
-func TestTOMLTagsEmbedded(t *testing.T) {
+func TestTOMLKeysEmbedded(t *testing.T) {
 	type block struct {
 		A int `toml:"a"`
 		B int `toml:"b"`
@@ -20,7 +20,7 @@ func TestTOMLTagsEmbedded(t *testing.T) {
 		Last  bool `toml:"last,omitempty"`
 	}
 	want := []string{"first", "a", "b", "last"}
-	if got := tomlTags(&settings{}); !slices.Equal(got, want) {
-		t.Errorf("tomlTags = %v, want %v", got, want)
+	if got := TOMLKeys(&settings{}); !slices.Equal(got, want) {
+		t.Errorf("TOMLKeys = %v, want %v", got, want)
 	}
 }
