@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // State is a run's state in a compare folder.

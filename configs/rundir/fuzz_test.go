@@ -21,7 +21,7 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz s
 // bytes (the format is canonical). The seed corpus (testdata/fuzz/
 // FuzzDecodeCheckpoint) runs with the normal tests; fuzz with
 //
-//	go test -run '^$' -fuzz '^FuzzDecodeCheckpoint$' -fuzztime 20s ./cmd/hyperctl/rundir/
+//	go test -run '^$' -fuzz '^FuzzDecodeCheckpoint$' -fuzztime 20s ./configs/rundir/
 func FuzzDecodeCheckpoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
 		b := data

@@ -81,10 +81,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -99,7 +99,8 @@ const (
 	PrevCheckpointDir = "prev"           // in CheckpointDir: the previous checkpoint and its files
 	LockFile          = ".lock"          // the writer's lock (see Acquire); holds its pid
 	LogFile           = "train.log"
-	minFreeBytes      = 64 << 20 // refuse to start with less free space than this
+	EventsPrefix      = "events.out.tfevents." // starts the name of every TensorBoard events file (package tbevents writes them)
+	minFreeBytes      = 64 << 20               // refuse to start with less free space than this
 	probeFileName     = ".hyperctl-write-probe"
 )
 
@@ -204,6 +205,26 @@ func CheckSameConfig(dir, was, now string) error {
 	return nil
 }
 
+// EventsFiles lists the TensorBoard events files in dir (EventsPrefix),
+// sorted by name.
+func EventsFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tensorboard events: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), EventsPrefix) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // Clear removes a run's files from dir (only the ones a run writes, except
 // the log), so a new run can start there.
 func Clear(dir string) error {
@@ -212,7 +233,7 @@ func Clear(dir string) error {
 		w, m := policy.Paths("", p)
 		names = append(names, m, w)
 	}
-	events, err := tbevents.Files(dir)
+	events, err := EventsFiles(dir)
 	if err != nil {
 		return fmt.Errorf("overwrite %s: %w", dir, err)
 	}
