@@ -320,5 +320,8 @@ func buildController(run configs.Run, log zerolog.Logger) (*controller.Controlle
 	if run.Controller.Interval == configs.IntervalAuto {
 		log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
 	}
+	if settings, err = withTransfer(settings, space); err != nil {
+		return nil, err
+	}
 	return controller.Build(run.Controller.Name, settings, space, opts)
 }
