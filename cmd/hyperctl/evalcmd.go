@@ -14,8 +14,8 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/video"
 	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
 
 // policyNames maps --policy values to file names.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all"
-	"github.com/hyperctl/hyperctl/envs/internal/rendertest"
-	"github.com/hyperctl/hyperctl/envs/video"
+	"github.com/hyperctl/hyperctl/envs/rendertest"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
+	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
 
 func need(t *testing.T, tools ...string) {
