@@ -16,7 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 )
@@ -185,10 +185,10 @@ const MaxFileBytes = 1 << 20
 // Load reads a config file (a regular file of at most MaxFileBytes),
 // applies the overrides and validates the result.
 func Load(path string, o ...Override) (Run, error) {
-	b, err := fileio.ReadRegular(path, MaxFileBytes)
+	b, err := safefile.ReadRegular(path, MaxFileBytes)
 	if err != nil {
-		var nr *fileio.NotRegularError
-		var tl *fileio.TooLargeError
+		var nr *safefile.NotRegularError
+		var tl *safefile.TooLargeError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return Run{}, &Error{File: path, Msg: "file not found"}

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // Progress is what a checkpoint records besides the trainer and the
@@ -50,7 +50,7 @@ const MaxCheckpointBytes = 1 << 30
 
 // ErrCheckpoint is wrapped by every error about a checkpoint file's bytes:
 // corrupt, truncated, not a checkpoint, another format version.
-var ErrCheckpoint = wire.ErrCorrupt
+var ErrCheckpoint = statecodec.ErrCorrupt
 
 // EncodeCheckpoint returns the bytes of a checkpoint file (format version
 // CheckpointFormatVersion, little-endian):
@@ -65,7 +65,7 @@ var ErrCheckpoint = wire.ErrCorrupt
 //	        (uint32 length + bytes)
 //	[-4:]   CRC-32C of every byte before it
 func EncodeCheckpoint(c Checkpoint) []byte {
-	w := wire.NewWriter(make([]byte, 0, 128+len(c.Trainer)+len(c.Controller)))
+	w := statecodec.NewWriter(make([]byte, 0, 128+len(c.Trainer)+len(c.Controller)))
 	p := c.Progress
 	w.Tag("progress", 1)
 	w.I64(int64(p.Iteration))
@@ -80,7 +80,7 @@ func EncodeCheckpoint(c Checkpoint) []byte {
 	w.Tag("controller", 1)
 	w.Bool(c.Controller != nil)
 	w.Bytes32(c.Controller)
-	return wire.Seal(checkpointMagic, CheckpointFormatVersion, w.Bytes())
+	return statecodec.Seal(checkpointMagic, CheckpointFormatVersion, w.Bytes())
 }
 
 // DecodeCheckpoint checks and decodes a checkpoint file's bytes: the
@@ -88,11 +88,11 @@ func EncodeCheckpoint(c Checkpoint) []byte {
 // every field. Any changed or missing byte is an error wrapping
 // ErrCheckpoint. The payloads are copies (b may be reused).
 func DecodeCheckpoint(b []byte) (Checkpoint, error) {
-	payload, err := wire.Open(b, "hyperctl checkpoint", checkpointMagic, CheckpointFormatVersion)
+	payload, err := statecodec.Open(b, "hyperctl checkpoint", checkpointMagic, CheckpointFormatVersion)
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	r := wire.NewReader(payload)
+	r := statecodec.NewReader(payload)
 	var c Checkpoint
 	p := &c.Progress
 	r.Tag("progress", 1)
@@ -158,7 +158,7 @@ func WriteCheckpoint(dir string, c Checkpoint) error {
 		}
 	}
 	// WriteAtomic fsyncs the file and the checkpoint folder.
-	return fileio.WriteAtomic(CheckpointPath(dir), data)
+	return safefile.WriteAtomic(CheckpointPath(dir), data)
 }
 
 // rotate moves the checkpoint folder's content (all but prev/ and
@@ -187,7 +187,7 @@ func rotate(ck string) error {
 	if err := os.Rename(filepath.Join(ck, CheckpointFile), filepath.Join(prev, CheckpointFile)); err != nil {
 		return err
 	}
-	if err := fileio.SyncDir(prev); err != nil {
+	if err := safefile.SyncDir(prev); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
@@ -196,7 +196,7 @@ func rotate(ck string) error {
 // readCheckpointFile reads and checks one checkpoint file; errors name it
 // and wrap fs.ErrNotExist when it is missing.
 func readCheckpointFile(path string) (Checkpoint, error) {
-	b, err := fileio.ReadRegular(path, MaxCheckpointBytes)
+	b, err := safefile.ReadRegular(path, MaxCheckpointBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Checkpoint{}, err

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // CSV is an append-only CSV log whose first column is the iteration number.
@@ -58,7 +58,7 @@ func OpenCSV(path string, header []string, keepBelow int) (*CSV, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if err := fileio.WriteAtomic(path, kept.Bytes()); err != nil {
+	if err := safefile.WriteAtomic(path, kept.Bytes()); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz seeds in testdata/fuzz")
@@ -26,7 +26,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
 		b := data
 		if sealed {
-			b = wire.Seal(checkpointMagic, CheckpointFormatVersion, data)
+			b = statecodec.Seal(checkpointMagic, CheckpointFormatVersion, data)
 		}
 		c, err := DecodeCheckpoint(b)
 		if err != nil {

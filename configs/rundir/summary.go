@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // Summary is summary.json: the record of a finished run.
@@ -32,7 +32,7 @@ func WriteSummary(dir string, s Summary) error {
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	return fileio.WriteAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+	return safefile.WriteAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
 }
 
 // ReadSummary reads summary.json.

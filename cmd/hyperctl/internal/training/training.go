@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/fileio"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
@@ -160,7 +160,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
 	}
 	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames}
-	if err := fileio.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
+	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
 		return Result{}, err
 	}
 	logged := run.LoggedHyper()

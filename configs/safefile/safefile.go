@@ -1,8 +1,12 @@
-// Package fileio reads the files hyperctl is handed (configs, checkpoints,
-// run summaries) defensively: only regular files, and only up to a size cap,
-// so a path such as /dev/zero, a FIFO or a huge file is a clear error rather
-// than a hang or an out-of-memory crash.
-package fileio
+// Package safefile is how hyperctl touches the files it keeps: it reads
+// the files it is handed (configs, checkpoints, run summaries) defensively,
+// only regular files and only up to a size cap, so a path such as
+// /dev/zero, a FIFO or a huge file is a clear error rather than a hang or
+// an out-of-memory crash (ReadRegular); it replaces files atomically and
+// durably (WriteAtomic, SyncDir); and it gives a folder one writer at a
+// time (Acquire: the lock that run folders and `hyperctl serve --state`
+// share).
+package safefile
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fileio
+package safefile
 
 import (
 	"errors"

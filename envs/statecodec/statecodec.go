@@ -1,16 +1,18 @@
-// Package wire is the little-endian binary encoding of hyperctl's saved
-// states: the environment snapshots (envs.Snapshot, envs.Vec.Snapshot and
-// the environments' own state payloads), the trainer's snapshot
-// (ppo.Trainer.Snapshot) and the run folder's checkpoint file (package
-// rundir). The encoded layouts are described by the packages that write
-// them.
+// Package statecodec is the checked little-endian binary encoding of every
+// state hyperctl saves: the environment snapshots (envs.Snapshot,
+// envs.Vec.Snapshot and the environments' own state payloads), the
+// trainer's snapshot (ppo.Trainer.Snapshot), the run folder's checkpoint
+// file (package rundir) and the state files of `hyperctl serve`
+// (controller/service). The encoded layouts are described by the packages that write them. It sits on
+// the ground floor, with the environments, because they are the first to
+// save state; every layer above uses it.
 //
 // Every variable-length value carries its length, and a Reader checks each
 // length against the bytes that remain before it allocates, so corrupt or
 // truncated input gives an error, never a panic or an oversized allocation.
 // A Reader keeps the first error (sticky) and returns zero values after it,
 // so a decoder can read a whole layout and check Err once.
-package wire
+package statecodec
 
 import (
 	"encoding/binary"
@@ -356,7 +358,7 @@ const sealHeader = 8 + 2
 // magic must be 8 bytes long.
 func Seal(magic string, version uint16, payload []byte) []byte {
 	if len(magic) != 8 {
-		panic(fmt.Sprintf("wire: Seal: magic %q is not 8 bytes", magic))
+		panic(fmt.Sprintf("statecodec: Seal: magic %q is not 8 bytes", magic))
 	}
 	w := NewWriter(make([]byte, 0, sealHeader+len(payload)+4))
 	w.Raw([]byte(magic))

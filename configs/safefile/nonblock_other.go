@@ -1,5 +1,5 @@
 //go:build !unix
 
-package fileio
+package safefile
 
 const nonblock = 0
