@@ -136,8 +136,8 @@ func (m *HyperController) Suggest(dst controller.Config) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Suggest before Init")
 	}
-	if len(dst) != m.h {
-		return fmt.Errorf("hypercontroller: suggest: dst has %d values, space has %d parameters", len(dst), m.h)
+	if err := controller.CheckDst(m.space, dst); err != nil {
+		return fmt.Errorf("hypercontroller: %w", err)
 	}
 	d, s := m.set.D, m.set.S
 	if m.st.Rounds < s {
@@ -216,25 +216,19 @@ func (m *HyperController) vinvNorm(mod, xi []float64) float64 {
 // Observe records round t: the value in force for each hyperparameter and the
 // objective X_t. From round s on it updates, for each hyperparameter, the
 // predictor of the value in force under the context of the previous s rounds
-// (Algorithm 1, lines 23–27). A non-finite objective, a malformed
-// configuration or an update that overflows is an error and leaves the state
-// unchanged.
+// (Algorithm 1, lines 23–27). An observation that fails
+// controller.CheckObservation or an update that overflows is an error and
+// leaves the state unchanged.
 func (m *HyperController) Observe(o controller.Observation) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Observe before Init")
 	}
+	if err := controller.CheckObservation(m.space, o); err != nil {
+		return fmt.Errorf("hypercontroller: observe: %w", err)
+	}
 	x := o.Objective
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return fmt.Errorf("hypercontroller: observe: objective is %v, want a finite number", x)
-	}
-	if len(o.Config) != m.h {
-		return fmt.Errorf("hypercontroller: observe: config has %d values, space has %d parameters", len(o.Config), m.h)
-	}
 	d, s := m.set.D, m.set.S
 	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("hypercontroller: observe: %s: value %v is not finite", m.space.Param(i).Name, v)
-		}
 		if c := m.st.Cur[i]; c >= 0 && m.grid[i][c] == v {
 			m.at[i] = c
 			continue
