@@ -33,7 +33,7 @@ FUZZTIME ?= 20s
 FUZZ_TARGETS := \
 	./configs:FuzzParse \
 	./cmd/hyperctl/internal/seeds:FuzzParse \
-	./cmd/hyperctl/rundir:FuzzDecodeCheckpoint \
+	./configs/rundir:FuzzDecodeCheckpoint \
 	./ppo:FuzzRestore \
 	./envs/all:FuzzRestore \
 	./envs/all:FuzzLoadState

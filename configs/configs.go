@@ -16,7 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 )
@@ -145,17 +145,20 @@ func leaves(err error) []error {
 }
 
 // Base returns the built-in defaults that every file is decoded over.
+// The controller's part, and the run's seed and iterations, are
+// controller.DefaultSetup's.
 func Base() Run {
+	d := controller.DefaultSetup()
 	return Run{
-		Seed:            0,
-		Iterations:      1000,
+		Seed:            d.Seed,
+		Iterations:      d.Iterations,
 		EvalEvery:       10,
 		CheckpointEvery: 10,
 		PPO:             ppo.DefaultConfig(),
 		Controller: Controller{
-			Name:      "hypercontroller",
-			Interval:  5,
-			Objective: controller.Delta,
+			Name:      d.Method,
+			Interval:  Interval(d.Interval),
+			Objective: d.Objective,
 			Tune:      PaperSpace(),
 			Observe:   ObserveIteration,
 			Start:     StartPPO,
@@ -188,10 +191,10 @@ const MaxFileBytes = 1 << 20
 // Load reads a config file (a regular file of at most MaxFileBytes),
 // applies the overrides and validates the result.
 func Load(path string, o ...Override) (Run, error) {
-	b, err := fileio.ReadRegular(path, MaxFileBytes)
+	b, err := safefile.ReadRegular(path, MaxFileBytes)
 	if err != nil {
-		var nr *fileio.NotRegularError
-		var tl *fileio.TooLargeError
+		var nr *safefile.NotRegularError
+		var tl *safefile.TooLargeError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return Run{}, &Error{File: path, Msg: "file not found"}
@@ -284,7 +287,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	// Unknown keys and invalid values are all reported, up to MaxErrors.
 	for _, key := range md2.Undecoded() {
 		if len(key) >= 3 && key[0] == "controller" && methodKeys[key[1]] {
-			problems = append(problems, &Error{Key: key.String(), Msg: "unknown key; " + allowedKeys(run.Controller.Settings[key[1]])})
+			problems = append(problems, &Error{Key: key.String(), Msg: controller.UnknownSettingMsg(run.Controller.Settings[key[1]])})
 		}
 	}
 	for _, key := range md.Undecoded() {
@@ -326,21 +329,17 @@ func allowedFor(key toml.Key) string {
 	var tags []string
 	switch {
 	case len(key) == 1:
-		tags = tomlTags(Run{})
+		tags = controller.TOMLKeys(Run{})
 	case key[0] == "ppo":
-		tags = tomlTags(ppo.Config{})
+		tags = controller.TOMLKeys(ppo.Config{})
 	case key[0] == "controller" && len(key) == 2:
-		tags = append(tomlTags(Controller{}), controller.Names()...)
+		tags = append(controller.TOMLKeys(Controller{}), controller.Names()...)
 	case key[0] == "controller" && key[1] == "tune":
-		tags = tomlTags(TuneParam{})
+		tags = controller.TOMLKeys(TuneParam{})
 	default:
 		return "this table is not part of the schema"
 	}
 	return "allowed: " + strings.Join(tags, ", ")
-}
-
-func allowedKeys(s controller.Settings) string {
-	return "allowed: " + strings.Join(tomlTags(s), ", ")
 }
 
 // Validate checks ranges and names. One problem is an *Error with the key
@@ -354,11 +353,11 @@ func (r *Run) problems() []*Error {
 	if strings.TrimSpace(r.Env) == "" {
 		bad("env", "missing; want an environment name such as halfcheetah")
 	}
-	if r.Seed < 0 || r.Seed > ppo.MaxSeed {
-		bad("seed", fmt.Sprintf("want an integer in [0, %d], got %d", int64(ppo.MaxSeed), r.Seed))
+	if err := controller.CheckSeed(r.Seed); err != nil {
+		bad("seed", err.Error())
 	}
-	if r.Iterations < 1 || r.Iterations > MaxIterations {
-		bad("iterations", fmt.Sprintf("want an integer in [1, %d], got %d", MaxIterations, r.Iterations))
+	if err := controller.CheckIterations(r.Iterations); err != nil {
+		bad("iterations", err.Error())
 	}
 	if r.EvalEvery < 0 {
 		bad("eval_every", fmt.Sprintf("want an integer >= 0 (0 disables), got %d", r.EvalEvery))
@@ -451,8 +450,8 @@ func sortedNames[V any](m map[string]V) []string {
 
 // Bounds on a run's length and work.
 const (
-	// MaxIterations bounds iterations.
-	MaxIterations = 10_000_000
+	// MaxIterations bounds iterations (controller.MaxIterations).
+	MaxIterations = controller.MaxIterations
 	// MaxFrames bounds iterations × the largest batch the run can use, and
 	// the frame budget frames.
 	MaxFrames = 10_000_000_000

@@ -13,11 +13,12 @@ import (
 // Interval is controller.interval: a decision interval of at least one
 // iteration, or IntervalAuto, written "auto" in TOML, which asks the
 // controller to recommend one for the run's iteration budget (see
-// IntervalRecommender; the bilevel controller's inner-horizon rule).
+// controller.IntervalRecommender; the bilevel controller's inner-horizon
+// rule).
 type Interval int
 
-// IntervalAuto is interval = "auto".
-const IntervalAuto Interval = -1
+// IntervalAuto is interval = "auto" (controller.IntervalAuto).
+const IntervalAuto = Interval(controller.IntervalAuto)
 
 // String returns the interval as written in TOML: the number, or "auto".
 func (i Interval) String() string {
@@ -54,20 +55,6 @@ func (i Interval) MarshalTOML() ([]byte, error) {
 	return []byte(strconv.Itoa(int(i))), nil
 }
 
-// IntervalRecommender is implemented by controller settings that can
-// recommend a decision interval for interval = "auto", given the run's
-// iteration budget and the gradient steps of one training iteration.
-type IntervalRecommender interface {
-	RecommendInterval(iterations, stepsPerIteration int) (int, error)
-}
-
-// RunAdapter is implemented by controller settings that take defaults from
-// the run they control (settings left at 0 meaning "from the run"):
-// WithRun returns adapted settings and leaves the receiver unchanged.
-type RunAdapter interface {
-	WithRun(iterations, interval, stepsPerIteration int) controller.Settings
-}
-
 // StepsPerIteration is the number of gradient steps PPO takes per
 // iteration at the configured batch size: epochs × ⌈batch_size /
 // minibatch_size⌉ (no target-KL early stop). When batch_size is tuned it
@@ -80,56 +67,36 @@ func (r *Run) StepsPerIteration() int {
 	return p.Epochs * ((p.BatchSize + p.MinibatchSize - 1) / p.MinibatchSize)
 }
 
-// DecisionInterval resolves controller.interval: the configured number, or
-// for "auto" the controller's recommendation for this run's iterations.
-func (r *Run) DecisionInterval() (int, error) {
+// controllerSetup is r's controller setup (see controller.Setup).
+func (r *Run) controllerSetup() controller.Setup {
 	c := &r.Controller
-	if c.Interval != IntervalAuto {
-		if c.Interval < 1 {
-			return 0, fmt.Errorf("controller.interval: want an integer >= 1 or \"auto\", got %d", int(c.Interval))
-		}
-		return int(c.Interval), nil
+	return controller.Setup{
+		Method: c.Name, Settings: c.Settings[c.Name],
+		Interval: int(c.Interval), Objective: c.Objective,
+		Seed: r.Seed, Iterations: r.Iterations, StepsPerIteration: r.StepsPerIteration(),
+		PerInterval: c.Observe == ObservePeriod,
 	}
-	if c.Name == Fixed {
+}
+
+// DecisionInterval resolves controller.interval: the configured number, or
+// for "auto" the controller's recommendation for this run's iterations
+// (controller.Setup.DecisionInterval; 1 for the fixed controller).
+func (r *Run) DecisionInterval() (int, error) {
+	if r.Controller.Name == Fixed && r.Controller.Interval == IntervalAuto {
 		return 1, nil
 	}
-	s, err := c.MethodSettings(c.Name)
-	if err != nil {
-		return 0, err
-	}
-	rec, ok := s.(IntervalRecommender)
-	if !ok {
-		return 0, fmt.Errorf("controller.interval: \"auto\" needs a controller that recommends its interval (bilevel); %s does not, set an integer", c.Name)
-	}
-	k, err := rec.RecommendInterval(r.Iterations, r.StepsPerIteration())
-	if err != nil {
-		return 0, fmt.Errorf("controller.interval = \"auto\": %w", err)
-	}
-	if k < 1 {
-		return 0, fmt.Errorf("controller.interval = \"auto\": %s recommended %d", c.Name, k)
-	}
-	return k, nil
+	s := r.controllerSetup()
+	return s.DecisionInterval()
 }
 
 // ControllerSetup returns what building r's controller needs: its settings
-// (adapted to the run when they implement RunAdapter) and the driver
-// options, with interval = "auto" resolved. It is an error for the fixed
-// controller.
+// (adapted to the run when they implement controller.RunAdapter) and the
+// driver options, with interval = "auto" resolved (controller.Setup.Resolve).
+// It is an error for the fixed controller.
 func (r *Run) ControllerSetup() (controller.Settings, controller.Options, error) {
-	c := &r.Controller
-	if c.Name == Fixed {
+	if r.Controller.Name == Fixed {
 		return nil, controller.Options{}, errors.New("controller: fixed has no controller to set up")
 	}
-	k, err := r.DecisionInterval()
-	if err != nil {
-		return nil, controller.Options{}, err
-	}
-	s, err := c.MethodSettings(c.Name)
-	if err != nil {
-		return nil, controller.Options{}, err
-	}
-	if a, ok := s.(RunAdapter); ok {
-		s = a.WithRun(r.Iterations, k, r.StepsPerIteration())
-	}
-	return s, controller.Options{Interval: k, Objective: c.Objective, Seed: uint64(r.Seed), PerInterval: c.Observe == ObservePeriod}, nil
+	s := r.controllerSetup()
+	return s.Resolve()
 }

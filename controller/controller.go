@@ -356,9 +356,6 @@ func (c *Controller) Observe(r Result) error {
 	if !c.st.Pending {
 		return fmt.Errorf("controller %s: Observe at iteration %d without a preceding Suggest", c.name, c.st.Iteration)
 	}
-	if math.IsNaN(r.Reward) || math.IsInf(r.Reward, 0) {
-		return fmt.Errorf("controller %s: iteration %d: reward is %v, want a finite number", c.name, c.st.Iteration, r.Reward)
-	}
 	el := r.Elapsed.Seconds()
 	if el < 0 {
 		return fmt.Errorf("controller %s: iteration %d: negative elapsed time %v", c.name, c.st.Iteration, r.Elapsed)
@@ -383,8 +380,8 @@ func (c *Controller) Observe(r Result) error {
 	}
 	var show bool
 	obs.Objective, show = c.opts.Objective.Value(r, prev, c.st.HavePrev)
-	if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
-		return fmt.Errorf("controller %s: iteration %d: objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
+	if err := CheckObservation(c.space, obs); err != nil {
+		return fmt.Errorf("controller %s: %w", c.name, err)
 	}
 	if show {
 		if err := c.method.Observe(obs); err != nil {

@@ -8,8 +8,9 @@ import (
 )
 
 // Settings are one method's own configuration: a pointer to a struct whose
-// fields carry `toml` tags. Configs decode the method's TOML table over the
-// defaults, strictly, and call Validate; Build calls New.
+// fields carry `toml` tags. A table of settings is decoded over the
+// defaults, strictly, and validated (DecodeSettings; configs decodes a
+// config file's table with the same rules); Build calls New.
 type Settings interface {
 	// Validate reports the first invalid field, naming it and what is allowed.
 	Validate() error

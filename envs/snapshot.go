@@ -3,7 +3,7 @@ package envs
 import (
 	"fmt"
 
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // StateSaver is implemented by environments whose whole state can be saved
@@ -84,7 +84,7 @@ const (
 // ErrSnapshot is wrapped by every error about the snapshot bytes themselves:
 // not a snapshot, corrupt, truncated, another format version, another
 // environment, number of copies or time limit.
-var ErrSnapshot = wire.ErrCorrupt
+var ErrSnapshot = statecodec.ErrCorrupt
 
 // Snapshot encodes env's complete state: see StateSaver. env (or, for a
 // TimeLimit, the environment it wraps) must implement StateSaver; all
@@ -124,7 +124,7 @@ func Restore(env Env, b []byte) error {
 
 // seal wraps a payload in the envelope.
 func seal(kind uint8, id string, copies int, payload []byte) []byte {
-	w := wire.NewWriter(make([]byte, 0, snapMinLen+len(id)+len(payload)))
+	w := statecodec.NewWriter(make([]byte, 0, snapMinLen+len(id)+len(payload)))
 	w.Raw([]byte(snapMagic))
 	w.U8(SnapshotFormatVersion & 0xff)
 	w.U8(SnapshotFormatVersion >> 8)
@@ -132,7 +132,7 @@ func seal(kind uint8, id string, copies int, payload []byte) []byte {
 	w.String(id)
 	w.Len(copies)
 	w.Bytes32(payload)
-	w.U32(wire.Checksum(w.Bytes()))
+	w.U32(statecodec.Checksum(w.Bytes()))
 	return w.Bytes()
 }
 
@@ -154,11 +154,11 @@ func open(b []byte, kind uint8, id string, copies int) ([]byte, error) {
 	if string(b[:len(snapMagic)]) != snapMagic {
 		return nil, fmt.Errorf("%w: no %q magic at the start: not an environment snapshot", ErrSnapshot, snapMagic)
 	}
-	body, err := wire.SplitChecksum(b)
+	body, err := statecodec.SplitChecksum(b)
 	if err != nil {
 		return nil, err
 	}
-	r := wire.NewReader(body[len(snapMagic):])
+	r := statecodec.NewReader(body[len(snapMagic):])
 	lo := int(r.U8("version"))
 	version := lo | int(r.U8("version"))<<8
 	if version != SnapshotFormatVersion {
@@ -194,7 +194,7 @@ func (t *TimeLimit) SaveState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := wire.NewWriter(make([]byte, 0, 32+len(inner)))
+	w := statecodec.NewWriter(make([]byte, 0, 32+len(inner)))
 	w.Tag("timelimit", 1)
 	w.I64(int64(t.max))
 	w.I64(int64(t.steps))
@@ -209,7 +209,7 @@ func (t *TimeLimit) LoadState(b []byte) error {
 	if !ok {
 		return fmt.Errorf("time limit: %T does not implement envs.StateSaver", t.Env)
 	}
-	r := wire.NewReader(b)
+	r := statecodec.NewReader(b)
 	r.Tag("timelimit", 1)
 	limit := r.I64("time limit")
 	steps := r.Int("time limit step count", 0, 1<<62)

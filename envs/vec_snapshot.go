@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // Vec payload layout (inside the envelope described in snapshot.go), section
@@ -49,7 +49,7 @@ func (v *Vec) Snapshot() ([]byte, error) {
 	for i, s := range states {
 		size += 8 + len(v.envs[i].Spec().ID) + len(s)
 	}
-	w := wire.NewWriter(make([]byte, 0, size))
+	w := statecodec.NewWriter(make([]byte, 0, size))
 	w.Tag("vec", vecStateVersion)
 	w.I64(v.seed)
 	w.Bool(v.seeded)
@@ -101,7 +101,7 @@ func (v *Vec) Restore(b []byte) error {
 		return fmt.Errorf("vec restore: %w", err)
 	}
 	n := v.n
-	r := wire.NewReader(payload)
+	r := statecodec.NewReader(payload)
 	r.Tag("vec", vecStateVersion)
 	seed := r.Int("vec seed", 0, math.MaxInt64-int64(n-1))
 	seeded := r.Bool("vec seeded flag")

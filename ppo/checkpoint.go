@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // SnapshotFormatVersion is the version of the trainer snapshot that
@@ -23,7 +23,7 @@ const snapMagic = "HCPPOSNP"
 // ErrSnapshot is wrapped by every error about the snapshot bytes
 // themselves: not a trainer snapshot, corrupt, truncated, another format
 // version. (It is the same value as envs.ErrSnapshot.)
-var ErrSnapshot = wire.ErrCorrupt
+var ErrSnapshot = statecodec.ErrCorrupt
 
 // Limits on what a snapshot may declare, checked before anything is
 // allocated.
@@ -56,7 +56,7 @@ const (
 // environments do). The trainer must be at an iteration boundary, which it
 // always is between calls.
 //
-// Encoding (little-endian, package envs/wire):
+// Encoding (little-endian, package envs/statecodec):
 //
 //	[0:8]   magic "HCPPOSNP"
 //	[8:10]  format version (uint16), SnapshotFormatVersion
@@ -109,7 +109,7 @@ func (t *Trainer) Snapshot() ([]byte, error) {
 		}
 	}
 
-	w := wire.NewWriter(make([]byte, 0, 512+12*len(theta)+len(vs)+len(es)))
+	w := statecodec.NewWriter(make([]byte, 0, 512+12*len(theta)+len(vs)+len(es)))
 	w.Tag("header", 1)
 	w.String(t.spec.ID)
 	w.Len(t.od)
@@ -153,16 +153,16 @@ func (t *Trainer) Snapshot() ([]byte, error) {
 	w.Bool(t.rawObs != nil)
 	w.Bool(es != nil)
 	w.Bytes32(es)
-	return wire.Seal(snapMagic, SnapshotFormatVersion, w.Bytes()), nil
+	return statecodec.Seal(snapMagic, SnapshotFormatVersion, w.Bytes()), nil
 }
 
-func putRMS(w *wire.Writer, r RunningMeanStd) {
+func putRMS(w *statecodec.Writer, r RunningMeanStd) {
 	w.F64s(r.Mean)
 	w.F64s(r.Var)
 	w.F64(r.Count)
 }
 
-func getRMS(r *wire.Reader, what string, dim int) RunningMeanStd {
+func getRMS(r *statecodec.Reader, what string, dim int) RunningMeanStd {
 	return RunningMeanStd{Mean: r.F64s(what+" mean", dim), Var: r.F64s(what+" variance", dim), Count: r.F64(what + " count")}
 }
 
@@ -193,12 +193,12 @@ type snapshotState struct {
 
 // decodeSnapshot checks and decodes b for this trainer without changing it.
 func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
-	payload, err := wire.Open(b, "trainer snapshot", snapMagic, SnapshotFormatVersion)
+	payload, err := statecodec.Open(b, "trainer snapshot", snapMagic, SnapshotFormatVersion)
 	if err != nil {
 		return nil, err
 	}
 	var c snapshotState
-	r := wire.NewReader(payload)
+	r := statecodec.NewReader(payload)
 	r.Tag("header", 1)
 	c.envID = r.String("environment id", maxSnapEnvID)
 	c.obsDim = int(r.U32("observation size"))

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz seeds in testdata/fuzz")
@@ -42,7 +42,7 @@ func FuzzRestore(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, sealed bool) {
 		b := data
 		if sealed {
-			b = wire.Seal(snapMagic, SnapshotFormatVersion, data)
+			b = statecodec.Seal(snapMagic, SnapshotFormatVersion, data)
 		}
 		if err := tr.Restore(b); err != nil {
 			if tr.broken != nil {

@@ -93,8 +93,9 @@ type Option func(*Trainer)
 func WithLogger(l zerolog.Logger) Option { return func(t *Trainer) { t.log = l } }
 
 // MaxSeed is the largest seed New accepts (2^61 − 1): derived seeds leave
-// room for the environment copies' consecutive seeds.
-const MaxSeed = math.MaxInt64 / 4
+// room for the environment copies' consecutive seeds. It is the bound of a
+// run's seed, controller.MaxSeed.
+const MaxSeed = controller.MaxSeed
 
 // New builds a trainer for the registered environment env (short name or
 // Gymnasium id; import envs/all to register the built-in ones) with

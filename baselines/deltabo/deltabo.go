@@ -19,14 +19,16 @@
 //
 // # Sources
 //
-// transfer_from names a folder of finished `hyperctl train` or `hyperctl
-// compare` runs (other seeds, another environment, …): every folder below
-// it holding summary.json and train.csv is one source run (see ReadRuns).
-// From train.csv it uses the columns of the controlled space's
-// hyperparameters, the objective column and, for the training progress,
-// the iteration (progress = "iteration", the default) or the wall time
-// (progress = "time"); progress = "none" ignores progress. Programs can
-// instead pass Records directly.
+// DeltaBO takes its source as Records, one per iteration of each source run:
+// the controlled space's hyperparameters in force, the objective and, for
+// the training progress, the iteration (progress = "iteration", the
+// default) or the wall time (progress = "time"); progress = "none" ignores
+// progress. transfer_from names a folder of finished `hyperctl train` or
+// `hyperctl compare` runs (other seeds, another environment, …); `hyperctl
+// train` reads every run below it into Records before it builds the
+// controller (cmd/hyperctl/internal/training, ReadTransfer), and checks that
+// the runs logged the objective this run uses. DeltaBO itself reads no
+// file.
 //
 // # Inputs of g and δ, and decision periods
 //
@@ -102,7 +104,8 @@ import (
 
 // Settings configure DeltaBO. Keys are the TOML keys of [controller.deltabo].
 type Settings struct {
-	// TransferFrom is the folder of finished runs to transfer from.
+	// TransferFrom is the folder of finished runs to transfer from; the
+	// program that builds the controller reads them into Records.
 	TransferFrom string `toml:"transfer_from"`
 	// Objective is the objective the source runs logged, one of
 	// controller.ObjectiveNames (default "delta"), decoded once from the
@@ -130,8 +133,8 @@ type Settings struct {
 	// Candidates is the number of uniform random candidates per decision.
 	Candidates int `toml:"candidates"`
 
-	// Records, when non-nil, are used as the source instead of reading
-	// TransferFrom (for programs and tests; not part of a config file).
+	// Records are the source: the runs below TransferFrom, or any others
+	// a program passes (not part of a config file).
 	Records []Record `toml:"-"`
 }
 
@@ -231,35 +234,26 @@ type state struct {
 	DHyper *dHyper // last δ hyperparameters (warm start)
 }
 
-// Init reads the source (Records, else TransferFrom), fits g once and
-// prepares a run over space. All randomness (g's ML-II restarts, later
-// δ's restarts and the candidates) comes from rng.
+// Init takes the source (Records, read from TransferFrom by the caller),
+// fits g once and prepares a run over space. All randomness (g's ML-II
+// restarts, later δ's restarts and the candidates) comes from rng.
 func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	if rng == nil {
 		return errors.New("deltabo: init: nil rng")
 	}
 	d := space.Dim()
 	recs := m.set.Records
-	runs := 0
 	if recs == nil {
 		if m.set.TransferFrom == "" {
 			return errors.New("deltabo: transfer_from: no source given; set [controller.deltabo] transfer_from, or --transfer-from DIR (DeltaBO without a source is plain GP-UCB: controller gpucb)")
 		}
-		src, err := ReadRuns(m.set.TransferFrom, space.Names())
-		if err != nil {
-			return fmt.Errorf("deltabo: %w", err)
-		}
-		if src.Objective != m.set.Objective {
-			return fmt.Errorf("deltabo: transfer_from %s: the source runs logged the %q objective, this run uses %q (setting objective)", m.set.TransferFrom, src.Objective, m.set.Objective)
-		}
-		recs, runs = src.Records, len(src.Runs)
-	} else {
-		ids := map[int]bool{}
-		for _, r := range recs {
-			ids[r.Run] = true
-		}
-		runs = len(ids)
+		return fmt.Errorf("deltabo: transfer_from %s: the source runs were not read; the program that builds the controller reads them into Records (hyperctl train does)", m.set.TransferFrom)
 	}
+	ids := map[int]bool{}
+	for _, r := range recs {
+		ids[r.Run] = true
+	}
+	runs := len(ids)
 	if len(recs) == 0 {
 		return errors.New("deltabo: source: no records")
 	}
@@ -294,10 +288,10 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 }
 
 func (m *DeltaBO) sourceName() string {
-	if m.set.Records != nil {
-		return "(records)"
+	if m.set.TransferFrom != "" {
+		return m.set.TransferFrom
 	}
-	return m.set.TransferFrom
+	return "(records)"
 }
 
 // rebuildSource conditions g on the stored source data with the stored

@@ -1,27 +1,18 @@
 package deltabo
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/BurntSushi/toml"
-
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
 // Record is one iteration of a source run: the tuned hyperparameters in
 // force, the training progress and the objective. Records of one run share
-// Run and are ordered by Iteration.
+// Run and are ordered by Iteration. `hyperctl train` reads them from the
+// run folders below transfer_from (cmd/hyperctl/internal/training,
+// ReadTransfer).
 type Record struct {
 	// Run identifies the source run (records with the same Run are one run).
 	Run int
@@ -36,214 +27,6 @@ type Record struct {
 	// Objective is the objective the run logged for the iteration (the
 	// objective column: controller.Objective.Value of the run's objective).
 	Objective float64
-}
-
-// Source is what ReadRuns found.
-type Source struct {
-	Dir       string               // the folder searched
-	Runs      []string             // run folders used, sorted
-	Objective controller.Objective // the runs' controller.objective (all equal)
-	Records   []Record
-}
-
-// ReadRuns walks dir for finished runs of `hyperctl train` or `hyperctl
-// compare` — run folders (package rundir) holding summary.json and
-// train.csv — and returns one
-// Record per train.csv row with an objective value, keeping the columns of
-// params (the controlled space's names). Every error names the offending
-// path: a missing folder, no finished runs, a train.csv without a needed
-// column, an unparsable value, or runs with different objectives.
-func ReadRuns(dir string, params []string) (*Source, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("transfer_from %s: no such folder", dir)
-		}
-		return nil, fmt.Errorf("transfer_from %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("transfer_from %s: not a folder", dir)
-	}
-	var runs []string
-	unfinished := 0
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("transfer_from %s: %w", path, err)
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if d.Name() == rundir.CheckpointDir && path != dir {
-			return filepath.SkipDir
-		}
-		hasSummary := fileExists(filepath.Join(path, rundir.SummaryFile))
-		hasTrain := fileExists(filepath.Join(path, rundir.TrainCSV))
-		switch {
-		case hasSummary && hasTrain:
-			runs = append(runs, path)
-			return filepath.SkipDir
-		case hasTrain:
-			unfinished++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(runs) == 0 {
-		msg := fmt.Sprintf("transfer_from %s: no finished runs (folders holding %s and %s) below it", dir, rundir.SummaryFile, rundir.TrainCSV)
-		if unfinished > 0 {
-			msg += fmt.Sprintf("; %d unfinished run(s) without %s were skipped", unfinished, rundir.SummaryFile)
-		}
-		return nil, errors.New(msg)
-	}
-	sort.Strings(runs)
-	src := &Source{Dir: dir, Runs: runs}
-	objOf := ""
-	for i, r := range runs {
-		obj, err := runObjective(r)
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			src.Objective, objOf = obj, r
-		} else if obj != src.Objective {
-			return nil, fmt.Errorf("transfer_from %s: runs use different objectives: %s has %q, %s has %q", dir, objOf, src.Objective, r, obj)
-		}
-		recs, err := readTrainCSV(filepath.Join(r, rundir.TrainCSV), params, i)
-		if err != nil {
-			return nil, err
-		}
-		src.Records = append(src.Records, recs...)
-	}
-	if len(src.Records) == 0 {
-		return nil, fmt.Errorf("transfer_from %s: the %d finished run(s) hold no iteration with an objective value", dir, len(runs))
-	}
-	return src, nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// runObjective reads [controller] objective from a run's config.toml
-// ("delta", the default, when the file or the key is absent).
-func runObjective(run string) (controller.Objective, error) {
-	path := filepath.Join(run, rundir.ConfigFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return controller.Delta, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
-	}
-	var c struct {
-		Controller struct {
-			Objective controller.Objective `toml:"objective"`
-		} `toml:"controller"`
-	}
-	if _, err := toml.Decode(string(b), &c); err != nil {
-		return 0, fmt.Errorf("transfer_from: %s: %w", path, err)
-	}
-	return c.Controller.Objective, nil
-}
-
-// readTrainCSV parses one train.csv into records (rows with an empty
-// objective, e.g. the first iteration under the delta objective, are
-// skipped).
-func readTrainCSV(path string, params []string, run int) ([]Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("transfer_from: %w", err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	header, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("transfer_from: %s: header: %w", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
-	}
-	need := append([]string{rundir.ColIteration, rundir.ColWallTime, rundir.ColObjective}, params...)
-	var missing []string
-	for _, n := range need {
-		if _, ok := col[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("transfer_from: %s: no column %s (the controlled space needs %s; the file has %s)",
-			path, strings.Join(missing, ", "), strings.Join(params, ", "), strings.Join(header, ", "))
-	}
-	var out []Record
-	line := 1
-	for {
-		row, err := r.Read()
-		line++
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// A torn last line (a killed writer) ends the file; anything
-			// else is reported.
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("transfer_from: %s: line %d: %w", path, line, err)
-			}
-			return nil, fmt.Errorf("transfer_from: %s: %w", path, err)
-		}
-		get := func(name string) (string, error) {
-			i := col[name]
-			if i >= len(row) {
-				return "", fmt.Errorf("transfer_from: %s: line %d: %d fields, no %s", path, line, len(row), name)
-			}
-			return strings.TrimSpace(row[i]), nil
-		}
-		num := func(name string) (float64, error) {
-			s, err := get(name)
-			if err != nil {
-				return 0, err
-			}
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("transfer_from: %s: line %d: %s = %q, want a finite number", path, line, name, s)
-			}
-			return v, nil
-		}
-		objS, err := get(rundir.ColObjective)
-		if err != nil {
-			return nil, err
-		}
-		if objS == "" {
-			continue
-		}
-		rec := Record{Run: run, Config: make(map[string]float64, len(params))}
-		if rec.Objective, err = num(rundir.ColObjective); err != nil {
-			return nil, err
-		}
-		it, err := num(rundir.ColIteration)
-		if err != nil {
-			return nil, err
-		}
-		if it < 0 || it != math.Trunc(it) {
-			return nil, fmt.Errorf("transfer_from: %s: line %d: iteration %v, want an integer >= 0", path, line, it)
-		}
-		rec.Iteration = int(it)
-		if rec.Time, err = num(rundir.ColWallTime); err != nil {
-			return nil, err
-		}
-		for _, p := range params {
-			if rec.Config[p], err = num(p); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, rec)
-	}
-	return out, nil
 }
 
 // Progress modes.

@@ -501,7 +501,7 @@ func (m *Method) Suggest(dst controller.Config) error {
 	if m.rng == nil {
 		return common.NotInit("goucb")
 	}
-	if err := common.CheckDst(m.space, dst); err != nil {
+	if err := controller.CheckDst(m.space, dst); err != nil {
 		return fmt.Errorf("goucb: %w", err)
 	}
 	m.closePeriod()
@@ -642,7 +642,7 @@ func (m *Method) Observe(o controller.Observation) error {
 	if m.rng == nil {
 		return common.NotInit("goucb")
 	}
-	if err := common.CheckObservation(m.space, o); err != nil {
+	if err := controller.CheckObservation(m.space, o); err != nil {
 		return fmt.Errorf("goucb: observe: %w", err)
 	}
 	m.u = common.ToUnit(m.space, o.Config, m.u)

@@ -331,7 +331,7 @@ func (m *NeuralBO) Observe(o controller.Observation) error {
 	if m.rng == nil {
 		return fmt.Errorf("neuralbo: used before Init")
 	}
-	if err := common.CheckObservation(m.space, o); err != nil {
+	if err := controller.CheckObservation(m.space, o); err != nil {
 		return fmt.Errorf("neuralbo: observe: %w", err)
 	}
 	for i, v := range o.Config {

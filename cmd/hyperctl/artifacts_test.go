@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
@@ -55,7 +55,7 @@ func num(t *testing.T, s string) float64 {
 // significant digits, within that rounding).
 func checkEvents(t *testing.T, run string) (records int) {
 	t.Helper()
-	files, err := tbevents.Files(run)
+	files, err := rundir.EventsFiles(run)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("events files in %s: %v %v", run, files, err)
 	}
@@ -199,7 +199,7 @@ func TestRunArtifacts(t *testing.T) {
 	if _, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--force", "--iterations", "1"); code != 0 {
 		t.Fatalf("--force: exit %d", code)
 	}
-	if fs, _ := tbevents.Files(out); len(fs) != 1 {
+	if fs, _ := rundir.EventsFiles(out); len(fs) != 1 {
 		t.Fatalf("events files after --force: %v", fs)
 	}
 	if p, err := policy.Load(out, policy.Best); err != nil || p.Meta.Iteration != 1 {

@@ -23,9 +23,9 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )
@@ -364,7 +364,7 @@ func writeManifest(out string, m report.Manifest) error {
 	if err != nil {
 		return err
 	}
-	return fileio.WriteAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
+	return safefile.WriteAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
 }
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -14,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // runPos is how far a run folder's train.csv has got.
@@ -25,33 +21,9 @@ type runPos struct {
 
 // readRunPos reads the last row of dir's train.csv (zero when absent).
 func readRunPos(dir string) runPos {
-	f, err := os.Open(filepath.Join(dir, rundir.TrainCSV))
-	if err != nil {
+	it, fr, ok := rundir.LastRow(dir)
+	if !ok {
 		return runPos{}
-	}
-	defer f.Close()
-	const tail = 4096
-	st, err := f.Stat()
-	if err != nil {
-		return runPos{}
-	}
-	off := max(st.Size()-tail, 0)
-	b := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
-		return runPos{}
-	}
-	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
-	if len(lines) == 0 {
-		return runPos{}
-	}
-	cols := bytes.SplitN(lines[len(lines)-1], []byte(","), 3)
-	if len(cols) < 3 {
-		return runPos{}
-	}
-	it, err1 := strconv.Atoi(string(cols[0]))
-	fr, err2 := strconv.ParseInt(string(cols[1]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return runPos{} // the header
 	}
 	return runPos{iterations: it + 1, frames: fr}
 }

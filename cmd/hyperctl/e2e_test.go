@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // tinyConfig is a small, fast Reacher run for end-to-end tests.

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/video"
 	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
 
 // policyNames maps --policy values to file names.

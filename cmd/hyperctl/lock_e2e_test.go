@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // pollUntil calls cond every 10 ms, at most n times, and reports whether it

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 func main() {

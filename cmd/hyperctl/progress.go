@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 

@@ -132,7 +132,7 @@ func TestServeRefusals(t *testing.T) {
 	}
 	s := startServer(t, "127.0.0.1:0", state)
 	_, e, code = runCLI(t, "serve", "--listen", "127.0.0.1:0", "--state", state)
-	// The same lock and exit status as a run folder's (fileio.Acquire).
+	// The same lock and exit status as a run folder's (safefile.Acquire).
 	if code != exitLocked || !strings.Contains(e, fmt.Sprintf("state folder %s is in use: process %d", state, s.cmd.Process.Pid)) {
 		t.Fatalf("second server on the same state: exit %d\n%s", code, e)
 	}

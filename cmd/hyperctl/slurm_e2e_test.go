@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // slurmTestConfig: 16 iterations of a small batch, a checkpoint every 3.

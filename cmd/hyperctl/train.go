@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )

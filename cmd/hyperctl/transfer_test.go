@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // --transfer-from: usage errors for controllers that do not transfer,

@@ -1,8 +1,6 @@
 package hypercontroller
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"math"
@@ -15,160 +13,9 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// maxContexts bounds d^s, the number of contexts per hyperparameter, so that
-// a context fits the low 48 bits of a model key (the hyperparameter index
-// takes the top 16). Contexts are allocated lazily, so the bound is on the
-// key space, not on memory.
-const maxContexts = 1 << 48
-
-// Settings are HyperController's inputs (Algorithm 1, line 2).
-// The zero value is invalid; start from DefaultSettings.
-type Settings struct {
-	// D is the number of grid values per hyperparameter (the paper: d = 10).
-	D int `toml:"d"`
-	// S is the number of past objective values each predictor uses, and the
-	// length of a context (the paper: s = 1, at most 3).
-	S int `toml:"s"`
-	// Lambda is the ridge regulariser λ > 0 (V starts at λI; the paper and
-	// the authors' code: 1).
-	Lambda float64 `toml:"lambda"`
-	// Bonus is an optional exploration width b ≥ 0: values are ranked by
-	// Ĝᵀ Ξ + b·‖Ξ‖_{V⁻¹}, the optimistic index of the paper's Theorem 4
-	// (eq. 50) with its constant b_{a|c}(δ) replaced by a user constant,
-	// since eq. 48 depends on bounds (B_ε, B_G, B_Ξ, B_z) that are unknown
-	// in practice. 0 (the default) is the paper's greedy rule, eq. 15; the
-	// authors' code also zeroes this term.
-	Bonus float64 `toml:"bonus"`
-	// Intercept appends a constant 1 to Ξ, so each predictor is
-	// Ĝ_a(c)ᵀ(Ξ, 1): it can learn a mean improvement per value as well as
-	// the dependence on past objective values. Not in the paper (Algorithm 1
-	// has no constant term, eq. 13); default false. Without it the score
-	// Ĝᵀ Ξ changes sign with the last objective value, so after a round
-	// with X < 0 (a third to a half of PPO iterations in the study) s = 1
-	// picks the value with the smallest gain.
-	Intercept bool `toml:"intercept"`
-}
-
-// DefaultSettings returns the paper's experimental settings:
-// d = 10, s = 1, λ = 1, no exploration bonus.
-func DefaultSettings() Settings {
-	return Settings{D: 10, S: 1, Lambda: 1}
-}
-
-// Upper bounds of the settings that size memory and work: a decision scans
-// d values per hyperparameter, and each context met allocates d predictors
-// of (s+1)² values (the paper: d = 10, s ≤ 3).
-const (
-	MaxD = 1000
-	MaxS = 8
-)
-
-// Validate reports the first invalid field.
-func (s *Settings) Validate() error {
-	switch {
-	case s.D < 2 || s.D > MaxD:
-		return fmt.Errorf("d: want an integer in [2, %d] (grid values per hyperparameter), got %d", MaxD, s.D)
-	case s.S < 1 || s.S > MaxS:
-		return fmt.Errorf("s: want an integer in [1, %d] (past objective values per prediction), got %d", MaxS, s.S)
-	case math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) || s.Lambda <= 0:
-		return fmt.Errorf("lambda: want a finite number > 0 (ridge regulariser), got %v", s.Lambda)
-	case math.IsNaN(s.Bonus) || math.IsInf(s.Bonus, 0) || s.Bonus < 0:
-		return fmt.Errorf("bonus: want a finite number >= 0 (0 is the paper's greedy rule), got %v", s.Bonus)
-	}
-	if _, ok := contextCount(s.D, s.S); !ok {
-		return fmt.Errorf("s: d^s = %d^%d contexts per hyperparameter exceeds 2^48; lower s or d (the paper recommends s <= 3)", s.D, s.S)
-	}
-	return nil
-}
-
-// New builds a HyperController from the settings, validating them once.
-func (s *Settings) New() (controller.Method, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return &HyperController{set: *s}, nil
-}
-
-// contextCount returns d^s and whether it is at most maxContexts.
-func contextCount(d, s int) (uint64, bool) {
-	n := uint64(1)
-	for range s {
-		if n > maxContexts/uint64(d) {
-			return 0, false
-		}
-		n *= uint64(d)
-	}
-	return n, true
-}
-
-// HyperController is Algorithm 1 of Gornet et al., "HyperController: A
-// Hyperparameter Controller for Fast and Stable Training of Reinforcement
-// Learning Neural Networks".
-//
-// Each hyperparameter i is discretised into d values D_i (Space.Grid, uniform
-// in the parameter's own scale). For hyperparameter i, the context c_i is the
-// tuple of grid indices in force during the last s rounds (oldest first), and
-// Ξ_t = (X_{t−s}, …, X_{t−1}) are the last s objective values. For every
-// context c and value a there is a ridge predictor
-//
-//	V_a(c) = λI + Σ Ξ_τ Ξ_τᵀ,  B_a(c) = Σ X_τ Ξ_τᵀ,  Ĝ_a(c) = B_a(c) V_a(c)⁻¹  (eqs. 9–10)
-//
-// summed over the rounds τ at which value a was in force under context c.
-// A decision picks, for each hyperparameter separately, a_t = argmax_a
-// Ĝ_a(c_i)ᵀ Ξ_t (eq. 15), ties broken uniformly at random; while fewer than s
-// rounds have been observed it picks uniformly at random (lines 19, 29).
-// Predictors are allocated lazily on their first update, so memory grows
-// with the contexts actually visited, never with d^s.
-//
-// # Rounds and the decision interval
-//
-// One round t of Algorithm 1 is one observed training iteration: one
-// objective value X_t reaching Observe. With the driver's Interval = 1 the
-// method is exactly Algorithm 1. With Interval = K > 1 (the paper's
-// experiments: K = 5) it follows the authors' code: it learns every round and
-// chooses every K rounds. At the rounds in between, the selection step of
-// line 21 is skipped and a_t is the value in force; the update of lines
-// 23–27 still runs, so the predictor of the value in force under the
-// previous-s-rounds context learns from (Ξ_t, X_t) every iteration. Concretely,
-// at every Observe of round t ≥ s, for each hyperparameter i:
-//
-//   - Ξ_t is the s objective values observed before X_t (oldest first);
-//   - c_i are the grid indices of hyperparameter i in force at rounds
-//     t−s, …, t−1 (oldest first);
-//   - a_t is the grid index in force at round t (the configuration the
-//     driver passes in Observation.Config);
-//   - the model (i, c_i, a_t) gets V += Ξ_tΞ_tᵀ, B += X_tΞ_tᵀ, Ĝ = V⁻¹Bᵀ.
-//
-// Suggest at round t ranks values with Ĝ_a(c_i) and Ξ_t formed the same way
-// from the rounds before t. With the driver's Delta objective the first
-// training iteration has no objective, so round 0 is iteration 1.
-//
-// # Deliberate differences from the authors' code (hyper_optimizers.py)
-//
-//   - Keying: the authors key a model by s+1 consecutive per-iteration
-//     actions and store it under (code = the later s actions, a = the
-//     earliest one), so the model used to score a is the one trained on
-//     transitions whose regressor, not target, was produced under a. Here
-//     models are keyed as in Algorithm 1: the value a is the one in force
-//     when the target X_t was produced, the context is the s values before.
-//   - Update timing: the authors update at iteration t with the target
-//     X_{t−1} (one iteration late) and predict with the model of the context
-//     ending at t−1. Here round t's observation updates the model at once
-//     (lines 24–27 run after X_t is observed).
-//   - Exploration: the authors compute and then zero an exploration term;
-//     here Bonus = 0 is the default and any b > 0 is the optimistic index of
-//     eq. 50 with a constant width.
-//   - Ties: torch.argmax takes the first maximum (always the lowest value
-//     while predictors are zero); here ties are broken uniformly at random
-//     with the driver's seeded generator.
-//   - λ: fixed to 1 in the code, a setting here (default 1).
-//   - Intercept (off by default, in neither the paper nor the code): the
-//     regressor becomes (Ξ_t, 1), so a predictor can learn a mean
-//     improvement per value, which the paper's Ĝᵀ Ξ cannot express.
-//
-// Deviation from the paper's listing: line 32 (Observe X_t) follows lines
-// 24–27 in the listing, which use X_t; the update necessarily runs after
-// X_t is observed, which is what Observe does.
+// HyperController is Algorithm 1 of Gornet et al. (see the package
+// documentation for its rounds, the decision interval and its differences
+// from the authors' code). Build it with New or Settings.New, then Init it.
 type HyperController struct {
 	set   Settings
 	space controller.Space
@@ -187,24 +34,6 @@ type HyperController struct {
 	tmp    []float64 // p
 	feat   []float64 // p: the regressor (Ξ_t, and 1 with Intercept)
 	inited bool
-}
-
-// hcState is everything MarshalBinary saves.
-type hcState struct {
-	D, S, H int     // shape, checked on restore
-	Lambda  float64 // checked on restore
-	Bonus   float64 // checked on restore
-	// Intercept is checked on restore (false in states saved before it
-	// existed, which is what they were).
-	Intercept bool
-	Rounds    int       // observed rounds t
-	X         []float64 // the last s objective values, oldest first (zeros before round s)
-	Ctx       []int32   // h × s: per hyperparameter, indices in force at the last s rounds, oldest first
-	Cur       []int32   // h: indices of the last suggestion or observation (−1: none)
-	Keys      []uint64  // allocated contexts, in allocation order
-	Slots     []int32   // len(Keys) × d: model number per value, −1 if not allocated
-	G         []float64 // len(Keys) × d × s: Ĝ_a(c) per context and value, 0 if not allocated
-	Models    []float64 // model arena, stride floats each (see modelStride)
 }
 
 // modelStride is the arena size of one predictor's sufficient statistics
@@ -307,8 +136,8 @@ func (m *HyperController) Suggest(dst controller.Config) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Suggest before Init")
 	}
-	if len(dst) != m.h {
-		return fmt.Errorf("hypercontroller: suggest: dst has %d values, space has %d parameters", len(dst), m.h)
+	if err := controller.CheckDst(m.space, dst); err != nil {
+		return fmt.Errorf("hypercontroller: %w", err)
 	}
 	d, s := m.set.D, m.set.S
 	if m.st.Rounds < s {
@@ -387,25 +216,19 @@ func (m *HyperController) vinvNorm(mod, xi []float64) float64 {
 // Observe records round t: the value in force for each hyperparameter and the
 // objective X_t. From round s on it updates, for each hyperparameter, the
 // predictor of the value in force under the context of the previous s rounds
-// (Algorithm 1, lines 23–27). A non-finite objective, a malformed
-// configuration or an update that overflows is an error and leaves the state
-// unchanged.
+// (Algorithm 1, lines 23–27). An observation that fails
+// controller.CheckObservation or an update that overflows is an error and
+// leaves the state unchanged.
 func (m *HyperController) Observe(o controller.Observation) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Observe before Init")
 	}
+	if err := controller.CheckObservation(m.space, o); err != nil {
+		return fmt.Errorf("hypercontroller: observe: %w", err)
+	}
 	x := o.Objective
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return fmt.Errorf("hypercontroller: observe: objective is %v, want a finite number", x)
-	}
-	if len(o.Config) != m.h {
-		return fmt.Errorf("hypercontroller: observe: config has %d values, space has %d parameters", len(o.Config), m.h)
-	}
 	d, s := m.set.D, m.set.S
 	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("hypercontroller: observe: %s: value %v is not finite", m.space.Param(i).Name, v)
-		}
 		if c := m.st.Cur[i]; c >= 0 && m.grid[i][c] == v {
 			m.at[i] = c
 			continue
@@ -604,77 +427,4 @@ func (m *HyperController) Predictor(i int, context []int, a int) (g []float64, n
 	stride := modelStride(p)
 	n = int(m.st.Models[int(k)*stride+2*p*p+p])
 	return append([]float64(nil), m.st.G[j*p:(j+1)*p]...), n, true
-}
-
-// MarshalBinary returns the full state (histories and every predictor).
-func (m *HyperController) MarshalBinary() ([]byte, error) {
-	if !m.inited {
-		return nil, errors.New("hypercontroller: marshal before Init")
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&m.st); err != nil {
-		return nil, fmt.Errorf("hypercontroller: marshal: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// UnmarshalBinary restores a state from MarshalBinary. The state is checked
-// against this controller's settings and space; on error nothing changes.
-func (m *HyperController) UnmarshalBinary(b []byte) error {
-	if !m.inited {
-		return errors.New("hypercontroller: unmarshal before Init")
-	}
-	var st hcState
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
-		return fmt.Errorf("hypercontroller: unmarshal: %w", err)
-	}
-	d, s, h := m.set.D, m.set.S, m.h
-	if st.D != d || st.S != s || st.H != h || st.Lambda != m.set.Lambda || st.Bonus != m.set.Bonus || st.Intercept != m.set.Intercept {
-		return fmt.Errorf("hypercontroller: unmarshal: state is for d=%d s=%d lambda=%g bonus=%g intercept=%t over %d parameters, this controller has d=%d s=%d lambda=%g bonus=%g intercept=%t over %d",
-			st.D, st.S, st.Lambda, st.Bonus, st.Intercept, st.H, d, s, m.set.Lambda, m.set.Bonus, m.set.Intercept, h)
-	}
-	p := m.dim()
-	stride := modelStride(p)
-	nModels := len(st.Models) / stride
-	inRange := func(v []int32, lo int32, hi int) bool {
-		for _, x := range v {
-			if x < lo || int(x) >= hi {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case st.Rounds < 0:
-		return errors.New("hypercontroller: unmarshal: negative round count")
-	case len(st.X) != s || len(st.Ctx) != h*s || len(st.Cur) != h:
-		return errors.New("hypercontroller: unmarshal: history sizes do not match the settings")
-	case len(st.Slots) != len(st.Keys)*d || len(st.G) != len(st.Slots)*p || len(st.Models)%stride != 0:
-		return errors.New("hypercontroller: unmarshal: model table sizes do not match the settings")
-	case !inRange(st.Ctx, 0, d) || !inRange(st.Cur, -1, d) || !inRange(st.Slots, -1, nModels):
-		return errors.New("hypercontroller: unmarshal: index out of range")
-	}
-	for _, v := range [][]float64{st.X, st.G, st.Models} {
-		for _, f := range v {
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return errors.New("hypercontroller: unmarshal: non-finite value")
-			}
-		}
-	}
-	nctx, _ := contextCount(d, s)
-	index := make(map[uint64]int32, len(st.Keys))
-	for j, k := range st.Keys {
-		if k>>48 >= uint64(h) || k&(1<<48-1) >= nctx {
-			return errors.New("hypercontroller: unmarshal: context key out of range")
-		}
-		if _, dup := index[k]; dup {
-			return errors.New("hypercontroller: unmarshal: duplicate context")
-		}
-		index[k] = int32(j * d)
-	}
-	m.st, m.index = st, index
-	for i := range m.h {
-		m.blk[i] = m.lookup(i)
-	}
-	return nil
 }

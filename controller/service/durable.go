@@ -1,16 +1,16 @@
 package service
 
 // This file holds the --state folder's record framing: CRC-32C framed
-// records (wire.Checksum) after a versioned header. The folder lock, atomic
+// records (statecodec.Checksum) after a versioned header. The folder lock, atomic
 // file replacement and folder fsync are the project's shared ones
-// (configs/fileio), as used by the run folders.
+// (configs/safefile), as used by the run folders.
 
 import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
 
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // fileMode is the mode of every state file: the state may hold what a
@@ -20,7 +20,7 @@ const fileMode = 0o600
 // dirMode is the mode of state folders.
 const dirMode = 0o700
 
-// lockFile is the name of the --state folder's lock file (fileio.Acquire).
+// lockFile is the name of the --state folder's lock file (safefile.Acquire).
 const lockFile = "serve.lock"
 
 // A framed file starts with a header: 4 magic bytes and a little-endian
@@ -67,7 +67,7 @@ func magicName(magic string) string {
 func appendFrame(dst, payload []byte) []byte {
 	var h [frameHeaderLen]byte
 	binary.LittleEndian.PutUint32(h[:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(h[4:], wire.Checksum(payload))
+	binary.LittleEndian.PutUint32(h[4:], statecodec.Checksum(payload))
 	return append(append(dst, h[:]...), payload...)
 }
 
@@ -117,7 +117,7 @@ func frameAt(b []byte) ([]byte, bool) {
 		return nil, false
 	}
 	payload := b[frameHeaderLen : frameHeaderLen+int(n)]
-	if wire.Checksum(payload) != binary.LittleEndian.Uint32(b[4:8]) {
+	if statecodec.Checksum(payload) != binary.LittleEndian.Uint32(b[4:8]) {
 		return nil, false
 	}
 	return payload, true

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // RunConfig is `hyperctl serve`'s configuration.
@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	addr := ln.Addr().String()
 	if cfg.AddrFile != "" {
-		if err := fileio.WriteAtomic(cfg.AddrFile, []byte(addr+"\n")); err != nil {
+		if err := safefile.WriteAtomic(cfg.AddrFile, []byte(addr+"\n")); err != nil {
 			ln.Close()
 			return fmt.Errorf("--addr-file: %w", err)
 		}

@@ -48,7 +48,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
@@ -89,7 +89,7 @@ type Options struct {
 type Server struct {
 	opts  Options
 	root  string // StateDir/sessions
-	lock  *fileio.Lock
+	lock  *safefile.Lock
 	start time.Time
 
 	mu       sync.RWMutex
@@ -148,7 +148,7 @@ func New(opts Options) (*Server, error) {
 	if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
 	}
-	lock, err := fileio.Acquire(opts.StateDir, lockFile, "state folder")
+	lock, err := safefile.Acquire(opts.StateDir, lockFile, "state folder")
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (s *Server) load() error {
 			return fmt.Errorf("state folder: %w", err)
 		}
 		if !s.opts.UnsafeNoSync {
-			if err := fileio.SyncDir(s.opts.StateDir); err != nil {
+			if err := safefile.SyncDir(s.opts.StateDir); err != nil {
 				return err
 			}
 		}

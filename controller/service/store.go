@@ -16,7 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 )
 
@@ -94,7 +94,7 @@ func createSessionFiles(root, id string, created *statepb.Created, chunk int64, 
 		return fail(err)
 	}
 	if !noSync {
-		if err := fileio.SyncDir(root); err != nil {
+		if err := safefile.SyncDir(root); err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -318,7 +318,7 @@ func (sf *sessionFiles) writeSnapshot(s *statepb.Snapshot) error {
 	}
 	// Always durable, also with UnsafeNoSync: the log holds every
 	// observation either way, and snapshots are written in the background.
-	return fileio.WriteAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload))
+	return safefile.WriteAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload))
 }
 
 func (sf *sessionFiles) close() error {
@@ -338,7 +338,7 @@ func removeSessionDir(root, id string, noSync bool) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	if !noSync {
-		if err := fileio.SyncDir(root); err != nil {
+		if err := safefile.SyncDir(root); err != nil {
 			return err
 		}
 	}

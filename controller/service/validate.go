@@ -10,7 +10,6 @@ import (
 	"github.com/BurntSushi/toml"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 )
@@ -31,10 +30,9 @@ func fieldErr(field, format string, a ...any) *FieldError {
 // Limits on a session's definition, so that one request cannot make the
 // server allocate without bound.
 const (
-	maxParams    = 64
-	maxNameLen   = 128
-	maxSettings  = 256
-	defaultModel = "hypercontroller"
+	maxParams   = 64
+	maxNameLen  = 128
+	maxSettings = 256
 )
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`)
@@ -57,11 +55,12 @@ type built struct {
 }
 
 // build validates a create request exactly as `hyperctl train` validates a
-// config's [controller] table, and builds the controller. The method's
-// settings go through the configs package's strict decoder: the request is
-// written as a config document with a [controller.<method>] table and
-// parsed by configs.Parse, so unknown keys, wrong types and out-of-range
-// values get the CLI's messages, re-keyed to the request's field names.
+// config's [controller] table, and builds the controller. The request
+// resolves through controller.Setup, as a run's config does, starting from
+// controller.DefaultSetup (the CLI's defaults: interval 5, objective delta,
+// 1000 iterations) for the fields it leaves unset. The method's settings go
+// through controller.DecodeSettings, the strict decoder with the CLI's
+// messages, re-keyed to the request's field names.
 //
 // Two things differ from a config file, on purpose:
 //   - the space's parameter names are free: the trainer is not necessarily
@@ -82,7 +81,7 @@ func build(req *hyperctlv1.CreateSessionRequest) (*built, error) {
 	}
 	name := req.GetMethod()
 	if name == "" {
-		name = defaultModel
+		name = controller.DefaultMethod
 	}
 	entry, err := controller.Lookup(name)
 	if err != nil {
@@ -96,42 +95,32 @@ func build(req *hyperctlv1.CreateSessionRequest) (*built, error) {
 		return nil, fieldErr("settings.transfer_from", "not accepted by hyperctl serve: a client must not make the server read a path of its choosing; use `hyperctl train --transfer-from` for transfer runs")
 	}
 
-	// The config document: only the keys the request sets, so that the
-	// CLI's defaults (interval 5, objective delta, 1000 iterations) apply to
-	// the rest.
-	ctlTable := map[string]any{"name": entry.Name}
+	// The trainer is the client's, not hyperctl's PPO: the server does not
+	// know its gradient steps per iteration, so settings that adapt to them
+	// (bilevel's steps_per_iteration) take them from the settings table
+	// only (StepsPerIteration 0: unknown).
+	setup := controller.DefaultSetup()
+	setup.Method, setup.Seed = entry.Name, req.GetSeed()
 	switch {
 	case req.GetIntervalAuto() && req.GetInterval() != 0:
 		return nil, fieldErr("interval", "set either interval (%d) or interval_auto, not both", req.GetInterval())
 	case req.GetIntervalAuto():
-		ctlTable["interval"] = "auto"
+		setup.Interval = controller.IntervalAuto
 	case req.GetInterval() != 0:
-		ctlTable["interval"] = int64(req.GetInterval())
+		setup.Interval = int(req.GetInterval())
 	}
 	if req.GetObjective() != "" {
-		ctlTable["objective"] = req.GetObjective()
+		if setup.Objective, err = controller.ParseObjective(req.GetObjective()); err != nil {
+			return nil, &FieldError{Field: "objective", Msg: err.Error()}
+		}
 	}
-	if len(table) > 0 {
-		ctlTable[entry.Name] = table
-	}
-	doc := map[string]any{"env": "serve", "seed": req.GetSeed(), "controller": ctlTable}
 	if req.GetIterations() != 0 {
-		doc["iterations"] = int64(req.GetIterations())
+		setup.Iterations = int(req.GetIterations())
 	}
-	var sb strings.Builder
-	if err := toml.NewEncoder(&sb).Encode(doc); err != nil {
-		return nil, fieldErr("settings", "cannot be written as a TOML table: %v", err)
-	}
-	run, err := configs.Parse("session", sb.String())
-	if err != nil {
+	if setup.Settings, err = controller.DecodeSettings(entry.Name, table); err != nil {
 		return nil, rekey(err, entry)
 	}
-	// The trainer is the client's, not hyperctl's PPO: the server does not
-	// know its gradient steps per iteration, so settings that adapt to them
-	// (bilevel's steps_per_iteration) take them from the settings table
-	// only. Epochs = 0 makes configs' StepsPerIteration report "unknown".
-	run.PPO.Epochs = 0
-	settings, opts, err := run.ControllerSetup()
+	settings, opts, err := setup.Resolve()
 	if err != nil {
 		return nil, rekey(err, entry)
 	}
@@ -250,31 +239,21 @@ func settingsStruct(s controller.Settings) (*structpb.Struct, error) {
 	return structpb.NewStruct(m)
 }
 
-// lineRef is the position BurntSushi's parse errors start with; the
-// document is the server's, so a line number would only confuse.
-var lineRef = regexp.MustCompile(`^line \d+: `)
-
-// tomlKeyErr matches BurntSushi's type errors, which carry no ParseError
-// key: `toml: line 7 (last key "controller.gpucb.window"): incompatible ...`.
-var tomlKeyErr = regexp.MustCompile(`^toml: line \d+ \(last key "([^"]+)"\): (.*)$`)
-
-// rekey turns a configs error on the synthesised document into a
-// FieldError naming the request's field, keeping the CLI's message.
+// rekey turns a settings or setup error into a FieldError naming the
+// request's field, keeping the CLI's message.
 func rekey(err error, entry controller.Entry) error {
-	key, msg := "", err.Error()
-	var ce *configs.Error
-	if errors.As(err, &ce) {
-		key, msg = ce.Key, ce.Msg
-	} else if k, m, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(k, "controller.") {
-		key, msg = k, m
-	}
-	if m := tomlKeyErr.FindStringSubmatch(msg); m != nil {
-		key, msg = m[1], m[2]
-	}
-	msg = lineRef.ReplaceAllString(msg, "")
-	field := "settings"
-	if key != "" {
-		field = fieldName(key, entry.Name)
+	field, msg := "settings", err.Error()
+	var se *controller.SettingError
+	if errors.As(err, &se) {
+		msg = se.Msg
+		if se.Key != "" {
+			field = "settings." + se.Key
+		}
+	} else if k, m, ok := strings.Cut(msg, ": "); ok {
+		field, msg = fieldName(k), m
+		if field == "interval" && k != "controller.interval" {
+			msg = err.Error() // controller.interval = "auto": why
+		}
 	}
 	// A settings Validate error names the setting first ("d: want ..."):
 	// fold it into the field.
@@ -290,21 +269,14 @@ func rekey(err error, entry controller.Entry) error {
 	return &FieldError{Field: field, Msg: msg}
 }
 
-// fieldName maps a config key of the synthesised document to the request
-// field it came from.
-func fieldName(key, method string) string {
-	switch key {
-	case "controller.name":
-		return "method"
-	case "controller.interval":
+// fieldName maps a setup error's config key to the request field it came
+// from.
+func fieldName(key string) string {
+	switch {
+	case strings.HasPrefix(key, "controller.interval"):
 		return "interval"
-	case "controller.objective":
-		return "objective"
-	case "seed", "iterations":
+	case key == "seed", key == "iterations":
 		return key
 	}
-	if rest, ok := strings.CutPrefix(key, "controller."+method); ok {
-		return "settings" + rest
-	}
-	return key
+	return "settings"
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/box2d"
-	"github.com/hyperctl/hyperctl/envs/internal/rendertest"
+	"github.com/hyperctl/hyperctl/envs/rendertest"
 )
 
 // TestRenderFramesMove draws 30 steps of BipedalWalker with random actions

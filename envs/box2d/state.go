@@ -9,7 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // Snapshot state of BipedalWalker (envs.StateSaver): a deterministic replay.
@@ -154,7 +154,7 @@ func (b *worldBase) apply(world *b2.B2World) {
 	bp.M_pairCount = 0
 }
 
-func (b *worldBase) write(w *wire.Writer) {
+func (b *worldBase) write(w *statecodec.Writer) {
 	w.I64(int64(b.flags))
 	w.F64(b.invDt0)
 	w.Bool(b.stepComplete)
@@ -167,7 +167,7 @@ func (b *worldBase) write(w *wire.Writer) {
 	w.I64(int64(b.pairCapacity))
 }
 
-func (b *worldBase) read(r *wire.Reader) {
+func (b *worldBase) read(r *statecodec.Reader) {
 	allFlags := int64(b2.B2World_Flags.E_newFixture | b2.B2World_Flags.E_locked | b2.B2World_Flags.E_clearForces)
 	b.flags = int(r.Int("world flags", 0, allFlags))
 	if b.flags&b2.B2World_Flags.E_locked != 0 {
@@ -236,7 +236,7 @@ func (w *Walker) check() (walkerCheck, error) {
 	}, nil
 }
 
-func (c *walkerCheck) write(w *wire.Writer) {
+func (c *walkerCheck) write(w *statecodec.Writer) {
 	w.F64s(c.obs)
 	w.F64s(c.info)
 	w.F64(c.prevShaping)
@@ -249,7 +249,7 @@ func (c *walkerCheck) write(w *wire.Writer) {
 	w.U64(c.world)
 }
 
-func (c *walkerCheck) read(r *wire.Reader) {
+func (c *walkerCheck) read(r *statecodec.Reader) {
 	c.obs = r.F64s("check observation", 24)
 	c.info = r.F64s("check info", 3)
 	c.prevShaping = r.F64("check shaping")
@@ -304,7 +304,7 @@ func (w *Walker) SaveState() ([]byte, error) {
 	if w.closed {
 		return nil, envs.ErrClosed
 	}
-	wr := wire.NewWriter(make([]byte, 0, 512+8*(len(w.base.freeList)+len(w.base.moveBuffer)+len(w.actions))))
+	wr := statecodec.NewWriter(make([]byte, 0, 512+8*(len(w.base.freeList)+len(w.base.moveBuffer)+len(w.actions))))
 	wr.Tag("bipedalwalker", walkerStateVersion)
 	wr.String(w.spec.ID)
 	wr.Bool(w.ready)
@@ -344,7 +344,7 @@ func (w *Walker) LoadState(b []byte) (err error) {
 	if w.closed {
 		return envs.ErrClosed
 	}
-	r := wire.NewReader(b)
+	r := statecodec.NewReader(b)
 	r.Tag("bipedalwalker", walkerStateVersion)
 	id := r.String("environment id", 256)
 	if r.Err() == nil && id != w.spec.ID {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/internal/rendertest"
 	_ "github.com/hyperctl/hyperctl/envs/mujoco"
+	"github.com/hyperctl/hyperctl/envs/rendertest"
 )
 
 // TestRenderFramesMove renders 30 steps of each MuJoCo task with random

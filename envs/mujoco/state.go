@@ -7,7 +7,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
-	"github.com/hyperctl/hyperctl/envs/wire"
+	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
 
 // Snapshot state of a MuJoCo environment (envs.StateSaver).
@@ -112,7 +112,7 @@ func (s *sim) SaveState() ([]byte, error) {
 	for _, a := range arrays {
 		size += 8 + len(a.name) + 8*len(a.vals)
 	}
-	w := wire.NewWriter(make([]byte, 0, size))
+	w := statecodec.NewWriter(make([]byte, 0, size))
 	w.Tag("mujoco", mujocoStateVersion)
 	w.String(s.spec.ID)
 	w.Bool(s.ready)
@@ -151,7 +151,7 @@ func (s *sim) LoadState(b []byte) error {
 	if s.closed {
 		return envs.ErrClosed
 	}
-	r := wire.NewReader(b)
+	r := statecodec.NewReader(b)
 	r.Tag("mujoco", mujocoStateVersion)
 	id := r.String("environment id", 256)
 	if r.Err() == nil && id != s.spec.ID {

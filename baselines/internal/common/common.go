@@ -1,54 +1,17 @@
-// Package common holds the helpers every method in baselines/ shares:
-// observation and destination checks, the unit-box mapping of
-// configurations, state encoding and decision periods. It is internal to
-// baselines/.
+// Package common holds the helpers every method in baselines/ shares: the
+// checks every method makes (Base, through controller.CheckObservation and
+// controller.CheckDst), the unit-box mapping of configurations, state
+// encoding and decision periods. It is internal to baselines/.
 package common
 
 import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/hyperctl/hyperctl/controller"
 )
-
-// CheckObservation rejects non-finite or malformed observations before any
-// state changes.
-func CheckObservation(space controller.Space, o controller.Observation) error {
-	if math.IsNaN(o.Objective) || math.IsInf(o.Objective, 0) {
-		return fmt.Errorf("iteration %d: objective is %v, want a finite number", o.Iteration, o.Objective)
-	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"reward", o.Reward}, {"previous reward", o.PrevReward}, {"elapsed", o.Elapsed}, {"time", o.Time}} {
-		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
-		}
-	}
-	if o.Iteration < 0 {
-		return fmt.Errorf("iteration %d: negative iteration", o.Iteration)
-	}
-	if len(o.Config) != space.Dim() {
-		return fmt.Errorf("iteration %d: config has %d values, space has %d parameters", o.Iteration, len(o.Config), space.Dim())
-	}
-	for i, v := range o.Config {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("iteration %d: config value for %s is %v", o.Iteration, space.Param(i).Name, v)
-		}
-	}
-	return nil
-}
-
-// CheckDst rejects a destination of the wrong length.
-func CheckDst(space controller.Space, dst controller.Config) error {
-	if len(dst) != space.Dim() {
-		return fmt.Errorf("suggest: destination has %d values, space has %d parameters", len(dst), space.Dim())
-	}
-	return nil
-}
 
 // Uniform writes a configuration drawn uniformly in each parameter's own
 // scale.
@@ -141,19 +104,19 @@ func (b *Base) ReadyFor(dst controller.Config) error {
 	if err := b.Ready(); err != nil {
 		return err
 	}
-	if err := CheckDst(b.space, dst); err != nil {
+	if err := controller.CheckDst(b.space, dst); err != nil {
 		return fmt.Errorf("%s: %w", b.name, err)
 	}
 	return nil
 }
 
 // Check returns an error before Init or for a bad observation
-// (CheckObservation).
+// (controller.CheckObservation).
 func (b *Base) Check(o controller.Observation) error {
 	if err := b.Ready(); err != nil {
 		return err
 	}
-	if err := CheckObservation(b.space, o); err != nil {
+	if err := controller.CheckObservation(b.space, o); err != nil {
 		return fmt.Errorf("%s: observe: %w", b.name, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 func TestMaskedCRC(t *testing.T) {
@@ -89,7 +90,7 @@ func writeSteps(t *testing.T, w *tbevents.Writer, from, to int64) []point {
 
 func readPoints(t *testing.T, dir string) []point {
 	t.Helper()
-	files, err := tbevents.Files(dir)
+	files, err := rundir.EventsFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestWriteAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	w3.Close()
-	if fs, _ := tbevents.Files(empty); len(fs) != 1 {
+	if fs, _ := rundir.EventsFiles(empty); len(fs) != 1 {
 		t.Fatalf("files = %v, want one", fs)
 	}
 }

@@ -25,17 +25,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbpb"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
-
-// FilePrefix starts the name of every events file.
-const FilePrefix = "events.out.tfevents."
 
 // FileVersion is the first record's file_version.
 const FileVersion = "brain.Event:2"
@@ -60,12 +56,12 @@ func Create(dir string, now time.Time) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("tensorboard events: %w", err)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s%d.hyperctl", FilePrefix, now.Unix()))
+	path := filepath.Join(dir, fmt.Sprintf("%s%d.hyperctl", rundir.EventsPrefix, now.Unix()))
 	for k := 1; ; k++ { // never reuse an existing name
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			break
 		}
-		path = filepath.Join(dir, fmt.Sprintf("%s%d.hyperctl.%d", FilePrefix, now.Unix(), k))
+		path = filepath.Join(dir, fmt.Sprintf("%s%d.hyperctl.%d", rundir.EventsPrefix, now.Unix(), k))
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -81,31 +77,12 @@ func Create(dir string, now time.Time) (*Writer, error) {
 	return w, nil
 }
 
-// Files lists the events files in dir, sorted by name.
-func Files(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("tensorboard events: %w", err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), FilePrefix) {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // Resume continues the events of dir after a checkpoint that covers steps
 // up to upTo: in every events file it cuts off the records with a larger
 // step and any torn or corrupt tail, then appends to the newest file (or
 // creates one when there is none) after a SessionLog START at step upTo+1.
 func Resume(dir string, upTo int64, now time.Time) (*Writer, error) {
-	files, err := Files(dir)
+	files, err := rundir.EventsFiles(dir)
 	if err != nil {
 		return nil, err
 	}

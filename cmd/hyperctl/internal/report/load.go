@@ -9,7 +9,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare`.
@@ -159,78 +158,36 @@ func Load(dir string) (*Set, error) {
 // loadRun reads one run folder; nil when it holds no rows yet.
 func loadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
-	rows, hdr, err := readCSV(filepath.Join(dir, rundir.TrainCSV))
+	tl, err := rundir.ReadLog(filepath.Join(dir, rundir.TrainCSV))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	col := func(names ...string) (int, error) {
-		for _, n := range names {
-			for i, h := range hdr {
-				if h == n {
-					return i, nil
-				}
-			}
-		}
-		return -1, fmt.Errorf("%s: no column %s", filepath.Join(dir, rundir.TrainCSV), names[0])
-	}
-	ci, e1 := col(rundir.ColIteration)
-	cf, e2 := col(rundir.ColFrames)
-	cw, e3 := col(rundir.ColWallTime)
-	cc, e4 := col(rundir.ColControllerTime)
-	cr, e5 := col(rundir.ColTrainReward)
-	if err := errors.Join(e1, e2, e3, e4, e5); err != nil {
+	tc, err := columns(tl, rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColTrainReward)
+	if err != nil {
 		return nil, err
 	}
-	for k, row := range rows {
+	for k := range tl.Rows {
 		var tr TrainRow
-		var perr error
-		tr.Iteration, perr = strconv.Atoi(row[ci])
-		vals := []*float64{&tr.Frames, &tr.Wall, &tr.Ctrl, &tr.Reward}
-		for i, c := range []int{cf, cw, cc, cr} {
-			v, err := strconv.ParseFloat(row[c], 64)
-			if err != nil {
-				perr = err
-			}
-			*vals[i] = v
-		}
-		if perr != nil {
-			return nil, fmt.Errorf("%s: row %d: %v", filepath.Join(dir, rundir.TrainCSV), k+2, perr)
+		if err := parseRow(tl, k, tc, &tr.Iteration, &tr.Frames, &tr.Wall, &tr.Ctrl, &tr.Reward); err != nil {
+			return nil, err
 		}
 		r.Train = append(r.Train, tr)
 	}
 	if len(r.Train) == 0 {
 		return nil, nil
 	}
-	if erows, ehdr, err := readCSV(filepath.Join(dir, rundir.EvalCSV)); err == nil {
-		idx := map[string]int{}
-		for i, h := range ehdr {
-			idx[h] = i
+	if el, err := rundir.ReadLog(filepath.Join(dir, rundir.EvalCSV)); err == nil {
+		ec, err := columns(el, rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn)
+		if err != nil {
+			return nil, err
 		}
-		need := []string{rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn}
-		for _, n := range need {
-			if _, ok := idx[n]; !ok {
-				return nil, fmt.Errorf("%s: no column %s", filepath.Join(dir, rundir.EvalCSV), n)
-			}
-		}
-		for k, row := range erows {
+		for k := range el.Rows {
 			var ev EvalRow
-			var perr error
-			ev.Iteration, perr = strconv.Atoi(row[idx[rundir.ColIteration]])
-			for _, p := range []struct {
-				dst *float64
-				col string
-			}{{&ev.Frames, rundir.ColFrames}, {&ev.Wall, rundir.ColWallTime}, {&ev.Ctrl, rundir.ColControllerTime}, {&ev.Return, rundir.ColEvalReturn}} {
-				v, err := strconv.ParseFloat(row[idx[p.col]], 64)
-				if err != nil {
-					perr = err
-				}
-				*p.dst = v
-			}
-			if perr != nil {
-				return nil, fmt.Errorf("%s: row %d: %v", filepath.Join(dir, rundir.EvalCSV), k+2, perr)
+			if err := parseRow(el, k, ec, &ev.Iteration, &ev.Frames, &ev.Wall, &ev.Ctrl, &ev.Return); err != nil {
+				return nil, err
 			}
 			r.Eval = append(r.Eval, ev)
 		}
@@ -243,26 +200,30 @@ func loadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-func readCSV(path string) (rows [][]string, header []string, err error) {
-	f, err := os.Open(path)
+// columns finds the named columns of a log, reporting every missing one.
+func columns(l *rundir.Log, names ...string) ([]int, error) {
+	out := make([]int, len(names))
+	var errs []error
+	for i, n := range names {
+		c, err := l.Col(n)
+		errs = append(errs, err)
+		out[i] = c
+	}
+	return out, errors.Join(errs...)
+}
+
+// parseRow reads row k's iteration (column cols[0]) and numbers (the other
+// columns, in order).
+func parseRow(l *rundir.Log, k int, cols []int, it *int, nums ...*float64) error {
+	v, err := l.Int(k, cols[0])
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	all, err := cr.ReadAll()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(all) == 0 {
-		return nil, nil, fmt.Errorf("%s: empty file", path)
-	}
-	header = all[0]
-	for _, r := range all[1:] {
-		if len(r) == len(header) { // a torn last line is skipped
-			rows = append(rows, r)
+	*it = v
+	for i, p := range nums {
+		if *p, err = l.Float(k, cols[i+1]); err != nil {
+			return err
 		}
 	}
-	return rows, header, nil
+	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // writeRun writes a fixture run folder whose training reward at iteration i

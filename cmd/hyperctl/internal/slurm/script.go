@@ -32,7 +32,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // SignalLead is how long before its time limit Slurm sends TERM to a task's

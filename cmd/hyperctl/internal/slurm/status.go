@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // State is a run's state in a compare folder.
@@ -134,31 +133,11 @@ func ReadTaskRecord(dir string) (*TaskRecord, error) {
 // iterationsDone returns the iteration count in a run folder's train.csv
 // (the last row's iteration + 1), reading only the file's tail.
 func iterationsDone(dir string) int {
-	f, err := os.Open(filepath.Join(dir, rundir.TrainCSV))
-	if err != nil {
+	it, _, ok := rundir.LastRow(dir)
+	if !ok {
 		return 0
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	off := max(0, st.Size()-8192)
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return 0
-	}
-	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
-	if !bytes.HasSuffix(buf, []byte("\n")) && len(lines) > 0 {
-		lines = lines[:len(lines)-1] // a torn last line
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		first, _, _ := strings.Cut(lines[i], ",")
-		if n, err := strconv.Atoi(first); err == nil {
-			return n + 1
-		}
-	}
-	return 0
+	return it + 1
 }
 
 // Collect returns the state of every run of the manifest's matrix, from the

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // compareFolder builds a compare folder whose runs (reacher × c0..c6 × seed

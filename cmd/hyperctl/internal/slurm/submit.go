@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // Files of the backend inside the compare folder.
@@ -96,7 +96,7 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 		return res, fmt.Errorf("compare --backend slurm: %w", err)
 	}
 	path := filepath.Join(req.Out, Dir, ScriptFile)
-	if err := fileio.WriteAtomic(path, []byte(text)); err != nil {
+	if err := safefile.WriteAtomic(path, []byte(text)); err != nil {
 		return res, err
 	}
 	out, err := r.Run(ctx, "sbatch", "--parsable", path)
@@ -114,14 +114,14 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	man.SlurmJobs = append(man.SlurmJobs, report.SlurmJob{ID: id, Submitted: time.Now().UTC().Format(time.RFC3339), Runs: runs})
 	b, err := json.MarshalIndent(man, "", "  ")
 	if err == nil {
-		err = fileio.WriteAtomic(filepath.Join(req.Out, report.ManifestFile), append(b, '\n'))
+		err = safefile.WriteAtomic(filepath.Join(req.Out, report.ManifestFile), append(b, '\n'))
 	}
 	if err != nil {
 		return res, fmt.Errorf("compare --backend slurm: job %s was submitted but could not be recorded in %s (cancel it with scancel %s): %w",
 			id, filepath.Join(req.Out, report.ManifestFile), id, err)
 	}
 	// A copy per job: Slurm keeps its own, this one stays with the results.
-	if err := fileio.WriteAtomic(filepath.Join(req.Out, Dir, "job-"+id+".sbatch"), []byte(text)); err != nil {
+	if err := safefile.WriteAtomic(filepath.Join(req.Out, Dir, "job-"+id+".sbatch"), []byte(text)); err != nil {
 		return res, err
 	}
 	return res, nil

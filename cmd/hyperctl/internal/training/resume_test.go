@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	_ "github.com/hyperctl/hyperctl/baselines/all" // the registered controllers
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 )

@@ -16,9 +16,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/fileio"
+	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
@@ -162,7 +162,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	}
 	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames,
 		AnnealTunedLR: ctl != nil && run.Controller.TunedLR == configs.TunedLRAnneal}
-	if err := fileio.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
+	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
 		return Result{}, err
 	}
 	logged := run.LoggedHyper()
@@ -331,6 +331,9 @@ func buildController(run configs.Run, log zerolog.Logger) (*controller.Controlle
 		log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
 	}
 	if opts.Start, err = run.StartConfig(space); err != nil {
+		return nil, err
+	}
+	if settings, err = withTransfer(settings, space); err != nil {
 		return nil, err
 	}
 	return controller.Build(run.Controller.Name, settings, space, opts)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/rundir"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	_ "github.com/hyperctl/hyperctl/envs/all" // reacher
 	"github.com/hyperctl/hyperctl/ppo"

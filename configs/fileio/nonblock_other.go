@@ -1,5 +1,0 @@
-//go:build !unix
-
-package fileio
-
-const nonblock = 0

@@ -1,7 +1,0 @@
-//go:build unix
-
-package fileio
-
-import "syscall"
-
-const nonblock = syscall.O_NONBLOCK

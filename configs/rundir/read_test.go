@@ -1,0 +1,73 @@
+package rundir
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ReadLog drops a torn last line, finds columns by name and names the file,
+// the line and the column in its errors; LastRow reads the last complete
+// row; FindRuns lists the finished runs below a folder.
+func TestReadLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TrainCSV)
+	write := func(text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ReadLog(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, _, ok := LastRow(dir); ok {
+		t.Fatal("LastRow of a missing file")
+	}
+	write("iteration,frames,objective\n0,100,\n1,200,0.5\n2,30")
+	l, err := ReadLog(path)
+	if err != nil || len(l.Rows) != 2 {
+		t.Fatalf("%v, %d rows; want 2 (the torn last line dropped)", err, len(l.Rows))
+	}
+	c, err := l.Col("objective")
+	if err != nil || l.Field(0, c) != "" || l.Line(1) != 3 {
+		t.Fatalf("column %d, %v, field %q, line %d", c, err, l.Field(0, c), l.Line(1))
+	}
+	if v, err := l.Float(1, c); err != nil || v != 0.5 {
+		t.Fatalf("Float = %v, %v", v, err)
+	}
+	if _, err := l.Float(0, c); err == nil || !strings.Contains(err.Error(), path+": line 2: objective") {
+		t.Fatalf("empty field: %v", err)
+	}
+	if _, err := l.Col("lr"); err == nil || !strings.Contains(err.Error(), "no column lr") {
+		t.Fatalf("missing column: %v", err)
+	}
+	if it, fr, ok := LastRow(dir); !ok || it != 1 || fr != 200 {
+		t.Fatalf("LastRow = %d, %d, %v; want 1, 200", it, fr, ok)
+	}
+	write("iteration,frames\n0,100,7\n1,200\n")
+	if _, err := ReadLog(path); err == nil || !strings.Contains(err.Error(), "line 2: 3 fields") {
+		t.Fatalf("long row: %v", err)
+	}
+
+	// FindRuns: a finished run, an unfinished one, a checkpoint folder.
+	root := t.TempDir()
+	for _, r := range []struct {
+		rel      string
+		finished bool
+	}{{"b/seed0", true}, {"a/seed1", false}, {"b/seed0/" + CheckpointDir, true}, {"a-c/seed0", true}} {
+		d := filepath.Join(root, r.rel)
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, TrainCSV), []byte("iteration\n"), 0o644)
+		if r.finished {
+			os.WriteFile(filepath.Join(d, SummaryFile), []byte("{}\n"), 0o644)
+		}
+	}
+	runs, unfinished, err := FindRuns(root)
+	want := []string{filepath.Join(root, "a-c/seed0"), filepath.Join(root, "b/seed0")}
+	if err != nil || unfinished != 1 || strings.Join(runs, " ") != strings.Join(want, " ") {
+		t.Fatalf("FindRuns = %v, %d, %v; want %v, 1", runs, unfinished, err, want)
+	}
+}

@@ -1,0 +1,49 @@
+package rundir
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hyperctl/hyperctl/configs/safefile"
+)
+
+// Summary is summary.json: the record of a finished run.
+type Summary struct {
+	Env              string             `json:"env"`
+	Controller       string             `json:"controller"`
+	Seed             int64              `json:"seed"`
+	Iterations       int                `json:"iterations"`             // iterations trained (fewer than the config's when a frame budget ended the run)
+	FrameBudget      int64              `json:"frame_budget,omitempty"` // the config's frames (absent: none)
+	Frames           int64              `json:"frames"`                 // frames trained
+	WallTimeS        float64            `json:"wall_time_s"`
+	ControllerTimeS  float64            `json:"controller_time_s"`
+	FinalTrainReward float64            `json:"final_train_reward"`
+	FinalEvalReturn  *float64           `json:"final_eval_return,omitempty"`
+	FinalHyper       map[string]float64 `json:"final_hyperparameters,omitempty"` // the tuned values in force at the last iteration (none without a controller)
+	RejectedUpdates  int                `json:"rejected_updates"`
+	FramesPerSecond  float64            `json:"frames_per_second"`
+}
+
+// WriteSummary writes summary.json atomically.
+func WriteSummary(dir string, s Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return safefile.WriteAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+}
+
+// ReadSummary reads summary.json.
+func ReadSummary(dir string) (Summary, error) {
+	var s Summary
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	return s, nil
+}

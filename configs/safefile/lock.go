@@ -1,0 +1,126 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Lock is a held folder lock: an exclusive flock(2) on a lock file inside
+// the folder. The kernel releases it when the holder's last descriptor of
+// the file closes, so a process that dies in any way (SIGKILL included)
+// leaves no stale lock. The file itself stays; its content is the pid of the
+// last holder. Every hyperctl process that writes a folder takes its lock
+// this way: a run folder (rundir.Acquire) and serve's --state folder.
+type Lock struct {
+	f    *os.File
+	path string
+}
+
+// LockedError is the error for a folder whose lock another process holds.
+type LockedError struct {
+	What string // what the folder is: "run folder", "state folder"
+	Dir  string
+	Path string // the lock file
+	PID  int    // the holder's pid as recorded in the lock file; 0 if it had not written it yet
+}
+
+func (e *LockedError) Error() string {
+	who := "another process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("process %d", e.PID)
+	}
+	return fmt.Sprintf("%s %s is in use: %s is writing it (it holds %s); wait for it to end or stop it, then retry",
+		e.What, e.Dir, who, e.Path)
+}
+
+// Acquire takes the lock on dir/name (creating the file with mode 0600;
+// dir must exist) without waiting, and writes the caller's pid into it. If
+// another process holds it, the error is a *LockedError naming that
+// process's pid; what names the folder's kind in it ("run folder").
+func Acquire(dir, name, what string) (*Lock, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &LockedError{What: what, Dir: dir, Path: path, PID: readPID(path)}
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt(pid, 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: write pid: %w", path, err)
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Release gives the lock up (ending the process does too).
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the only descriptor releases the flock
+	l.f = nil
+	return err
+}
+
+// Holder reports whether another process holds the lock on dir/name and,
+// if so, its pid (0 when it has not recorded it yet). It probes by taking
+// the lock and releasing it at once, so it must not be called by the holder
+// itself.
+func Holder(dir, name string) (pid int, held bool, err error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer f.Close()
+	err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return readPID(path), true, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return 0, false, nil // closing f releases the probe's shared lock
+}
+
+// flock retries on EINTR.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// readPID reads the pid recorded in a lock file (0 if none).
+func readPID(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 32 {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid < 0 {
+		return 0
+	}
+	return pid
+}

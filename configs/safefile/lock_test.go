@@ -1,0 +1,64 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLockNamesFolderAndHolder(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir, ".lock", "state folder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(dir, ".lock", "state folder")
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() {
+		t.Fatalf("second holder: %v", err)
+	}
+	for _, want := range []string{"state folder " + dir, fmt.Sprintf("process %d", os.Getpid()), filepath.Join(dir, ".lock")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if pid, held, err := Holder(dir, ".lock"); !held || pid != os.Getpid() || err != nil {
+		t.Fatalf("Holder: %d %v %v", pid, held, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, ".lock")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("lock file mode: %v %v", st.Mode(), err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, _ := Holder(dir, ".lock"); held {
+		t.Fatal("still held after Release")
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	for i, write := range []func(string, []byte) error{WriteAtomic, WriteAtomic} {
+		want := fmt.Sprintf("content %d", i)
+		if err := write(p, []byte(want)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		st, _ := os.Stat(p)
+		if err != nil || string(b) != want || st.Mode().Perm() != 0o600 {
+			t.Fatalf("write %d: %q %v mode %v", i, b, err, st.Mode())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("temporary files left: %v", ents)
+	}
+	if err := WriteAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "missing", "f")) {
+		t.Fatalf("write into a missing folder: %v", err)
+	}
+}
