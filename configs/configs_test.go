@@ -262,6 +262,7 @@ func TestPresets(t *testing.T) {
 		{"rl", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr_scale"},
 		{"intercept+kframe", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr"},
 		{"rl+paper", false, controller.Delta, "batch_size,clip,gae_lambda,lr"},
+		{"intercept+kframe+period", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			r, err := Default("pusher", WithPreset(tc.spec))
@@ -269,6 +270,9 @@ func TestPresets(t *testing.T) {
 				t.Fatal(err)
 			}
 			sp, _ := r.Controller.Space()
+			if period := strings.Contains(tc.spec, "period"); (r.Controller.Observe == ObservePeriod) != period {
+				t.Fatalf("observe %q", r.Controller.Observe)
+			}
 			if intercept(r) != tc.intercept || r.Controller.Objective != tc.objective || strings.Join(sp.Names(), ",") != tc.tuned {
 				t.Fatalf("intercept %v objective %s tuned %s", intercept(r), r.Controller.Objective, strings.Join(sp.Names(), ","))
 			}
@@ -305,7 +309,7 @@ func TestPresets(t *testing.T) {
 			t.Errorf("%s on %q: %v, want an error with %q", tc.spec, tc.text, err, tc.want)
 		}
 	}
-	if err := CheckPreset("rl+bogus"); err == nil || !strings.Contains(err.Error(), "paper, intercept, kframe, lr-scale, rl") {
+	if err := CheckPreset("rl+bogus"); err == nil || !strings.Contains(err.Error(), "paper, intercept, kframe, lr-scale, period, rl") {
 		t.Fatalf("CheckPreset: %v", err)
 	}
 }

@@ -31,6 +31,9 @@ import (
 //     rate (lr_scale in [0.25, 4], log scale) instead of the learning rate
 //     itself, so the annealing schedule that `fixed` enjoys is kept:
 //     lr_t = lr · anneal(t) · m_t.
+//   - period: the method observes one objective per decision period,
+//     computed from the period's mean reward, instead of every iteration's
+//     (the per-iteration delta of a noisy reward is mean-reverting).
 //
 // "rl" is the three together; "paper" switches all three off (Algorithm 1
 // as the paper states it, with the paper's space), so that it stays one flag
@@ -54,6 +57,7 @@ var presets = []preset{
 	{"intercept", "HyperController's predictors get a constant term (intercept = true); HyperController only", applyIntercept},
 	{"kframe", `the objective is the reward change per 1000 frames (objective = "delta_per_kframe")`, applyKFrame},
 	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
+	{"period", `the controller observes one objective per decision period, from the period's mean reward (observe = "period")`, applyPeriod},
 	{"rl", "intercept + kframe + lr-scale", nil},
 }
 
@@ -82,8 +86,10 @@ func expandPreset(spec string) ([]preset, error) {
 	for _, part := range strings.Split(spec, "+") {
 		name := strings.ToLower(strings.TrimSpace(part))
 		if name == "rl" {
-			for _, p := range presets[1:4] {
-				out = append(out, p)
+			for _, p := range presets {
+				if p.name == "intercept" || p.name == "kframe" || p.name == "lr-scale" {
+					out = append(out, p)
+				}
 			}
 			continue
 		}
@@ -162,6 +168,11 @@ func applyIntercept(r *Run) error {
 		return err
 	}
 	hs.Intercept = true
+	return nil
+}
+
+func applyPeriod(r *Run) error {
+	r.Controller.Observe = ObservePeriod
 	return nil
 }
 
