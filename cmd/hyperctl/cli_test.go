@@ -53,11 +53,20 @@ func TestExitCodesAndHelp(t *testing.T) {
 		want string // substring of stdout+stderr
 	}{
 		{"help", []string{"--help"}, 0, "controllers"},
-		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hyperband, neuralbo, pb2, random, randomstart."},
+		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hoof, hyperband, neuralbo, pb2, random, randomstart."},
 		{"train help", []string{"train", "--help"}, 0, "--resume"},
 		{"version", []string{"version"}, 0, "mujoco    2.2.2"},
 		{"controllers lists fixed", []string{"controllers"}, 0, "fixed"},
 		{"unknown flag", []string{"train", "--bogus"}, 2, "unknown flag"},
+		// Flag errors name the command once, suggest the nearest flag or
+		// name, say what a value should be, and point to the command's help.
+		{"nearest flag", []string{"train", "--iters", "5"}, 2, "hyperctl train: unknown flag --iters (did you mean --iterations?)\nRun 'hyperctl train --help' for usage."},
+		{"flag named once", []string{"train", "--iters", "5"}, 2, "stderr: hyperctl train: unknown"},
+		{"integer wanted", []string{"train", "--iterations", "abc"}, 2, `hyperctl train: --iterations "abc": want an integer`},
+		{"duration wanted", []string{"serve", "--keep-awake", "5"}, 2, `hyperctl serve: --keep-awake "5": want a duration`},
+		{"nearest env", []string{"train", "--env", "halfcheta"}, 2, `--env: unknown environment "halfcheta" (did you mean halfcheetah?)`},
+		{"nearest controller", []string{"train", "--env", "reacher", "--controller", "hyperctrl"}, 2, `--controller: unknown controller "hyperctrl" (did you mean hypercontroller?)`},
+		{"nearest compare controller", []string{"compare", "--env", "reacher", "--controllers", "gpcub", "--out", "/nonexistent/never"}, 2, "hyperctl compare: --controllers: unknown controller \"gpcub\" (did you mean gpucb?)"},
 		{"unknown command", []string{"nosuch"}, 2, "unknown command"},
 		{"extra args", []string{"envs", "x"}, 2, "unknown command"},
 		{"bad log level", []string{"--log-level", "loud", "envs"}, 2, "--log-level"},
@@ -83,7 +92,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 			if code != c.code {
 				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, c.code, o, e)
 			}
-			if !strings.Contains(o+e, c.want) {
+			if !strings.Contains(o+"stderr: "+e, c.want) {
 				t.Errorf("output does not mention %q\nstdout: %s\nstderr: %s", c.want, o, e)
 			}
 		})

@@ -123,7 +123,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	for i, e := range envNames {
 		spec, err := envs.Lookup(e)
 		if err != nil {
-			return usagef("--env: %v", err)
+			return envError("--env", e)
 		}
 		envNames[i] = spec.Name
 	}
@@ -150,7 +150,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			continue
 		}
 		if _, err := controller.Lookup(name); err != nil {
-			return usagef("--controllers: %v, %s", err, configs.Fixed)
+			return controllerError("--controllers", name)
 		}
 	}
 	if cmd.Flags().Changed("transfer-from") {

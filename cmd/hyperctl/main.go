@@ -38,14 +38,19 @@ func run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd != "" {
+		// Named once, by its command, with that command's help.
+		fmt.Fprintf(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
+		return exitUsage
+	}
 	fmt.Fprintf(os.Stderr, "hyperctl: %v\n", err)
 	var le *rundir.LockedError
 	if errors.As(err, &le) {
 		return exitLocked
 	}
-	var ue *usageError
 	// cobra reports an unknown subcommand as a plain error: a usage error too.
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+	if ue != nil || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintln(os.Stderr, "Run 'hyperctl --help' for usage.")
 		return exitUsage
 	}

@@ -46,11 +46,11 @@ are also printed.`,
 				return fmt.Errorf("report: no runs with data in %s (expected %s/<env>/<controller>/seed<N>/train.csv)", args[0], args[0])
 			}
 			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
-				return &usageError{fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
+				return &usageError{err: fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
 			}
 			set.Focus = focus
 			if cmd.Flags().Changed("reference") && !slices.Contains(set.Controllers(), reference) {
-				return &usageError{fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
+				return &usageError{err: fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
 			}
 			set.Reference = reference
 			if out == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +19,6 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
 
 // app is the state shared by subcommands.
 type app struct {
@@ -55,9 +48,7 @@ controllers work behind the same interface, for comparison:
 	}
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
 	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a), newServeCmd(a))
 	for _, c := range root.Commands() {
@@ -78,13 +69,26 @@ func otherControllers() string {
 	return strings.Join(out, ", ")
 }
 
-// wrapArgs turns argument-validation failures into usage errors.
+// wrapArgs turns argument-validation failures into usage errors, and
+// names the command in the usage errors its RunE returns, so they are
+// printed once under its name with a pointer to its --help.
 func wrapArgs(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			var ue *usageError
+			if errors.As(err, &ue) && ue.cmd == "" {
+				msg := strings.TrimPrefix(ue.err.Error(), cmd.Name()+": ")
+				return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
+			}
+			return err
+		}
+	}
 	if c.Args != nil {
 		orig := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := orig(cmd, args); err != nil {
-				return &usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+				return &usageError{cmd: cmd.CommandPath(), err: err}
 			}
 			return nil
 		}

@@ -106,14 +106,14 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 	if o.env != "" {
 		spec, err := envs.Lookup(o.env)
 		if err != nil {
-			return usagef("--env: %v", err)
+			return envError("--env", o.env)
 		}
 		o.env = spec.Name
 	}
 	changed := cmd.Flags().Changed
 	if changed("controller") && o.controller != configs.Fixed {
 		if _, err := controller.Lookup(o.controller); err != nil {
-			return usagef("--controller: %v, %s", err, configs.Fixed)
+			return controllerError("--controller", o.controller)
 		}
 	}
 	if changed("seed") && o.seed < 0 {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/envs"
+)
+
+// usageError marks errors in how the command was called (exit code 2).
+// cmd, when set, is the command path ("hyperctl train"): the message is
+// then printed under that name, once, with a pointer to its help.
+type usageError struct {
+	cmd string
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return &usageError{err: fmt.Errorf(format, a...)} }
+
+// didYouMean returns " (did you mean X?)" for the valid name closest to
+// name: within an edit distance of max(2, len/3), or else one that holds
+// name's letters in order with the same first two (iters → iterations).
+// It returns "" when no name is close.
+func didYouMean(name string, valid []string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	best, bestD := "", 0
+	for _, v := range valid {
+		d := levenshtein.ComputeDistance(name, strings.ToLower(v))
+		if d <= max(2, len(name)/3) && (best == "" || d < bestD) {
+			best, bestD = v, d
+		}
+	}
+	if best == "" && len(name) >= 3 {
+		for _, v := range valid {
+			if strings.HasPrefix(v, name[:2]) && subsequence(name, v) && (best == "" || len(v) < len(best)) {
+				best = v
+			}
+		}
+	}
+	if best == "" || best == name {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// subsequence reports whether a's letters appear in b in order.
+func subsequence(a, b string) bool {
+	i := 0
+	for j := 0; j < len(b) && i < len(a); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a)
+}
+
+// envError is the usage error of an unknown environment name given to
+// flag, with the nearest registered one.
+func envError(flag, name string) error {
+	var names []string
+	for _, s := range envs.List() {
+		names = append(names, s.Name)
+	}
+	return usagef("%s: unknown environment %q%s; valid environments: %s", flag, name, didYouMean(name, names), strings.Join(names, ", "))
+}
+
+// controllerError is the usage error of an unknown controller name given
+// to flag, with the nearest one (fixed included).
+func controllerError(flag, name string) error {
+	names := append(controller.Names(), configs.Fixed)
+	return usagef("%s: unknown controller %q%s; valid controllers: %s", flag, name, didYouMean(name, names), strings.Join(names, ", "))
+}
+
+var (
+	unknownFlag  = regexp.MustCompile(`^unknown flag: --(.+)$`)
+	invalidValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: `)
+)
+
+// flagError rewords pflag's parse errors for cmd: an unknown flag names
+// the nearest one, a value of the wrong type says what the flag wants
+// instead of Go's parser message, and every one is printed once under the
+// command's name with a pointer to its --help.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	var flags []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { flags = append(flags, f.Name) })
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(flags, f.Name) {
+			flags = append(flags, f.Name)
+		}
+	})
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		hint := didYouMean(m[1], flags)
+		if hint != "" {
+			hint = strings.Replace(hint, "mean ", "mean --", 1)
+		}
+		return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("unknown flag --%s%s", m[1], hint)}
+	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		if f := cmd.Flags().Lookup(m[2]); f != nil {
+			return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("--%s %q: want %s", m[2], m[1], wantOf(f.Value.Type()))}
+		}
+	}
+	return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
+}
+
+// wantOf words what a flag of pflag type typ accepts.
+func wantOf(typ string) string {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "count":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "duration":
+		return "a duration such as 500ms, 30s or 2m"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + typ
+}
