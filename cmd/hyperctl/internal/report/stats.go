@@ -266,9 +266,7 @@ func computeStats(data map[string]map[string]scoreSet, ref string, random map[st
 	// aggregate IQM and the profile.
 	st.Profile = Profile{Tau: profileGrid(data, st), Rows: map[string]ProfileRow{}}
 	for _, row := range st.Rows {
-		if err := st.rowStats(data, row, B, trace); err != nil {
-			return nil, err
-		}
+		st.rowStats(data, row, B, trace)
 	}
 
 	// Probability of improvement over the reference.
@@ -286,7 +284,7 @@ func computeStats(data map[string]map[string]scoreSet, ref string, random map[st
 
 // rowStats fills the per-environment IQMs, aggregate IQM and profile of
 // one row.
-func (st *Stats) rowStats(data map[string]map[string]scoreSet, row string, B int, trace tracer) error {
+func (st *Stats) rowStats(data map[string]map[string]scoreSet, row string, B int, trace tracer) {
 	// The environments where the row has scores, with what the resampling
 	// loop needs of each (no map look-ups inside it).
 	type stratum struct {
@@ -386,7 +384,6 @@ func (st *Stats) rowStats(data map[string]map[string]scoreSet, row string, B int
 		st.Profile.Rows[row] = pr
 	}
 	st.Aggregate[row] = agg
-	return nil
 }
 
 // poiStats fills a row's probability of improvement over the reference,
