@@ -341,8 +341,22 @@ func TestCompareVariantsAtAFrameBudget(t *testing.T) {
 	if !strings.Contains(string(mb), `"frames": 500`) {
 		t.Fatalf("manifest %s", mb)
 	}
-	o, e, code = runCLI(t, "report", out, "--focus", "hypercontroller@kframe+lr-scale")
+	o, e, code = runCLI(t, "report", out, "--focus", "hypercontroller@kframe+lr-scale", "--resamples", "200", "--random-episodes", "2")
 	if code != 0 || !strings.Contains(o, "| hypercontroller@kframe+lr-scale | 1/1 |") || !strings.Contains(o, "a frame budget of 500 frames") {
 		t.Fatalf("report: exit %d\n%s\n%s", code, o, e)
+	}
+	// With a fixed row: the aggregate table, the rule's verdict and the
+	// performance profile (unless fixed's one run is below the random
+	// policy, which the report then says).
+	for _, want := range []string{"### Aggregate over environments", "**Verdict:**", "200 resamples", "| reacher | "} {
+		if !strings.Contains(o, want) {
+			t.Fatalf("report lacks %q:\n%s", want, o)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "report", "performance_profile.png")); err != nil && !strings.Contains(o, "is not above the random policy") {
+		t.Fatalf("no performance profile and no reason: %v\n%s", err, o)
+	}
+	if _, e, code := runCLI(t, "report", out, "--resamples", "0"); code != 2 || !strings.Contains(e, "--resamples") {
+		t.Fatalf("report --resamples 0: exit %d, %s", code, e)
 	}
 }

@@ -88,6 +88,12 @@ type Set struct {
 	// Reference is the row the "Against" section compares every
 	// controller with (empty: DefaultReference).
 	Reference string
+	// Random is a uniformly random policy's return per environment, the
+	// zero of the normalised scores (see Stats); environments without one
+	// are left out of the aggregate.
+	Random map[string]RandomBaseline
+	// Bootstrap configures the confidence intervals of Stats.
+	Bootstrap Bootstrap
 }
 
 // Load scans dir.

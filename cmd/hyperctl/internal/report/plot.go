@@ -275,7 +275,18 @@ func (s *Set) Write(outDir string) ([]string, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: output folder %s: %w", outDir, err)
 	}
+	// The statistics first: a non-finite score stops the report with an
+	// error naming the run, before any figure draws it.
+	st, err := s.Stats()
+	if err != nil {
+		return nil, err
+	}
 	var files []string
+	if p, err := st.ProfileFigure(outDir); err != nil {
+		return files, err
+	} else if p != "" {
+		files = append(files, p)
+	}
 	for _, env := range s.Envs() {
 		for _, ax := range []XAxis{ControllerTime, WallTime, Frames} {
 			p, err := s.Figure1(env, outDir, ax)
@@ -299,7 +310,7 @@ func (s *Set) Write(outDir string) ([]string, error) {
 	if err != nil {
 		return files, fmt.Errorf("report: %w", err)
 	}
-	if err := s.Markdown(f); err != nil {
+	if err := s.markdown(f, st); err != nil {
 		f.Close()
 		return files, err
 	}

@@ -269,10 +269,21 @@ func best(rows []Row, get func(Row) float64, prec int) string {
 	return fmt.Sprintf("%s %s", rows[bi].Controller, fmtNum(get(rows[bi]), prec))
 }
 
-// Markdown writes a summary of the leaders per environment, then per
-// environment a table of final values and a table of matched-budget and
-// stability figures, plus what is missing.
+// Markdown writes a summary of the leaders per environment and the
+// decision statistics aggregated over environments with the rule's verdict
+// (see Stats), the comparison with the reference row, how scores are
+// normalised, then per environment a table of final values and a table of
+// matched-budget (with IQMs) and stability figures, plus what is missing.
 func (s *Set) Markdown(w io.Writer) error {
+	st, err := s.Stats()
+	if err != nil {
+		return err
+	}
+	return s.markdown(w, st)
+}
+
+// markdown is Markdown with the statistics already computed.
+func (s *Set) markdown(w io.Writer, st *Stats) error {
 	var sb strings.Builder
 	if s.Manifest != nil {
 		length := fmt.Sprintf("%d iterations", s.Manifest.Iterations)
@@ -312,7 +323,9 @@ func (s *Set) Markdown(w io.Writer) error {
 			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, s.focus(), budgetMed)))
 	}
 	sb.WriteString("\n")
-	s.headToHeadMarkdown(&sb, envs)
+	st.decisionMarkdown(&sb)
+	s.headToHeadMarkdown(&sb, envs, st)
+	st.normalisationMarkdown(&sb)
 	for _, env := range envs {
 		rows := tables[env]
 		fmt.Fprintf(&sb, "## %s\n\n", env)
@@ -334,11 +347,15 @@ func (s *Set) Markdown(w io.Writer) error {
 		} else {
 			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(b, 0), env)
 		}
-		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | final minus best evaluation return, median [IQR] |\n")
-		sb.WriteString("|---|---|---|---|\n")
+		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | IQM [95 % CI] | final minus best evaluation return, median [IQR] |\n")
+		sb.WriteString("|---|---|---|---|---|\n")
 		noBudget := false
 		for _, r := range rows {
-			fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.Controller, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtQ(r.DropQ))
+			iq := nanInterval
+			if es, ok := st.PerEnv[env][r.Controller]; ok {
+				iq = es.IQM
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r.Controller, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtIv(iq, 2), fmtQ(r.DropQ))
 			noBudget = noBudget || math.IsNaN(r.BudgetEvalQ[1])
 		}
 		if note := s.evalNote(env); note != "" {
@@ -507,7 +524,7 @@ func (s *Set) HeadToHead(env, ref string) []HeadToHead {
 // evaluation return at the matched budget is higher than the reference's,
 // then per environment the medians and per-seed wins. Nothing when no
 // environment has the reference row.
-func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string) {
+func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) {
 	ref := s.reference()
 	tables := map[string][]HeadToHead{}
 	ctrls := map[string]bool{}
@@ -544,11 +561,15 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string) {
 		}
 		fmt.Fprintf(sb, "| %s | %d of %d | %s |\n", c, len(won), n, names)
 	}
-	sb.WriteString("\nPer environment: median evaluation return at the matched budget, the controller's against the reference's, and the seeds on which the controller's run is higher (among seeds both finished).\n\n")
-	sb.WriteString("| env | controller | median | " + ref + "'s median | difference | seeds higher |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(sb, "\nPer environment: median evaluation return at the matched budget, the controller's against the reference's, the seeds on which the controller's run is higher (among seeds both finished), and the probability that a run of the controller scores higher than a run of `%s` (ties count ½; all runs against all runs) with its 95 %% stratified-bootstrap CI.\n\n", ref)
+	sb.WriteString("| env | controller | median | " + ref + "'s median | difference | seeds higher | P(> " + ref + ") [95 % CI] |\n|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		for _, h := range tables[env] {
-			fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %d of %d |\n", env, h.Controller, fmtNum(h.Median, 2), fmtNum(h.RefMedian, 2), fmtNum(h.Median-h.RefMedian, 2), h.Wins, h.Pairs)
+			poi := nanInterval
+			if es, ok := st.PerEnv[env][h.Controller]; ok {
+				poi = es.PoI
+			}
+			fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %d of %d | %s |\n", env, h.Controller, fmtNum(h.Median, 2), fmtNum(h.RefMedian, 2), fmtNum(h.Median-h.RefMedian, 2), h.Wins, h.Pairs, fmtIv(poi, 2))
 		}
 	}
 	sb.WriteString("\n")
