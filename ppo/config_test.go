@@ -167,3 +167,17 @@ func TestHyperRules(t *testing.T) {
 		t.Fatalf("StepLR %v", h.StepLR())
 	}
 }
+
+func TestThreadsBoundHere(t *testing.T) {
+	for _, tc := range []struct {
+		threads, cpus int
+		want          string // "" = accepted
+	}{
+		{0, 2, ""}, {8, 2, ""}, {9, 2, "ppo.threads: want at most 4 × this machine's 2 CPUs = 8 (0: automatic), got 9"}, {1000, 64, "= 256"},
+	} {
+		err := checkThreadsHere(tc.threads, tc.cpus)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%d threads on %d CPUs: %v, want %q", tc.threads, tc.cpus, err, tc.want)
+		}
+	}
+}

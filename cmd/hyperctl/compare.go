@@ -312,7 +312,7 @@ feed:
 		sort.Strings(failed)
 		return fmt.Errorf("compare: %d of %d runs failed (their logs are train.log in each run folder):\n  %s", len(failed), len(jobs), strings.Join(failed, "\n  "))
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "compare: %d runs done (%d were already finished). Next: hyperctl report %s\n", len(jobs), skipped, f.out)
+	fmt.Fprintf(cmd.OutOrStdout(), "compare: %s done (%s already finished). Next: hyperctl report %s\n", plural(len(jobs), "run", "runs"), plural(skipped, "was", "were"), f.out)
 	return nil
 }
 
@@ -480,4 +480,13 @@ func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, thr
 		}
 		return ctx.Err()
 	}
+}
+
+// plural words n with the singular or plural form: "1 run", "5 runs", "1
+// was", "0 were".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

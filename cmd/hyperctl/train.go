@@ -230,8 +230,8 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if sum.FrameBudget > 0 {
 		budget = fmt.Sprintf(" (budget %d)", sum.FrameBudget)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %d iterations, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
-		sum.Env, sum.Controller, sum.Seed, sum.Iterations, sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
+	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %s, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
+		sum.Env, sum.Controller, sum.Seed, plural(sum.Iterations, "iteration", "iterations"), sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
 	return nil
 }
 

@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	addr := ln.Addr().String()
 	if cfg.AddrFile != "" {
-		if err := safefile.WriteAtomic(cfg.AddrFile, []byte(addr+"\n")); err != nil {
+		if err := safefile.WritePrivate(cfg.AddrFile, []byte(addr+"\n")); err != nil {
 			ln.Close()
 			return fmt.Errorf("--addr-file: %w", err)
 		}

@@ -318,7 +318,7 @@ func (sf *sessionFiles) writeSnapshot(s *statepb.Snapshot) error {
 	}
 	// Always durable, also with UnsafeNoSync: the log holds every
 	// observation either way, and snapshots are written in the background.
-	return safefile.WriteAtomic(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload))
+	return safefile.WritePrivate(filepath.Join(sf.dir, snapName), appendFrame(fileHeader(snapMagic, snapVersion), payload))
 }
 
 func (sf *sessionFiles) close() error {
