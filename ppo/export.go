@@ -49,7 +49,7 @@ func (t *Trainer) Policy() (*policy.Policy, error) {
 			Architecture: policy.Architecture{Activation: t.base.Activation},
 			ObsNorm:      t.obsNorm(),
 			ActionLow:    slices.Clone(t.spec.Action.Low), ActionHigh: slices.Clone(t.spec.Action.High),
-			Iteration: t.iteration, Frames: t.frames, Seed: t.seed,
+			Iteration: t.iteration - 1, Frames: t.frames, Seed: t.seed,
 		},
 		Actor:  layers(l.actor),
 		Critic: layers(l.critic),

@@ -35,7 +35,7 @@ func TestPolicyActsAsEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Meta.Env != "HalfCheetah-v4" || p.Meta.Iteration != 2 || p.Meta.Frames != 2048 || !p.Meta.ObsNorm.Enabled {
+	if p.Meta.Env != "HalfCheetah-v4" || p.Meta.Iteration != 1 || p.Meta.Frames != 2048 || !p.Meta.ObsNorm.Enabled {
 		t.Fatalf("meta = %+v", p.Meta)
 	}
 

@@ -154,7 +154,7 @@ func checkPolicies(t *testing.T, run string, iterations int) {
 	for _, r := range readCSV(t, filepath.Join(run, "eval.csv")) {
 		v := num(t, r["eval_return"])
 		if v > best {
-			best, bestIt = v, int(num(t, r["iteration"]))+1
+			best, bestIt = v, int(num(t, r["iteration"])) // one numbering: eval.csv's
 		}
 		last = v
 	}
@@ -169,8 +169,8 @@ func checkPolicies(t *testing.T, run string, iterations int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Meta.Iteration != iterations || f.Meta.EvalReturn == nil || *f.Meta.EvalReturn != last {
-		t.Fatalf("policy-final: iteration %d return %v, want %d and %v", f.Meta.Iteration, f.Meta.EvalReturn, iterations, last)
+	if f.Meta.Iteration != iterations-1 || f.Meta.EvalReturn == nil || *f.Meta.EvalReturn != last {
+		t.Fatalf("policy-final: iteration %d return %v, want %d and %v", f.Meta.Iteration, f.Meta.EvalReturn, iterations-1, last)
 	}
 	if b.Meta.Env != "Reacher-v4" || b.Meta.Controller != "hypercontroller" || b.Meta.HyperctlVersion == "" {
 		t.Fatalf("policy-best sidecar: %+v", b.Meta)
@@ -202,7 +202,7 @@ func TestRunArtifacts(t *testing.T) {
 	if fs, _ := rundir.EventsFiles(out); len(fs) != 1 {
 		t.Fatalf("events files after --force: %v", fs)
 	}
-	if p, err := policy.Load(out, policy.Best); err != nil || p.Meta.Iteration != 1 {
+	if p, err := policy.Load(out, policy.Best); err != nil || p.Meta.Iteration != 0 {
 		t.Fatalf("policy-best after --force: %v", err)
 	}
 }

@@ -162,8 +162,12 @@ func load(dir, name string) (*Policy, error) {
 	if err := dec.Decode(&meta); err != nil {
 		return nil, fmt.Errorf("policy: sidecar %s: %w", mpath, err)
 	}
-	if meta.Format != Format || meta.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("policy: sidecar %s: format %q version %d, want %q version %d", mpath, meta.Format, meta.FormatVersion, Format, FormatVersion)
+	if meta.Format != Format || meta.FormatVersion < 1 || meta.FormatVersion > FormatVersion {
+		return nil, fmt.Errorf("policy: sidecar %s: format %q version %d, want %q version 1 to %d", mpath, meta.Format, meta.FormatVersion, Format, FormatVersion)
+	}
+	if meta.FormatVersion == 1 {
+		meta.Iteration-- // version 1 counted iterations completed
+		meta.FormatVersion = FormatVersion
 	}
 	if meta.Weights != "" && meta.Weights != filepath.Base(wpath) {
 		return nil, fmt.Errorf("policy: sidecar %s names weights %q, want %q", mpath, meta.Weights, filepath.Base(wpath))

@@ -35,7 +35,7 @@ func OpenKeeper(dir, ckptDir string, resumedAt int) (*Keeper, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: the run's %s: %w", Best, err)
 	}
-	if p.Meta.Iteration > resumedAt {
+	if p.Meta.Iteration >= resumedAt { // trained past the checkpoint (iteration index resumedAt is the first one after it)
 		if err := k.restore(ckptDir, resumedAt); err != nil {
 			return nil, err
 		}
@@ -57,7 +57,7 @@ func OpenKeeper(dir, ckptDir string, resumedAt int) (*Keeper, error) {
 func (k *Keeper) restore(ckptDir string, resumedAt int) error {
 	w, m := Paths(k.dir, Best)
 	if ckptDir != "" && Exists(ckptDir, Best) {
-		if c, err := Load(ckptDir, Best); err == nil && c.Meta.Iteration <= resumedAt {
+		if c, err := Load(ckptDir, Best); err == nil && c.Meta.Iteration < resumedAt {
 			return c.Save(k.dir, Best)
 		}
 	}

@@ -1,7 +1,9 @@
 package policy_test
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -83,5 +85,47 @@ func TestKeeperBestAndFinal(t *testing.T) {
 	}
 	if _, ok := k3.BestReturn(); ok {
 		t.Fatal("BestReturn reports a removed best")
+	}
+}
+
+// TestKeeperBoundary: a checkpoint written after iteration index 19 (20
+// completed, resumedAt = 20) covers the best of iteration 19; one of
+// iteration 20 is later and is removed on resume; version 1 sidecars,
+// which counted iterations completed, read in the one numbering.
+func TestKeeperBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		it   int
+		kept bool
+	}{{19, true}, {20, false}} {
+		dir := t.TempDir()
+		k, err := policy.OpenKeeper(dir, filepath.Join(dir, "checkpoint"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.Evaluated(at(tc.it), 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := policy.OpenKeeper(dir, filepath.Join(dir, "none"), 20); err != nil {
+			t.Fatal(err)
+		}
+		if policy.Exists(dir, policy.Best) != tc.kept {
+			t.Fatalf("best of iteration %d after resuming at 20: kept %v, want %v", tc.it, !tc.kept, tc.kept)
+		}
+	}
+	dir := t.TempDir()
+	if err := at(7).Save(dir, policy.Best); err != nil {
+		t.Fatal(err)
+	}
+	_, meta := policy.Paths(dir, policy.Best)
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"format_version": 2`), []byte(`"format_version": 1`), 1)
+	if err := os.WriteFile(meta, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := policy.Load(dir, policy.Best); err != nil || p.Meta.Iteration != 6 {
+		t.Fatalf("version 1 sidecar: %v, %v", p, err)
 	}
 }

@@ -46,8 +46,10 @@ import (
 // Format identifies hyperctl policy sidecars.
 const Format = "hyperctl-ppo-policy"
 
-// FormatVersion is the sidecar version this package writes and reads.
-const FormatVersion = 1
+// FormatVersion is the sidecar version this package writes. It reads
+// version 1 too, whose iteration counted the iterations completed (one
+// more than the 0-based index train.csv and eval.csv give the same row).
+const FormatVersion = 2
 
 // NormEpsilon is the variance epsilon of the observation normalisation
 // (Gymnasium's NormalizeObservation).
@@ -108,7 +110,7 @@ type Meta struct {
 	ObsNorm         ObsNorm      `json:"obs_norm"`
 	ActionLow       []float64    `json:"action_low"`
 	ActionHigh      []float64    `json:"action_high"`
-	Iteration       int          `json:"iteration"`             // training iterations completed
+	Iteration       int          `json:"iteration"`             // the 0-based index of the last iteration trained, as train.csv and eval.csv number it (−1: none yet)
 	Frames          int64        `json:"frames"`                // training frames collected
 	EvalReturn      *float64     `json:"eval_return,omitempty"` // the evaluation return at this point, when one was made
 	Seed            int64        `json:"seed"`
