@@ -138,3 +138,32 @@ func TestCompareWarnsUpdateThreads(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeTakesTheFolder: with --resume and no --config, a run continues
+// with the settings in its folder, whatever the built-in defaults say; a
+// flag that agrees with them is accepted, one that would change the run is
+// refused by name.
+func TestResumeTakesTheFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	if _, e, code := runCLI(t, "train", "--env", "reacher", "--iterations", "2", "--frames", "0", "--threads", "1", "--out", out); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, e)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"defaults are not brought back", []string{"--env", "reacher"}, 0, "already finished"},
+		{"an agreeing flag", []string{"--env", "reacher", "--iterations", "2", "--threads", "2"}, 0, "already finished"},
+		{"a conflicting flag", []string{"--env", "reacher", "--iterations", "5"}, 2, "--iterations 5 would change the run in " + out},
+		{"two conflicting flags", []string{"--env", "pusher", "--seed", "3"}, 2, "--env pusher, --seed 3 would change the run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, e, code := runCLI(t, append([]string{"train", "--out", out, "--resume"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(o+e, tc.want) {
+				t.Fatalf("exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, o, e)
+			}
+		})
+	}
+}

@@ -143,26 +143,34 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 func (o *trainOptions) Complete(cmd *cobra.Command) error {
 	changed := cmd.Flags().Changed
 	var set []configs.Override
-	if o.config != "" && o.env != "" {
+	var setFlags []string // the flag of each override in set
+	if o.env != "" {
 		set = append(set, func(r *configs.Run) { r.Env = o.env })
+		setFlags = append(setFlags, "--env "+o.env)
 	}
 	if changed("controller") {
 		set = append(set, func(r *configs.Run) { r.Controller.Name = o.controller })
+		setFlags = append(setFlags, "--controller "+o.controller)
 	}
 	if changed("seed") {
 		set = append(set, func(r *configs.Run) { r.Seed = o.seed })
+		setFlags = append(setFlags, fmt.Sprintf("--seed %d", o.seed))
 	}
 	if changed("iterations") {
 		set = append(set, func(r *configs.Run) { r.Iterations = o.iterations })
+		setFlags = append(setFlags, fmt.Sprintf("--iterations %d", o.iterations))
 	}
 	if changed("threads") {
 		set = append(set, func(r *configs.Run) { r.PPO.Threads = o.threads })
+		setFlags = append(setFlags, fmt.Sprintf("--threads %d", o.threads))
 	}
 	if changed("frames") {
 		set = append(set, func(r *configs.Run) { r.Frames = o.frames })
+		setFlags = append(setFlags, fmt.Sprintf("--frames %d", o.frames))
 	}
 	if changed("preset") {
 		set = append(set, configs.WithPreset(o.preset))
+		setFlags = append(setFlags, "--preset "+o.preset)
 	}
 	if o.config == "" && o.env == "" {
 		// --out DIR --resume alone: the folder's config.toml has everything.
@@ -179,6 +187,9 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		o.run, err = configs.Default(o.env, set...)
 	}
 	if err != nil {
+		return err
+	}
+	if err := o.resumeFromFolder(set, setFlags); err != nil {
 		return err
 	}
 	run := &o.run
@@ -200,13 +211,70 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		run.Controller.Settings[name] = s
 	}
 	if o.out == "" {
-		name := run.Controller.Name
-		if o.preset != "" {
-			name += "@" + o.preset // as compare names a variant's folder
-		}
-		o.out = filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, name, run.Seed))
+		o.out = defaultOut(*run, o.preset)
 	}
 	return nil
+}
+
+// resumeFromFolder makes --resume without --config take every setting from
+// the run folder's config.toml, as the run was started, instead of the
+// built-in defaults: a flag given too is checked against it and refused
+// when it would change the run (threads aside, a machine setting), naming
+// the flag and the folder's value. The folder is --out, or the default
+// folder of the flags' run.
+func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []string) error {
+	if !o.resume || o.config != "" {
+		return nil
+	}
+	out := o.out
+	if out == "" {
+		out = defaultOut(o.run, o.preset)
+	}
+	p := filepath.Join(out, rundir.ConfigFile)
+	if _, err := os.Stat(p); err != nil {
+		return nil // nothing to resume: the run starts from the flags
+	}
+	was, err := configs.Load(p)
+	if err != nil {
+		return fmt.Errorf("train --resume: %w", err)
+	}
+	wasText, err := training.ComparableConfig(was)
+	if err != nil {
+		return err
+	}
+	var conflicts []string
+	for i, f := range set {
+		r, err := configs.Load(p, f)
+		if err != nil {
+			return usagef("train --resume: %s does not fit the run in %s: %v", setFlags[i], out, err)
+		}
+		if t, err := training.ComparableConfig(r); err != nil {
+			return err
+		} else if t != wasText {
+			conflicts = append(conflicts, setFlags[i])
+		}
+	}
+	if len(conflicts) > 0 {
+		return usagef("train --resume: %s would change the run in %s, which continues with the settings it was started with (%s); drop %s to resume it, or use --force to start it over with them",
+			strings.Join(conflicts, ", "), out, p, map[bool]string{true: "that flag", false: "those flags"}[len(conflicts) == 1])
+	}
+	run, err := configs.Load(p, set...)
+	if err != nil {
+		return fmt.Errorf("train --resume: %w", err)
+	}
+	o.run, o.config = run, p
+	return nil
+}
+
+// defaultOut is --out's default for run: runs/<env>-<controller>-seed<N>,
+// or runs/<env>-<controller>@<preset>-seed<N>, as compare names a
+// variant's folder.
+func defaultOut(run configs.Run, preset string) string {
+	name := run.Controller.Name
+	if preset != "" {
+		name += "@" + preset
+	}
+	return filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, name, run.Seed))
 }
 
 // Run trains into --out and reports the outcome.

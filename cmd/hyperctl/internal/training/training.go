@@ -55,9 +55,10 @@ type Result struct {
 	Summary rundir.Summary
 }
 
-// comparableConfig is a config's text with machine-only settings (threads)
-// neutralised, for the --resume check.
-func comparableConfig(r configs.Run) (string, error) {
+// ComparableConfig is a config's text with machine-only settings (threads)
+// neutralised: two runs with the same text train the same way (the
+// --resume check).
+func ComparableConfig(r configs.Run) (string, error) {
 	r.PPO.Threads = 0
 	return r.Encode()
 }
@@ -98,8 +99,8 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
 		}
-		was, err1 := comparableConfig(old)
-		now, err2 := comparableConfig(run)
+		was, err1 := ComparableConfig(old)
+		now, err2 := ComparableConfig(run)
 		if err := errors.Join(err1, err2); err != nil {
 			return Result{}, err
 		}
