@@ -442,10 +442,8 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 
 	tu := time.Now()
 	us, err := t.ln.update(&updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret},
-		updateParams{clip: h.Clip, lr: h.StepLR(), valueCoef: h.ValueCoef, entropyCoef: h.EntropyCoef,
-			maxGradNorm: h.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: h.TargetKL,
-			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
-			epochs: h.Epochs, minibatch: h.MinibatchSize}, t.mbRNG)
+		updateParams{Hyper: h, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2,
+			clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage}, t.mbRNG)
 	st.UpdateTime = time.Since(tu)
 	if err != nil {
 		return st, err
