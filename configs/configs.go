@@ -174,7 +174,7 @@ func Base() Run {
 func PaperSpace() []TuneParam {
 	var out []TuneParam
 	for _, k := range ppo.HyperKeys() {
-		if k.PaperLow != 0 || k.PaperHigh != 0 {
+		if k.InPaper() {
 			out = append(out, TuneParam{Name: k.Name, Low: k.PaperLow, High: k.PaperHigh, Scale: controller.Linear, Integer: k.Integer})
 		}
 	}

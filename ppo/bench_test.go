@@ -51,8 +51,7 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 				b.Skipf("%s: %v", tc.name, err)
 			}
 			batch := smallBatch(rng, 64*32, 17, 6)
-			p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999,
-				clipValueLoss: true, normAdvantage: true, epochs: 1, minibatch: 64}
+			p := updateParams{Hyper: Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 1, MinibatchSize: 64, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
 			b.ResetTimer()
 			mbs := 0
 			for i := 0; i < b.N; i++ {

@@ -69,6 +69,10 @@ type HyperKey struct {
 	Collect bool
 }
 
+// InPaper reports whether the HyperController paper tunes the key (it has
+// paper bounds).
+func (k HyperKey) InPaper() bool { return k.PaperLow != 0 || k.PaperHigh != 0 }
+
 // hyperField is a HyperKey with what Validate and Set need.
 type hyperField struct {
 	HyperKey

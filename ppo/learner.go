@@ -146,13 +146,13 @@ type updateBatch struct {
 	perm []int
 }
 
-// updateParams are the settings of one update (one iteration's).
+// updateParams are the settings of one update: the iteration's
+// hyperparameters (Hyper; the Adam step size is StepLR) and the trainer's
+// fixed switches.
 type updateParams struct {
-	clip, lr, valueCoef, entropyCoef float64
-	maxGradNorm, targetKL            float64
-	adamEps, adamBeta1, adamBeta2    float64
-	clipValueLoss, normAdvantage     bool
-	epochs, minibatch                int
+	Hyper
+	adamEps, adamBeta1, adamBeta2 float64
+	clipValueLoss, normAdvantage  bool
 }
 
 // UpdateStats summarises one iteration's update phase. Losses are averaged
@@ -206,14 +206,14 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		st = UpdateStats{Rejected: true, RejectReason: reason, ExplainedVar: st.ExplainedVar, AdvantageMean: st.AdvantageMean}
 	}
 
-	mb := min(p.minibatch, b.n)
+	mb := min(p.MinibatchSize, b.n)
 	perm := b.perm
 	if perm == nil {
 		perm = identity(b.n)
 	}
 	var sumPG, sumV, sumGN float64
 	var nClip, nSamples int
-	for epoch := 0; epoch < p.epochs; epoch++ {
+	for epoch := 0; epoch < p.Epochs; epoch++ {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		var klSum float64
 		var klN int
@@ -238,7 +238,7 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 		}
 		st.Epochs = epoch + 1
 		st.ApproxKL = klSum / float64(klN)
-		if p.targetKL > 0 && st.ApproxKL > p.targetKL {
+		if p.TargetKL > 0 && st.ApproxKL > p.TargetKL {
 			break
 		}
 	}
@@ -299,12 +299,12 @@ func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams) (mbResul
 	// Global gradient-norm clipping (torch.nn.utils.clip_grad_norm_).
 	var coef float64
 	scale := false
-	if p.maxGradNorm > 0 {
-		if coef = p.maxGradNorm / (r.gradNorm + 1e-6); coef < 1 {
+	if p.MaxGradNorm > 0 {
+		if coef = p.MaxGradNorm / (r.gradNorm + 1e-6); coef < 1 {
 			scale = true
 		}
 	}
-	return r, ln.adamStep(nil, scale, coef, p.lr, p.adamEps, p.adamBeta1, p.adamBeta2)
+	return r, ln.adamStep(nil, scale, coef, p.StepLR(), p.adamEps, p.adamBeta1, p.adamBeta2)
 }
 
 // gradient computes ∇θ of the PPO loss on the frames idx into the shim's

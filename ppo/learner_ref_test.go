@@ -9,8 +9,8 @@ package ppo
 func (ln *learner) refLoss(x, act, olpc, nadv, oldv, ret tensor, ps []tensor, p updateParams) (loss, pg, vl, logratio tensor) {
 	s, l := ln.s, ln.l
 	half := newScalar(-0.5)
-	lo, hi, nlo, plo := newScalar(1-p.clip), newScalar(1+p.clip), newScalar(-p.clip), newScalar(p.clip)
-	vcoef, ecoef := newScalar(0.5*p.valueCoef), newScalar(p.entropyCoef)
+	lo, hi, nlo, plo := newScalar(1-p.Clip), newScalar(1+p.Clip), newScalar(-p.Clip), newScalar(p.Clip)
+	vcoef, ecoef := newScalar(0.5*p.ValueCoef), newScalar(p.EntropyCoef)
 	defer func() {
 		for _, c := range []scalar{half, lo, hi, nlo, plo, vcoef, ecoef} {
 			freeScalar(c)
@@ -59,7 +59,7 @@ func (ln *learner) refLoss(x, act, olpc, nadv, oldv, ret tensor, ps []tensor, p 
 	vw := s.mulScalar(vl, vcoef)
 	loss = s.add(pg, vw)
 	s.free(vw)
-	if p.entropyCoef > 0 {
+	if p.EntropyCoef > 0 {
 		es := s.mulScalar(sls, ecoef)
 		l2 := s.sub(loss, es)
 		s.free(es, loss)

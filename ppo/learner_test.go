@@ -79,7 +79,7 @@ func TestLossHandComputed(t *testing.T) {
 		{"unclipped value loss", false, 0.17, []float64{-0.2, 0.05}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := updateParams{clip: 0.2, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: tc.clipV}
+			p := updateParams{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: tc.clipV}
 			gmu, gv, gls := make([]float32, 2), make([]float32, 2), make([]float32, 1)
 			got := ppoLoss(in, p, gmu, gv, gls)
 			want := lossTerms{loss: -0.2 + 0.5*tc.wantV - 0.01*H, pg: -0.2, v: tc.wantV, entropy: H, clipped: 2}
@@ -164,9 +164,9 @@ func TestGradientMatchesAutograd(t *testing.T) {
 		idx[i] = i
 	}
 	for _, p := range []updateParams{
-		{clip: 0.2, valueCoef: 0.5, entropyCoef: 0, clipValueLoss: true, normAdvantage: true},
-		{clip: 0.1, valueCoef: 1.3, entropyCoef: 0.05, clipValueLoss: false, normAdvantage: false},
-		{clip: 0.4, valueCoef: 0.5, entropyCoef: 0.01, clipValueLoss: true, normAdvantage: false},
+		{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0}, clipValueLoss: true, normAdvantage: true},
+		{Hyper: Hyper{Clip: 0.1, ValueCoef: 1.3, EntropyCoef: 0.05}, clipValueLoss: false, normAdvantage: false},
+		{Hyper: Hyper{Clip: 0.4, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: true, normAdvantage: false},
 	} {
 		terms, _, err := ln.gradient(b, idx, p)
 		if err != nil {
@@ -210,15 +210,15 @@ func TestGradientMatchesAutograd(t *testing.T) {
 		}
 		var clipped int
 		for _, v := range lrs {
-			if math.Abs(math.Exp(float64(v))-1) > p.clip {
+			if math.Abs(math.Exp(float64(v))-1) > p.Clip {
 				clipped++
 			}
 		}
 		if clipped == 0 || clipped == n {
-			t.Fatalf("clip %v: %d of %d samples clipped; the test needs both kinds", p.clip, clipped, n)
+			t.Fatalf("clip %v: %d of %d samples clipped; the test needs both kinds", p.Clip, clipped, n)
 		}
 		if math.Abs(refPG-terms.pg) > 1e-4*math.Max(1, math.Abs(refPG)) {
-			t.Fatalf("clip %v: policy loss %v, autograd reference %v", p.clip, terms.pg, refPG)
+			t.Fatalf("clip %v: policy loss %v, autograd reference %v", p.Clip, terms.pg, refPG)
 		}
 		var maxAbs, maxDiff float64
 		for i := range want {
@@ -226,9 +226,9 @@ func TestGradientMatchesAutograd(t *testing.T) {
 			maxDiff = math.Max(maxDiff, math.Abs(float64(got[i]-want[i])))
 		}
 		if maxDiff > 1e-4*maxAbs {
-			t.Fatalf("clip %v: gradient differs from autograd by up to %.3g (max |∇| %.3g)", p.clip, maxDiff, maxAbs)
+			t.Fatalf("clip %v: gradient differs from autograd by up to %.3g (max |∇| %.3g)", p.Clip, maxDiff, maxAbs)
 		}
-		t.Logf("clip %v: %d/%d clipped; max |∇| %.4g, max deviation from autograd %.3g", p.clip, clipped, n, maxAbs, maxDiff)
+		t.Logf("clip %v: %d/%d clipped; max |∇| %.4g, max deviation from autograd %.3g", p.Clip, clipped, n, maxAbs, maxDiff)
 	}
 }
 
@@ -433,7 +433,7 @@ func TestNonFiniteUpdateRejected(t *testing.T) {
 	l := newLayout(3, 2, []int{8}, "tanh")
 	rng := rand.New(rand.NewPCG(5, 5))
 	ln := newTestLearner(t, l, l.initParams(rng, testGains))
-	p := updateParams{clip: 0.2, lr: 3e-4, valueCoef: 0.5, maxGradNorm: 0.5, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true, epochs: 2, minibatch: 8}
+	p := updateParams{Hyper: Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 2, MinibatchSize: 8, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
 	// One clean update first so that the Adam state is not trivial.
 	if st, err := ln.update(smallBatch(rng, 32, 3, 2), p, rng); err != nil || st.Rejected {
 		t.Fatalf("clean update: %v %+v", err, st)
@@ -445,7 +445,7 @@ func TestNonFiniteUpdateRejected(t *testing.T) {
 	}{
 		{"NaN advantage", func(b *updateBatch, p *updateParams) { b.adv[5] = math.NaN() }, "loss NaN"},
 		{"Inf observation", func(b *updateBatch, p *updateParams) { b.obs[7] = float32(math.Inf(1)) }, "NaN"},
-		{"overflowing learning rate", func(b *updateBatch, p *updateParams) { p.lr = 1e38; p.maxGradNorm = 0 }, ""},
+		{"overflowing learning rate", func(b *updateBatch, p *updateParams) { p.LR = 1e38; p.MaxGradNorm = 0 }, ""},
 	}
 	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -501,7 +501,7 @@ func TestHalvesGradient(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	p := updateParams{clip: 0.2, valueCoef: 0.5, clipValueLoss: true, normAdvantage: true}
+	p := updateParams{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5}, clipValueLoss: true, normAdvantage: true}
 	if err := ln.sh.setHalves(2); err != nil {
 		// Only without scripts/setup.sh: concurrent sgemm calls into a
 		// serial OpenBLAS return wrong results, so the shim refuses.

@@ -56,7 +56,7 @@ func ppoLoss(in lossInput, p updateParams, gmu, gv, gls []float32) lossTerms {
 		sumLogStd += float64(ls)
 	}
 	t.entropy = sumLogStd + float64(A)*(0.5+halfLog2Pi)
-	lo, hi := 1-p.clip, 1+p.clip
+	lo, hi := 1-p.Clip, 1+p.Clip
 	z := make([]float64, A)
 	for i := 0; i < B; i++ {
 		// Policy term.
@@ -69,7 +69,7 @@ func ppoLoss(in lossInput, p updateParams, gmu, gv, gls []float32) lossTerms {
 		lr := logp - in.oldLogp[i]
 		r := math.Exp(lr)
 		t.klSum += (r - 1) - lr
-		if math.Abs(r-1) > p.clip {
+		if math.Abs(r-1) > p.Clip {
 			t.clipped++
 		}
 		a := in.adv[i]
@@ -94,13 +94,13 @@ func ppoLoss(in lossInput, p updateParams, gmu, gv, gls []float32) lossTerms {
 		var dv float64
 		if p.clipValueLoss {
 			d := v - in.oldV[i]
-			dc := math.Max(-p.clip, math.Min(p.clip, d))
+			dc := math.Max(-p.Clip, math.Min(p.Clip, d))
 			e2 := in.oldV[i] + dc - in.ret[i]
 			s1, s2 := e1*e1, e2*e2
 			t.v += 0.5 * math.Max(s1, s2) / fb
 			k1, k2 := tieWeights(s1, s2)
 			pass := 0.0
-			if d >= -p.clip && d <= p.clip {
+			if d >= -p.Clip && d <= p.Clip {
 				pass = 1
 			}
 			dv = 0.5 * (k1*2*e1 + k2*2*e2*pass) / fb
@@ -108,12 +108,12 @@ func ppoLoss(in lossInput, p updateParams, gmu, gv, gls []float32) lossTerms {
 			t.v += 0.5 * e1 * e1 / fb
 			dv = e1 / fb
 		}
-		gv[i] = float32(p.valueCoef * dv)
+		gv[i] = float32(p.ValueCoef * dv)
 	}
 	for j := range dls {
-		gls[j] = float32(dls[j] - p.entropyCoef) // ∂H/∂log σ_j = 1
+		gls[j] = float32(dls[j] - p.EntropyCoef) // ∂H/∂log σ_j = 1
 	}
-	t.loss = t.pg + p.valueCoef*t.v - p.entropyCoef*t.entropy
+	t.loss = t.pg + p.ValueCoef*t.v - p.EntropyCoef*t.entropy
 	return t
 }
 

@@ -343,10 +343,9 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 // epochs epochs.
 func (t *Trainer) updateParams(h Hyper, epochs int) updateParams {
 	cfg := &t.base
-	return updateParams{clip: h.Clip, lr: h.StepLR(), valueCoef: h.ValueCoef, entropyCoef: h.EntropyCoef,
-		maxGradNorm: h.MaxGradNorm, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2, targetKL: h.TargetKL,
-		clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage,
-		epochs: epochs, minibatch: h.MinibatchSize}
+	h.Epochs = epochs
+	return updateParams{Hyper: h, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2,
+		clipValueLoss: cfg.ClipValueLoss, normAdvantage: cfg.NormAdvantage}
 }
 
 // batch is the collected batch of frames frames, as the update reads it.

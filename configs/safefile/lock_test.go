@@ -44,7 +44,7 @@ func TestLockNamesFolderAndHolder(t *testing.T) {
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
-	for i, write := range []func(string, []byte) error{WriteAtomic, WriteAtomic} {
+	for i, write := range []func(string, []byte) error{WritePrivate, WritePrivate} { // modes: TestWriteModes
 		want := fmt.Sprintf("content %d", i)
 		if err := write(p, []byte(want)); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 // Sq is x².
@@ -38,15 +39,24 @@ var (
 	}
 )
 
-// PaperSpace is the HyperController paper's four hyperparameters.
+// PaperSpace is the HyperController paper's four hyperparameters, the keys
+// of ppo.Hyper with paper bounds, over those bounds, with lr on a log scale:
+// the tests' choice (the default config tunes it linearly, as the paper
+// does), so that the methods see a space with both scales.
 func PaperSpace(t testing.TB) controller.Space {
 	t.Helper()
-	s, err := controller.NewSpace(
-		controller.Param{Name: "batch_size", Low: 1000, High: 6000, Integer: true},
-		controller.Param{Name: "clip", Low: 0.1, High: 0.5},
-		controller.Param{Name: "gae_lambda", Low: 0.9, High: 1.0},
-		controller.Param{Name: "lr", Low: 1e-5, High: 1e-3, Scale: controller.Log},
-	)
+	var ps []controller.Param
+	for _, k := range ppo.HyperKeys() {
+		if !k.InPaper() {
+			continue
+		}
+		p := controller.Param{Name: k.Name, Low: k.PaperLow, High: k.PaperHigh, Integer: k.Integer}
+		if k.Name == "lr" {
+			p.Scale = controller.Log
+		}
+		ps = append(ps, p)
+	}
+	s, err := controller.NewSpace(ps...)
 	if err != nil {
 		t.Fatal(err)
 	}

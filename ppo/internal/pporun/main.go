@@ -84,6 +84,14 @@ func run() error {
 	}
 	defer tr.Close()
 
+	// The hyperparameter columns: the paper's four keys of ppo.Hyper
+	// (those with paper bounds), in declaration order.
+	var paperKeys []string
+	for _, k := range ppo.HyperKeys() {
+		if k.InPaper() {
+			paperKeys = append(paperKeys, k.Name)
+		}
+	}
 	var itW, evW *csv.Writer
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -100,9 +108,9 @@ func run() error {
 		}
 		defer fe.Close()
 		itW, evW = csv.NewWriter(fi), csv.NewWriter(fe)
-		_ = itW.Write([]string{"iteration", "frames", "total_frames", "reward", "episodes", "mean_return", "lr", "clip", "gae_lambda", "batch_size",
-			"policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_var", "grad_norm", "rejected",
-			"elapsed_s", "env_s", "inference_s", "update_s", "wall_s", "rss_mb"})
+		header := append([]string{"iteration", "frames", "total_frames", "reward", "episodes", "mean_return"}, paperKeys...)
+		_ = itW.Write(append(header, "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac", "explained_var", "grad_norm", "rejected",
+			"elapsed_s", "env_s", "inference_s", "update_s", "wall_s", "rss_mb"))
 		_ = evW.Write([]string{"iteration", "total_frames", "return", "length", "wall_s"})
 		defer itW.Flush()
 		defer evW.Flush()
@@ -134,11 +142,22 @@ func run() error {
 			mr = f(m / float64(len(s.Returns)))
 		}
 		if itW != nil {
-			_ = itW.Write([]string{strconv.Itoa(s.Iteration), strconv.Itoa(s.Frames), strconv.FormatInt(s.TotalFrames, 10), f(s.Reward),
-				strconv.Itoa(len(s.Returns)), mr, f(s.LR), f(s.Clip), f(s.GAELambda), strconv.Itoa(s.BatchSize),
+			row := []string{strconv.Itoa(s.Iteration), strconv.Itoa(s.Frames), strconv.FormatInt(s.TotalFrames, 10), f(s.Reward),
+				strconv.Itoa(len(s.Returns)), mr}
+			hv, err := s.Hyper.ValuesOf(paperKeys)
+			if err != nil {
+				return err
+			}
+			for _, v := range hv {
+				row = append(row, fmt.Sprint(v))
+				if x, ok := v.(float64); ok {
+					row[len(row)-1] = f(x)
+				}
+			}
+			_ = itW.Write(append(row,
 				f(s.Update.PolicyLoss), f(s.Update.ValueLoss), f(s.Update.Entropy), f(s.Update.ApproxKL), f(s.Update.ClipFrac),
 				f(s.Update.ExplainedVar), f(s.Update.GradNorm), strconv.FormatBool(s.Update.Rejected),
-				f(s.Elapsed.Seconds()), f(s.EnvTime.Seconds()), f(s.InferenceTime.Seconds()), f(s.UpdateTime.Seconds()), f(wall), f(rssMB())})
+				f(s.Elapsed.Seconds()), f(s.EnvTime.Seconds()), f(s.InferenceTime.Seconds()), f(s.UpdateTime.Seconds()), f(wall), f(rssMB())))
 		}
 		if r.Eval != nil {
 			lastEval, lastLen = r.Eval.Returns[0], r.Eval.Lengths[0]

@@ -171,31 +171,21 @@ func loadRun(dir string) (*Run, error) {
 		}
 		return nil, err
 	}
-	tc, err := columns(tl, rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColTrainReward)
-	if err != nil {
+	if r.Train, err = parseRows(tl, []string{rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColTrainReward},
+		func(t *TrainRow) (*int, []*float64) {
+			return &t.Iteration, []*float64{&t.Frames, &t.Wall, &t.Ctrl, &t.Reward}
+		}); err != nil {
 		return nil, err
-	}
-	for k := range tl.Rows {
-		var tr TrainRow
-		if err := parseRow(tl, k, tc, &tr.Iteration, &tr.Frames, &tr.Wall, &tr.Ctrl, &tr.Reward); err != nil {
-			return nil, err
-		}
-		r.Train = append(r.Train, tr)
 	}
 	if len(r.Train) == 0 {
 		return nil, nil
 	}
 	if el, err := rundir.ReadLog(filepath.Join(dir, rundir.EvalCSV)); err == nil {
-		ec, err := columns(el, rundir.ColIteration, rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn)
-		if err != nil {
+		if r.Eval, err = parseRows(el, []string{rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn},
+			func(e *EvalRow) (*int, []*float64) {
+				return &e.Iteration, []*float64{&e.Frames, &e.Wall, &e.Ctrl, &e.Return}
+			}); err != nil {
 			return nil, err
-		}
-		for k := range el.Rows {
-			var ev EvalRow
-			if err := parseRow(el, k, ec, &ev.Iteration, &ev.Frames, &ev.Wall, &ev.Ctrl, &ev.Return); err != nil {
-				return nil, err
-			}
-			r.Eval = append(r.Eval, ev)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -206,30 +196,31 @@ func loadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// columns finds the named columns of a log, reporting every missing one.
-func columns(l *rundir.Log, names ...string) ([]int, error) {
-	out := make([]int, len(names))
-	var errs []error
+// parseRows reads every row of a log into a new T: its iteration and the
+// numbers of the named columns, into the destinations fields returns. A
+// missing column (each one is reported) or an unparsable field is an error.
+func parseRows[T any](l *rundir.Log, names []string, fields func(*T) (*int, []*float64)) ([]T, error) {
+	ci, err := l.Col(rundir.ColIteration)
+	errs := []error{err}
+	cols := make([]int, len(names))
 	for i, n := range names {
-		c, err := l.Col(n)
+		cols[i], err = l.Col(n)
 		errs = append(errs, err)
-		out[i] = c
 	}
-	return out, errors.Join(errs...)
-}
-
-// parseRow reads row k's iteration (column cols[0]) and numbers (the other
-// columns, in order).
-func parseRow(l *rundir.Log, k int, cols []int, it *int, nums ...*float64) error {
-	v, err := l.Int(k, cols[0])
-	if err != nil {
-		return err
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	*it = v
-	for i, p := range nums {
-		if *p, err = l.Float(k, cols[i+1]); err != nil {
-			return err
+	out := make([]T, len(l.Rows))
+	for k := range l.Rows {
+		it, nums := fields(&out[k])
+		if *it, err = l.Int(k, ci); err != nil {
+			return nil, err
+		}
+		for i, p := range nums {
+			if *p, err = l.Float(k, cols[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return nil
+	return out, nil
 }
