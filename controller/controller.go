@@ -55,7 +55,8 @@ type Method interface {
 // Result is what a trainer reports after one iteration.
 type Result struct {
 	// Reward is the iteration's mean training reward R_t, the quantity the
-	// paper's objective is built from. It must be finite.
+	// paper's objective is built from. It must be finite, and at most
+	// MaxReward in magnitude.
 	Reward float64
 	// Frames is the number of environment frames collected this iteration
 	// (required, > 0, by the DeltaPerKFrame objective).
@@ -188,6 +189,18 @@ func (o Objective) Value(r Result, prev float64, havePrev bool) (x float64, ok b
 	return 0, false
 }
 
+// MaxReward bounds the magnitude of a reward (Result.Reward): Observe
+// refuses a larger one and leaves the state unchanged. Every objective of
+// rewards within it is finite, at most 2e109 in magnitude (DeltaPerSecond
+// divides a difference of two rewards by at least 1e-9 s), so the methods'
+// statistics (sums of squared objectives) stay finite: a reward of 1e160
+// would put 1e320 into a sum of squares. No training reward comes near it.
+// The bound is on the reward itself, not only on the objective, because the
+// driver keeps the last reward for the next objective (R_t − R_{t−1}): a
+// huge first reward, which no method sees, would make every later
+// objective huge.
+const MaxReward = 1e100
+
 // Options configure the driver.
 type Options struct {
 	// Interval is the decision interval: a new configuration is chosen every
@@ -304,14 +317,18 @@ func (c *Controller) Suggest() (Config, error) {
 }
 
 // Observe reports the outcome of the iteration whose configuration Suggest
-// returned. A non-finite reward or elapsed time is an error and leaves the
-// state unchanged.
+// returned. A non-finite reward or elapsed time, or a reward beyond
+// ±MaxReward, is an error and leaves the state unchanged; so is a result
+// the method refuses.
 func (c *Controller) Observe(r Result) error {
 	if !c.st.Pending {
 		return fmt.Errorf("controller %s: Observe at iteration %d without a preceding Suggest", c.name, c.st.Iteration)
 	}
 	if math.IsNaN(r.Reward) || math.IsInf(r.Reward, 0) {
 		return fmt.Errorf("controller %s: iteration %d: reward is %v, want a finite number", c.name, c.st.Iteration, r.Reward)
+	}
+	if math.Abs(r.Reward) > MaxReward {
+		return fmt.Errorf("controller %s: iteration %d: reward %g is beyond ±%g (controller.MaxReward), where the methods' statistics would overflow; rescale the rewards", c.name, c.st.Iteration, r.Reward, float64(MaxReward))
 	}
 	el := r.Elapsed.Seconds()
 	if el < 0 {
