@@ -123,6 +123,10 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"low >= high", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Low = 0.6 }, "space[1]", "low (0.6) must be < high (0.5)"},
 		{"log with low <= 0", func(r *hyperctlv1.CreateSessionRequest) { r.Space[0].Low = 0 }, "space[0]", "must be > 0 on a log scale"},
 		{"non-finite bound", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].High = math.Inf(1) }, "space[1]", "must be finite"},
+		{"span overflows", func(r *hyperctlv1.CreateSessionRequest) {
+			r.Method = "neuralbo"
+			r.Space = []*hyperctlv1.Param{{Name: "x", Low: -1e308, High: 1e308}}
+		}, "space[0]", "x: span: high − low = 1e+308 − (-1e+308) overflows float64"},
 		{"duplicate name", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Name = "lr" }, "space", `"lr" listed twice`},
 		{"empty name", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Name = "" }, "space[1]", "name: must not be empty"},
 		{"bad id", func(r *hyperctlv1.CreateSessionRequest) { r.SessionId = "../x" }, "session_id", "want 1 to 64 letters"},
