@@ -31,3 +31,15 @@ func (e errCapacity) Error() string { return e.msg }
 type errBroken struct{ msg string }
 
 func (e errBroken) Error() string { return e.msg }
+
+// errQuarantined is a request for a session that could not be restored
+// when the server started (Server.quarantine).
+type errQuarantined struct {
+	id     string
+	file   string // the damaged file (or the session's folder)
+	reason string // the load error, naming the file
+}
+
+func (e *errQuarantined) Error() string {
+	return fmt.Sprintf("session_id: session %q is quarantined: it could not be restored when the server started: %s; its files are kept as they are and the other sessions are served (repair the file and restart, or DeleteSession it)", e.id, e.reason)
+}

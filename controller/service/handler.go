@@ -119,6 +119,7 @@ func (a *api) DeleteSession(ctx context.Context, req *connect.Request[hyperctlv1
 func (a *api) Health(ctx context.Context, req *connect.Request[hyperctlv1.HealthRequest]) (*connect.Response[hyperctlv1.HealthResponse], error) {
 	return connect.NewResponse(&hyperctlv1.HealthResponse{
 		Status: "SERVING", Version: a.s.opts.Version, Sessions: int32(a.s.Count()), MaxSessions: int32(a.s.opts.MaxSessions),
+		Quarantined: int32(a.s.Quarantined()),
 	}), nil
 }
 
@@ -132,13 +133,14 @@ func (a *api) rpcErr(err error) error {
 		ex  errExists
 		cp  errCapacity
 		brk errBroken
+		qt  *errQuarantined
 	)
 	switch {
 	case errors.As(err, &fe):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.As(err, &nf):
 		return connect.NewError(connect.CodeNotFound, err)
-	case errors.As(err, &cf):
+	case errors.As(err, &cf), errors.As(err, &qt):
 		return connect.NewError(connect.CodeFailedPrecondition, err)
 	case errors.As(err, &ex):
 		return connect.NewError(connect.CodeAlreadyExists, err)

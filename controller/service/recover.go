@@ -5,12 +5,14 @@ package service
 // session from disk after a failed write or a panic.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hyperctl/hyperctl/configs/fileio"
@@ -18,9 +20,14 @@ import (
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 )
 
-// load reads every session of the state folder.
+// load reads every session of the state folder. A session that cannot be
+// restored is quarantined (see quarantine); only a state folder that cannot
+// be read at all stops the server.
 func (s *Server) load() error {
 	if _, err := os.Stat(s.root); errors.Is(err, fs.ErrNotExist) {
+		if s.readOnly {
+			return nil // nothing to check
+		}
 		if err := os.Mkdir(s.root, dirMode); err != nil {
 			return fmt.Errorf("state folder: %w", err)
 		}
@@ -30,43 +37,91 @@ func (s *Server) load() error {
 			}
 		}
 	}
-	if err := cleanLeftovers(s.root, s.opts.Log); err != nil {
-		return err
+	if !s.readOnly {
+		if err := cleanLeftovers(s.root, s.opts.Log); err != nil {
+			return err
+		}
 	}
 	ents, err := os.ReadDir(s.root)
 	if err != nil {
 		return fmt.Errorf("state folder: %w", err)
 	}
+	quarantined := 0
 	for _, e := range ents {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), newPrefix) || strings.HasPrefix(e.Name(), delPrefix) {
 			continue
 		}
-		ss, err := s.loadSession(e.Name())
-		if err != nil {
-			return err
+		ss := s.loadSession(e.Name())
+		if ss.failure != nil {
+			quarantined++
 		}
 		s.sessions[ss.id] = ss
 	}
 	if len(s.sessions) > 0 {
-		s.opts.Log.Info().Int("sessions", len(s.sessions)).Str("state", s.opts.StateDir).Msg("sessions restored")
+		s.opts.Log.Info().Int("sessions", len(s.sessions)-quarantined).Int("quarantined", quarantined).Str("state", s.opts.StateDir).Msg("sessions restored")
 	}
 	return nil
 }
 
 // loadSession rebuilds one session from its folder: definition, snapshot,
-// then a replay of the records after the snapshot.
-func (s *Server) loadSession(id string) (*session, error) {
+// then a replay of the records after the snapshot. A session that cannot be
+// rebuilt comes back quarantined.
+func (s *Server) loadSession(id string) *session {
 	dir := filepath.Join(s.root, id)
-	l, err := loadSessionFiles(dir, s.opts.logChunk, s.opts.UnsafeNoSync, s.opts.Log)
+	l, err := loadSessionFiles(dir, s.opts.logChunk, s.opts.UnsafeNoSync, s.readOnly, s.opts.Log)
 	if err != nil {
-		return nil, err
+		return s.quarantine(id, dir, nil, err)
 	}
-	ss, err := s.rebuild(id, l)
+	ss, err := s.rebuildSafely(id, l)
 	if err != nil {
 		l.files.close()
-		return nil, err
+		return s.quarantine(id, dir, l.created, err)
 	}
-	return ss, nil
+	return ss
+}
+
+// rebuildSafely is rebuild with a panic of a method's Restore or replay
+// turned into the session's error: a state file that makes a method panic
+// quarantines its session, never stops the server.
+func (s *Server) rebuildSafely(id string, l *loaded) (ss *session, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ss, err = nil, fmt.Errorf("%s: restoring the session panicked: %v", l.files.dir, p)
+		}
+	}()
+	return s.rebuild(id, l)
+}
+
+// quarantine returns the stand-in of a session whose files could not be
+// restored (the per-session failure rule): it is logged with the file and
+// the reason, listed with its failure, and its other RPCs answer
+// FAILED_PRECONDITION naming both, while every other session is served.
+// Its files are left as they are, for a person to repair (a restart then
+// loads it) or for DeleteSession to remove.
+func (s *Server) quarantine(id, dir string, created *statepb.Created, err error) *session {
+	file := damagedFile(dir, err)
+	s.opts.Log.Error().Str("session", id).Str("file", file).Str("reason", err.Error()).
+		Msg("session quarantined: it could not be restored; the other sessions are served")
+	q := &session{id: id, failure: &errQuarantined{id: id, file: file, reason: err.Error()}}
+	if spec := created.GetSpec(); spec != nil {
+		q.spec, q.created, q.method = spec, created.GetCreated(), spec.GetMethod()
+		if e, err := controller.Lookup(cmp.Or(spec.GetMethod(), defaultModel)); err == nil {
+			q.method = e.Name
+		}
+	}
+	return q
+}
+
+// damagedFile is the file a session's load error names: the snapshot, the
+// log, or else the session's folder.
+func damagedFile(dir string, err error) string {
+	msg := err.Error()
+	for _, name := range []string{snapName, logName} {
+		if p := filepath.Join(dir, name); strings.Contains(msg, p) {
+			return p
+		}
+	}
+	return dir
 }
 
 func (s *Server) rebuild(id string, l *loaded) (*session, error) {
@@ -184,7 +239,7 @@ func (s *Server) reloadLocked(ss *session) error {
 	if ss.files != nil {
 		ss.files.close()
 	}
-	l, err := loadSessionFiles(filepath.Join(s.root, ss.id), s.opts.logChunk, s.opts.UnsafeNoSync, s.opts.Log)
+	l, err := loadSessionFiles(filepath.Join(s.root, ss.id), s.opts.logChunk, s.opts.UnsafeNoSync, false, s.opts.Log)
 	if err != nil {
 		ss.broken = err
 		return err

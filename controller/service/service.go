@@ -90,6 +90,8 @@ type Server struct {
 
 	awake *awaker // nil: off
 
+	readOnly bool // Check: load without changing any file, serve nothing
+
 	qmu    sync.RWMutex // orders sends on snapq with its closing
 	snapq  chan *session
 	closed bool
@@ -112,6 +114,7 @@ type session struct {
 	files   *sessionFiles
 	last    *statepb.Observed // last applied observation, for retries
 	broken  error             // set when memory and disk may disagree
+	failure *errQuarantined   // set when it could not be restored at start; ctl is then nil
 	deleted bool
 	dirty   int         // observations since the last snapshot
 	queued  atomic.Bool // a snapshot is queued
@@ -120,8 +123,31 @@ type session struct {
 }
 
 // New opens (or creates) the state folder, takes its lock and loads every
-// session in it. A damaged file stops it with an error naming the file.
+// session in it. A session whose files cannot be restored is quarantined
+// (logged with the file and the reason; its RPCs answer FAILED_PRECONDITION)
+// and the others are served: only a state folder that cannot be opened,
+// locked or listed is an error.
 func New(opts Options) (*Server, error) {
+	s, err := open(opts, false)
+	if err != nil {
+		return nil, err
+	}
+	if !s.opts.UnsafeNoSync {
+		aw, err := newAwaker(s.opts.KeepAwake)
+		if err != nil {
+			s.opts.Log.Info().Err(err).Msg("observations are durable as always; only the latency is longer")
+		}
+		s.awake = aw
+	}
+	s.wg.Add(1)
+	go s.snapshotter()
+	return s, nil
+}
+
+// open fills in the defaults, takes the state folder's lock and loads its
+// sessions. readOnly (Check) neither creates nor changes anything but the
+// lock file.
+func open(opts Options, readOnly bool) (*Server, error) {
 	if opts.StateDir == "" {
 		return nil, errors.New("service: no state folder")
 	}
@@ -137,7 +163,11 @@ func New(opts Options) (*Server, error) {
 	if opts.KeepAwake == 0 {
 		opts.KeepAwake = DefaultKeepAwake
 	}
-	if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
+	if readOnly {
+		if st, err := os.Stat(opts.StateDir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("state folder %s: not a folder (%v)", opts.StateDir, err)
+		}
+	} else if err := os.MkdirAll(opts.StateDir, dirMode); err != nil {
 		return nil, fmt.Errorf("state folder: %w", err)
 	}
 	lock, err := fileio.Acquire(opts.StateDir, lockFile, "state folder")
@@ -146,7 +176,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, root: filepath.Join(opts.StateDir, sessionsDir), lock: lock, start: time.Now(),
-		sessions: map[string]*session{}, snapq: make(chan *session, 4096),
+		sessions: map[string]*session{}, snapq: make(chan *session, 4096), readOnly: readOnly,
 	}
 	if err := s.load(); err != nil {
 		for _, ss := range s.sessions {
@@ -155,15 +185,6 @@ func New(opts Options) (*Server, error) {
 		lock.Release()
 		return nil, err
 	}
-	if !opts.UnsafeNoSync {
-		aw, err := newAwaker(opts.KeepAwake)
-		if err != nil {
-			opts.Log.Info().Err(err).Msg("observations are durable as always; only the latency is longer")
-		}
-		s.awake = aw
-	}
-	s.wg.Add(1)
-	go s.snapshotter()
 	return s, nil
 }
 
@@ -223,9 +244,23 @@ func (s *Server) get(id string) (*session, error) {
 	return ss, nil
 }
 
-// Count is the number of sessions.
+// Count is the number of sessions, quarantined ones included.
 func (s *Server) Count() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.sessions)
+}
+
+// Quarantined is the number of sessions that could not be restored at
+// start (their failure is fixed for the server's life).
+func (s *Server) Quarantined() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 0
+	for _, ss := range s.sessions {
+		if ss.failure != nil {
+			n++
+		}
+	}
+	return n
 }

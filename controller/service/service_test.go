@@ -374,10 +374,12 @@ func TestDamagedFiles(t *testing.T) {
 	prepare := func(t *testing.T) (string, string) {
 		dir := t.TempDir()
 		s := newTestServer(t, dir, func(o *Options) { o.SnapshotEvery = 1000 })
-		if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: "s", Space: twoParams()}); err != nil {
-			t.Fatal(err)
+		for _, id := range []string{"s", "ok"} {
+			if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams()}); err != nil {
+				t.Fatal(err)
+			}
+			driveDirect(t, s, id, 0, 6, rand.New(rand.NewPCG(3, 4)))
 		}
-		driveDirect(t, s, "s", 0, 6, rand.New(rand.NewPCG(3, 4)))
 		if err := s.Close(); err != nil { // writes a snapshot
 			t.Fatal(err)
 		}
@@ -391,11 +393,44 @@ func TestDamagedFiles(t *testing.T) {
 		f.Write(b)
 		f.Close()
 	}
+	// openErr opens the server, which must start, and returns session s's
+	// error (nil when it is served) and the logs. Session ok, untouched,
+	// must be served either way, and --check (Check) must agree.
 	openErr := func(dir string) (error, string) {
+		t.Helper()
+		states, err := Check(dir, zerolog.Nop())
+		if err != nil {
+			t.Fatalf("check: %v", err)
+		}
 		var buf bytes.Buffer
 		s, err := New(Options{StateDir: dir, Log: zerolog.New(&buf)})
-		if err == nil {
-			defer s.Close()
+		if err != nil {
+			t.Fatalf("the server did not start: %v", err)
+		}
+		defer s.Close()
+		ctx := context.Background()
+		if _, err := s.Suggest(ctx, "ok", nil); err != nil {
+			t.Fatalf("the undamaged session is not served: %v", err)
+		}
+		_, err = s.Suggest(ctx, "s", nil)
+		if len(states) != 2 || states[0].ID != "ok" || states[0].Failure != "" || states[0].Iteration != 6 || states[1].ID != "s" {
+			t.Fatalf("check reported %+v", states)
+		}
+		if (err == nil) != (states[1].Failure == "") {
+			t.Fatalf("check reported %+v, the server %v", states[1], err)
+		}
+		if err != nil {
+			var q *errQuarantined
+			if !errors.As(err, &q) || !strings.Contains(buf.String(), "quarantined") || !strings.Contains(buf.String(), q.file) {
+				t.Fatalf("session s: %v, logs %s; want it quarantined, logged with its file", err, buf.String())
+			}
+			if !strings.Contains(states[1].Failure, states[1].File) || states[1].File != q.file {
+				t.Fatalf("check reported %+v, the server %v", states[1], err)
+			}
+			l := s.List(ctx)
+			if len(l) != 2 || l[1].Id != "s" || l[1].Failure != err.Error() || l[0].Failure != "" {
+				t.Fatalf("list: %v", l)
+			}
 		}
 		return err, buf.String()
 	}
@@ -470,7 +505,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("got %v, logs %s; want a clean open", err, logs)
 		}
 	})
-	t.Run("damaged record in the middle is refused naming the file", func(t *testing.T) {
+	t.Run("damaged record in the middle quarantines the session naming the file", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, logName)
 		b, _ := os.ReadFile(p)
@@ -481,7 +516,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("got %v, want a refusal naming %s", err, p)
 		}
 	})
-	t.Run("damaged snapshot is refused naming the file", func(t *testing.T) {
+	t.Run("damaged snapshot quarantines the session naming the file", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, snapName)
 		b, _ := os.ReadFile(p)
@@ -499,7 +534,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("rebuilt from the log: %v %v", h, err)
 		}
 	})
-	t.Run("unknown format version is refused", func(t *testing.T) {
+	t.Run("unknown format version quarantines the session", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, logName)
 		b, _ := os.ReadFile(p)

@@ -29,6 +29,9 @@ func (s *Server) Create(ctx context.Context, req *hyperctlv1.CreateSessionReques
 	defer s.createMu.Unlock()
 	if spec.SessionId != "" {
 		if ss, _ := s.get(spec.SessionId); ss != nil {
+			if ss.failure != nil {
+				return nil, false, ss.failure
+			}
 			if proto.Equal(ss.spec, spec) {
 				info, err := ss.info()
 				return info, true, err
@@ -77,6 +80,9 @@ func (ss *session) info() (*hyperctlv1.Session, error) {
 	if ss.deleted {
 		return nil, errNotFound{ss.id}
 	}
+	if ss.failure != nil {
+		return nil, ss.failure
+	}
 	return ss.infoLocked(), nil
 }
 
@@ -93,6 +99,9 @@ func (ss *session) infoLocked() *hyperctlv1.Session {
 func (ss *session) usable() error {
 	if ss.deleted {
 		return errNotFound{ss.id}
+	}
+	if ss.failure != nil {
+		return ss.failure
 	}
 	if ss.broken != nil {
 		return errBroken{fmt.Sprintf("session %s: %v", ss.id, ss.broken)}
@@ -316,7 +325,11 @@ func (s *Server) List(ctx context.Context) []*hyperctlv1.SessionSummary {
 	out := make([]*hyperctlv1.SessionSummary, 0, len(all))
 	for _, ss := range all {
 		ss.mu.Lock()
-		if !ss.deleted {
+		switch {
+		case ss.deleted:
+		case ss.failure != nil:
+			out = append(out, &hyperctlv1.SessionSummary{Id: ss.id, Method: ss.method, Created: ss.created, Failure: ss.failure.Error()})
+		default:
 			out = append(out, &hyperctlv1.SessionSummary{Id: ss.id, Method: ss.method, Iteration: int32(ss.ctl.Iteration()), Created: ss.created})
 		}
 		ss.mu.Unlock()
