@@ -45,6 +45,10 @@ naming them, and serves every other session. --check reports every
 session's state without serving and without changing any file, and exits 1
 when a session would be quarantined.
 
+Every phase of a request has a timeout (--header-timeout, --body-timeout,
+--handler-timeout, --idle-timeout): a client that stalls is cut off while
+the others are served.
+
 The server listens on loopback unless --token-file is given; then every
 request needs "Authorization: Bearer <token>".`,
 		Args: cobra.NoArgs,
@@ -53,6 +57,11 @@ request needs "Authorization: Bearer <token>".`,
 			cfg.Version = version
 			if keepAwake < 0 {
 				return usagef("--keep-awake: want a duration >= 0 (0: off), got %v", keepAwake)
+			}
+			for flag, d := range map[string]time.Duration{"--header-timeout": cfg.HeaderTimeout, "--body-timeout": cfg.BodyTimeout, "--handler-timeout": cfg.HandlerTimeout, "--idle-timeout": cfg.IdleTimeout} {
+				if d <= 0 {
+					return usagef("%s: want a duration > 0, got %v", flag, d)
+				}
 			}
 			cfg.KeepAwake = keepAwake
 			if keepAwake == 0 {
@@ -83,6 +92,10 @@ request needs "Authorization: Bearer <token>".`,
 	fl.IntVar(&cfg.MaxSessions, "max-sessions", 1024, "most sessions the server holds")
 	fl.Int64Var(&cfg.MaxBody, "max-body", service.DefaultMaxBody, "largest request body in bytes")
 	fl.IntVar(&cfg.SnapshotEvery, "snapshot-every", 100, "observations between snapshots of a session (a restart replays at most this many)")
+	fl.DurationVar(&cfg.HeaderTimeout, "header-timeout", service.DefaultHeaderTimeout, "a request's headers must arrive within this, or its connection is closed")
+	fl.DurationVar(&cfg.BodyTimeout, "body-timeout", service.DefaultBodyTimeout, "a request's body must arrive within this after its headers, or its connection is closed")
+	fl.DurationVar(&cfg.HandlerTimeout, "handler-timeout", service.DefaultHandlerTimeout, "a request's deadline after its headers: one still waiting for its session is refused (DEADLINE_EXCEEDED, not applied), and a response not written by then closes the connection")
+	fl.DurationVar(&cfg.IdleTimeout, "idle-timeout", service.DefaultIdleTimeout, "a kept-alive connection without a next request is closed after this")
 	fl.BoolVar(&check, "check", false, "report every session of --state (restored, or quarantined with the file and the reason) without serving or changing any file; exit 1 if any would be quarantined")
 	fl.DurationVar(&keepAwake, "keep-awake", service.DefaultKeepAwake, "while one request at a time is served, keep a CPU from idling (at the lowest priority, SCHED_IDLE) during each request and this long after it, for lower latency; 0 turns it off")
 	return cmd

@@ -30,7 +30,7 @@ func (restorePanicsSettings) Validate() error                 { return nil }
 func (restorePanicsSettings) New() (controller.Method, error) { return &restorePanics{}, nil }
 
 func init() {
-	controller.MustRegister(controller.Entry{Name: "restorepanic-test", Summary: "test only", Defaults: func() controller.Settings { return restorePanicsSettings{} }})
+	controller.MustRegister(controller.Entry{Name: "test-restorepanic", Summary: "test only", Defaults: func() controller.Settings { return restorePanicsSettings{} }})
 }
 
 // A session whose files cannot be restored is quarantined at start: the
@@ -45,7 +45,7 @@ func TestQuarantinedSessions(t *testing.T) {
 		"good":     {SessionId: "good", Space: twoParams(), Method: "neuralbo", Settings: mustStruct(t, map[string]any{"width": 8})},
 		"badsnap":  {SessionId: "badsnap", Space: twoParams(), Method: "neuralbo", Settings: mustStruct(t, map[string]any{"width": 8})},
 		"badlog":   {SessionId: "badlog", Space: twoParams()},
-		"panics":   {SessionId: "panics", Space: []*hyperctlv1.Param{{Name: "x", Low: 0, High: 1}}, Method: "restorepanic-test"},
+		"panics":   {SessionId: "panics", Space: []*hyperctlv1.Param{{Name: "x", Low: 0, High: 1}}, Method: "test-restorepanic"},
 		"badspace": {SessionId: "badspace", Space: twoParams()},
 	}
 	for id, def := range defs {

@@ -27,6 +27,9 @@ func (s *Server) Create(ctx context.Context, req *hyperctlv1.CreateSessionReques
 	spec := proto.CloneOf(req)
 	s.createMu.Lock()
 	defer s.createMu.Unlock()
+	if err := late(ctx, "session creation"); err != nil {
+		return nil, false, err
+	}
 	if spec.SessionId != "" {
 		if ss, _ := s.get(spec.SessionId); ss != nil {
 			if ss.failure != nil {
@@ -65,6 +68,16 @@ func (s *Server) Create(ctx context.Context, req *hyperctlv1.CreateSessionReques
 	s.opts.Log.Info().Str("session", ss.id).Str("method", ss.method).Strs("space", ss.space.Names()).Msg("session created")
 	info, err := ss.info()
 	return info, false, err
+}
+
+// late refuses a request whose deadline (HandlerOptions.HandlerTimeout, or
+// the client's own) passed while it waited for what (a session, or the
+// creation lock): it is not applied, and the client may retry it.
+func late(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: the request's deadline passed while it waited; not applied, retry it: %w", what, err)
+	}
+	return nil
 }
 
 func newID() string {
@@ -121,6 +134,9 @@ func (s *Server) Suggest(ctx context.Context, id string, iteration *int32) (*hyp
 	if err := ss.usable(); err != nil {
 		return nil, err
 	}
+	if err := late(ctx, "session "+ss.id); err != nil {
+		return nil, err
+	}
 	next := ss.ctl.Iteration()
 	if iteration != nil && int(*iteration) != next {
 		return nil, errConflict{fmt.Sprintf("iteration: Suggest for iteration %d, but the session's next iteration is %d", *iteration, next)}
@@ -168,6 +184,9 @@ func (s *Server) Observe(ctx context.Context, req *hyperctlv1.ObserveRequest) (*
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if err := ss.usable(); err != nil {
+		return nil, err
+	}
+	if err := late(ctx, "session "+ss.id); err != nil {
 		return nil, err
 	}
 	defer ss.recoverPanic(s)
