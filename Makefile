@@ -36,7 +36,8 @@ FUZZ_TARGETS := \
 	./configs/rundir:FuzzDecodeCheckpoint \
 	./ppo:FuzzRestore \
 	./envs/all:FuzzRestore \
-	./envs/all:FuzzLoadState
+	./envs/all:FuzzLoadState \
+	./controller/service:FuzzRequest
 fuzz: setup
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

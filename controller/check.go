@@ -20,6 +20,9 @@ func CheckObservation(space Space, o Observation) error {
 			return fmt.Errorf("iteration %d: %s is %v, want a finite number", o.Iteration, v.name, v.v)
 		}
 	}
+	if math.Abs(o.Reward) > MaxReward || math.Abs(o.PrevReward) > MaxReward {
+		return fmt.Errorf("iteration %d: reward %g is beyond ±%g (controller.MaxReward), where the methods' statistics would overflow; rescale the rewards", o.Iteration, o.Reward, float64(MaxReward))
+	}
 	if o.Iteration < 0 {
 		return fmt.Errorf("iteration %d: negative iteration", o.Iteration)
 	}

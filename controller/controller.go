@@ -55,7 +55,8 @@ type Method interface {
 // Result is what a trainer reports after one iteration.
 type Result struct {
 	// Reward is the iteration's mean training reward R_t, the quantity the
-	// paper's objective is built from. It must be finite.
+	// paper's objective is built from. It must be finite, and at most
+	// MaxReward in magnitude.
 	Reward float64
 	// Frames is the number of environment frames collected this iteration
 	// (required, > 0, by the DeltaPerKFrame objective).
@@ -187,6 +188,18 @@ func (o Objective) Value(r Result, prev float64, havePrev bool) (x float64, ok b
 	}
 	return 0, false
 }
+
+// MaxReward bounds the magnitude of a reward (Result.Reward): Observe
+// refuses a larger one and leaves the state unchanged. Every objective of
+// rewards within it is finite, at most 2e109 in magnitude (DeltaPerSecond
+// divides a difference of two rewards by at least 1e-9 s), so the methods'
+// statistics (sums of squared objectives) stay finite: a reward of 1e160
+// would put 1e320 into a sum of squares. No training reward comes near it.
+// The bound is on the reward itself, not only on the objective, because the
+// driver keeps the last reward for the next objective (R_t − R_{t−1}): a
+// huge first reward, which no method sees, would make every later
+// objective huge.
+const MaxReward = 1e100
 
 // Options configure the driver.
 type Options struct {
@@ -350,8 +363,9 @@ func (c *Controller) Suggest() (Config, error) {
 }
 
 // Observe reports the outcome of the iteration whose configuration Suggest
-// returned. A non-finite reward or elapsed time is an error and leaves the
-// state unchanged.
+// returned. A non-finite reward or elapsed time, or a reward beyond
+// ±MaxReward, is an error and leaves the state unchanged; so is a result
+// the method refuses.
 func (c *Controller) Observe(r Result) error {
 	if !c.st.Pending {
 		return fmt.Errorf("controller %s: Observe at iteration %d without a preceding Suggest", c.name, c.st.Iteration)
@@ -362,9 +376,6 @@ func (c *Controller) Observe(r Result) error {
 	}
 	if c.opts.Objective == DeltaPerKFrame && r.Frames < 1 {
 		return fmt.Errorf("controller %s: iteration %d: objective %s needs the iteration's frames (Result.Frames), got %d", c.name, c.st.Iteration, DeltaPerKFrame, r.Frames)
-	}
-	if c.opts.PerInterval {
-		return c.observePeriod(r, el)
 	}
 	prev := r.Reward
 	if c.st.HavePrev {
@@ -382,6 +393,9 @@ func (c *Controller) Observe(r Result) error {
 	obs.Objective, show = c.opts.Objective.Value(r, prev, c.st.HavePrev)
 	if err := CheckObservation(c.space, obs); err != nil {
 		return fmt.Errorf("controller %s: %w", c.name, err)
+	}
+	if c.opts.PerInterval {
+		return c.observePeriod(r, el)
 	}
 	if show {
 		if err := c.method.Observe(obs); err != nil {
@@ -417,8 +431,8 @@ func (c *Controller) observePeriod(r Result, el float64) error {
 			Elapsed: p.Elapsed, Time: c.st.Time + el}
 		var show bool
 		obs.Objective, show = c.opts.Objective.Value(res, prev, c.st.HavePeriod)
-		if math.IsNaN(obs.Objective) || math.IsInf(obs.Objective, 0) {
-			return fmt.Errorf("controller %s: iteration %d: period objective is %v, want a finite number", c.name, c.st.Iteration, obs.Objective)
+		if err := CheckObservation(c.space, obs); err != nil {
+			return fmt.Errorf("controller %s: period: %w", c.name, err)
 		}
 		if show {
 			if err := c.method.Observe(obs); err != nil {

@@ -43,8 +43,12 @@ func DecodeSettings(method string, table map[string]any) (Settings, error) {
 		return nil, err
 	}
 	s := e.Defaults()
+	v := reflect.ValueOf(s)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("controller %s: its settings are a %T; a registered method's Defaults must return a pointer to a struct", e.Name, s)
+	}
 	var unknown []error
-	if err := decodeTable(reflect.ValueOf(s).Elem(), table, "", s, &unknown); err != nil {
+	if err := decodeTable(v.Elem(), table, "", s, &unknown); err != nil {
 		return nil, err
 	}
 	if len(unknown) > 0 {

@@ -226,6 +226,7 @@ func TestDriverErrors(t *testing.T) {
 	before, _ := ctl.Snapshot()
 	for _, r := range []controller.Result{
 		{Reward: math.NaN()}, {Reward: math.Inf(1)}, {Reward: 1, Elapsed: -time.Second},
+		{Reward: 1e160}, {Reward: -1e200}, {Reward: math.MaxFloat64}, {Reward: math.Nextafter(controller.MaxReward, math.Inf(1))},
 	} {
 		if err := ctl.Observe(r); err == nil {
 			t.Fatalf("result %+v accepted", r)
@@ -431,5 +432,37 @@ func TestObjectiveText(t *testing.T) {
 	}
 	if x, ok := controller.DeltaPerKFrame.Value(controller.Result{Reward: 3}, 1, true); ok || x != 0 {
 		t.Errorf("delta_per_kframe without frames: %v, %v; want undefined", x, ok)
+	}
+}
+
+// A reward beyond ±MaxReward is refused also at the first iteration, whose
+// objective no method sees (it would become R_{t−1} of every later one);
+// the run then goes on, and the bound itself is accepted.
+func TestDriverRewardBound(t *testing.T) {
+	for _, first := range []float64{1e200, -1e160} {
+		f := &fakeMethod{}
+		ctl, err := controller.New("fake", f, twoParams(t), controller.Options{Interval: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ctl.Suggest(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ctl.Observe(controller.Result{Reward: first}); err == nil || !strings.Contains(err.Error(), "MaxReward") {
+			t.Fatalf("first reward %g: %v", first, err)
+		}
+		for it, r := range []float64{2, controller.MaxReward, -controller.MaxReward, 3} {
+			if _, err := ctl.Suggest(); err != nil {
+				t.Fatal(err)
+			}
+			if err := ctl.Observe(controller.Result{Reward: r}); err != nil {
+				t.Fatalf("reward %g at iteration %d after a refused %g: %v", r, it, first, err)
+			}
+		}
+		for _, o := range f.obs {
+			if math.IsInf(o.Objective, 0) || math.Abs(o.Objective) > 2*controller.MaxReward {
+				t.Errorf("objective %g", o.Objective)
+			}
+		}
 	}
 }

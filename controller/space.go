@@ -112,7 +112,25 @@ func (p Param) validate() error {
 	case p.Integer && math.Floor(p.High) < math.Ceil(p.Low):
 		return fmt.Errorf("%s: no integer lies in [%g, %g]", p.Name, p.Low, p.High)
 	}
+	if span := p.span(); math.IsNaN(span) || math.IsInf(span, 0) {
+		if p.Scale == Log {
+			return fmt.Errorf("%s: span: log(high) − log(low) = %v is not a finite number", p.Name, span)
+		}
+		return fmt.Errorf("%s: span: high − low = %g − (%g) overflows float64 (%v); want high − low ≤ %g", p.Name, p.High, p.Low, span, math.MaxFloat64)
+	}
 	return nil
+}
+
+// span is the width of the parameter's range in its own scale: high − low,
+// or log(high) − log(low) on a log scale. Every method maps values through
+// it (FromUnit, ToUnit), so NewSpace refuses a parameter whose span is not
+// finite: with [−1e308, 1e308] it overflows to +Inf, every value maps to
+// the upper bound and a method's state holds infinities.
+func (p Param) span() float64 {
+	if p.Scale == Log {
+		return math.Log(p.High) - math.Log(p.Low)
+	}
+	return p.High - p.Low
 }
 
 // Dim is the number of parameters.

@@ -31,3 +31,12 @@ func TestContract(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { methodtest.Contract(t, c.name, c.otherSpace) })
 	}
 }
+
+// Every method's state round-trips at the edges of float64 that the driver
+// and the service accept (methodtest.ExtremesRoundTrip); deltabo, whose
+// source depends on the space, runs it in its own package.
+func TestExtremes(t *testing.T) {
+	for _, name := range []string{"hypercontroller", "gpucb", "pb2", "bilevel", "hyperband", "random", "randomstart", "goucb", "neuralbo"} {
+		t.Run(name, func(t *testing.T) { methodtest.ExtremesRoundTrip(t, methodtest.Extremes{Name: name}) })
+	}
+}

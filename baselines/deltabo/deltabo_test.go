@@ -81,6 +81,9 @@ func TestContract(t *testing.T) {
 		methodtest.NonFiniteRejected(t, methodtest.NonFinite{Name: Name, Settings: src})
 	})
 	t.Run("UseBeforeInit", func(t *testing.T) { methodtest.UseBeforeInit(t, withSource(t, space)) })
+	t.Run("Extremes", func(t *testing.T) {
+		methodtest.ExtremesRoundTrip(t, methodtest.Extremes{Name: Name, Settings: func(sp controller.Space) controller.Settings { return withSource(t, sp) }})
+	})
 }
 
 // sameSource checks that a restored DeltaBO's source GP predicts

@@ -35,9 +35,9 @@
 // between candidates tried on one batch: HOOF keeps them at the first
 // configuration (the driver's start, or its first draw) and varies the
 // others.
-// Through Suggest alone (a trainer that runs no trials, e.g. a `serve`
-// client), the configuration in force stays the first one, drawn at
-// random or given by the driver's start.
+// Through Suggest alone (a trainer that runs no trials), the configuration
+// in force stays the first one, drawn at random or given by the driver's
+// start; `hyperctl serve` refuses HOOF sessions for that reason.
 package hoof
 
 import (

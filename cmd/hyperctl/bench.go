@@ -19,10 +19,10 @@ import (
 func newBenchCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bench",
-		Short: "Synthetic benchmarks of the controllers",
+		Short: "Benchmarks: the controllers on synthetic bandits (regret), the service's latency (serve)",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newBenchRegretCmd(a))
+	c.AddCommand(newBenchRegretCmd(a), newBenchServeCmd(a))
 	return c
 }
 

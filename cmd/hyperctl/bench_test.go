@@ -41,3 +41,28 @@ func TestBenchRegret(t *testing.T) {
 		}
 	}
 }
+
+// bench serve measures the three latencies in one run and writes the
+// report with the command; bad counts are usage errors.
+func TestBenchServe(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.md")
+	out, e, code := runCLI(t, "bench", "serve", "--rounds", "40", "--chunks", "2", "--dir", dir, "--out", report)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	for _, want := range []string{"command: hyperctl bench serve --rounds 40", "| fdatasync of 60 bytes", "| empty round trip (Health) |", "| durable round", "× fdatasync p50", "disk: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(report); err != nil || string(b) != out {
+		t.Errorf("--out: %v\n%s", err, b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left in --dir: %v", ents)
+	}
+	if _, e, code := runCLI(t, "bench", "serve", "--rounds", "41", "--chunks", "2"); code != 2 || !strings.Contains(e, "--rounds") {
+		t.Errorf("bad rounds: exit %d, %s", code, e)
+	}
+}

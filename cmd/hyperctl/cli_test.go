@@ -84,6 +84,8 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"compare twice", []string{"compare", "--env", "reacher", "--controllers", "random,random", "--out", "/nonexistent/never"}, 2, "random is listed twice"},
 		{"compare checks every run first", []string{"compare", "--env", "reacher", "--controllers", "random,gpucb@intercept", "--out", "/nonexistent/never"}, 1, "compare: reacher/gpucb@intercept: config <default:reacher>: preset intercept"},
 		{"serve negative keep-awake", []string{"serve", "--keep-awake", "-1ms"}, 2, "--keep-awake: want a duration >= 0 (0: off), got -1ms"},
+		{"serve zero body timeout", []string{"serve", "--body-timeout", "0s"}, 2, "--body-timeout: want a duration > 0, got 0s"},
+		{"serve negative handler timeout", []string{"serve", "--handler-timeout", "-1s"}, 2, "--handler-timeout: want a duration > 0, got -1s"},
 		{"compare frames beyond the cap", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--iterations", "3", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "iterations >= 49"},
 	}
 	for _, c := range cases {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +17,7 @@ import (
 func newServeCmd(a *app) *cobra.Command {
 	cfg := service.RunConfig{}
 	var keepAwake time.Duration
+	var check bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve controllers over the network to trainers in any language (Connect/gRPC/JSON)",
@@ -34,6 +38,17 @@ Sessions are durable: every observation is fsync'd to --state before it is
 acknowledged, and a restart on the same --state (after a crash or kill -9)
 continues every session exactly. One server at a time holds --state.
 
+A session whose files cannot be restored (a damaged record in the middle of
+its log, a snapshot its method refuses) is quarantined: the server logs it
+with the file and the reason, answers its requests with FAILED_PRECONDITION
+naming them, and serves every other session. --check reports every
+session's state without serving and without changing any file, and exits 1
+when a session would be quarantined.
+
+Every phase of a request has a timeout (--header-timeout, --body-timeout,
+--handler-timeout, --idle-timeout): a client that stalls is cut off while
+the others are served.
+
 The server listens on loopback unless --token-file is given; then every
 request needs "Authorization: Bearer <token>".`,
 		Args: cobra.NoArgs,
@@ -43,12 +58,20 @@ request needs "Authorization: Bearer <token>".`,
 			if keepAwake < 0 {
 				return usagef("--keep-awake: want a duration >= 0 (0: off), got %v", keepAwake)
 			}
+			for flag, d := range map[string]time.Duration{"--header-timeout": cfg.HeaderTimeout, "--body-timeout": cfg.BodyTimeout, "--handler-timeout": cfg.HandlerTimeout, "--idle-timeout": cfg.IdleTimeout} {
+				if d <= 0 {
+					return usagef("%s: want a duration > 0, got %v", flag, d)
+				}
+			}
 			cfg.KeepAwake = keepAwake
 			if keepAwake == 0 {
 				cfg.KeepAwake = -1 // off
 			}
 			if abs, err := filepath.Abs(cfg.StateDir); err == nil {
 				cfg.StateDir = abs
+			}
+			if check {
+				return checkState(cmd.OutOrStdout(), a, cfg.StateDir)
 			}
 			err := service.Run(cmd.Context(), cfg)
 			var ce *service.ConfigError
@@ -69,6 +92,38 @@ request needs "Authorization: Bearer <token>".`,
 	fl.IntVar(&cfg.MaxSessions, "max-sessions", 1024, "most sessions the server holds")
 	fl.Int64Var(&cfg.MaxBody, "max-body", service.DefaultMaxBody, "largest request body in bytes")
 	fl.IntVar(&cfg.SnapshotEvery, "snapshot-every", 100, "observations between snapshots of a session (a restart replays at most this many)")
+	fl.DurationVar(&cfg.HeaderTimeout, "header-timeout", service.DefaultHeaderTimeout, "a request's headers must arrive within this, or its connection is closed")
+	fl.DurationVar(&cfg.BodyTimeout, "body-timeout", service.DefaultBodyTimeout, "a request's body must arrive within this after its headers, or its connection is closed")
+	fl.DurationVar(&cfg.HandlerTimeout, "handler-timeout", service.DefaultHandlerTimeout, "a request's deadline after its headers: one still waiting for its session is refused (DEADLINE_EXCEEDED, not applied), and a response not written by then closes the connection")
+	fl.DurationVar(&cfg.IdleTimeout, "idle-timeout", service.DefaultIdleTimeout, "a kept-alive connection without a next request is closed after this")
+	fl.BoolVar(&check, "check", false, "report every session of --state (restored, or quarantined with the file and the reason) without serving or changing any file; exit 1 if any would be quarantined")
 	fl.DurationVar(&keepAwake, "keep-awake", service.DefaultKeepAwake, "while one request at a time is served, keep a CPU from idling (at the lowest priority, SCHED_IDLE) during each request and this long after it, for lower latency; 0 turns it off")
 	return cmd
+}
+
+// checkState is `serve --check`: one line per session of the state folder.
+func checkState(w io.Writer, a *app, state string) error {
+	states, err := service.Check(state, a.log)
+	if err != nil {
+		return fmt.Errorf("serve --check: %w", err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tMETHOD\tITERATIONS\tSTATE")
+	bad := 0
+	for _, st := range states {
+		if st.Failure != "" {
+			bad++
+			fmt.Fprintf(tw, "%s\t%s\t-\tquarantined: %s\n", st.ID, cmp.Or(st.Method, "?"), st.Failure)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\tok\n", st.ID, st.Method, st.Iteration)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %d sessions, %d would be served, %d quarantined\n", state, len(states), len(states)-bad, bad)
+	if bad > 0 {
+		return fmt.Errorf("serve --check: %d of %d sessions in %s cannot be restored (see above); the server would serve the others", bad, len(states), state)
+	}
+	return nil
 }

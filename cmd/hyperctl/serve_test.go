@@ -294,3 +294,65 @@ func TestServeKillRestartPPO(t *testing.T) {
 		t.Fatalf("the restarted server did not restore the session:\n%s", restarted.logs.String())
 	}
 }
+
+// TestServeQuarantineAndCheck is issue 29's first reproduction, end to end:
+// a neuralbo session over x in [−1e308, 1e308] is refused at creation with
+// the field named; a server whose state folder holds a deliberately
+// damaged session starts, serves the others and answers the damaged one
+// with FAILED_PRECONDITION naming the file; `serve --check` reports both
+// without serving, and exits 1.
+func TestServeQuarantineAndCheck(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state")
+	s := startServer(t, "127.0.0.1:0", state)
+	st, body := rpc(t, s.addr, "", "CreateSession", `{"sessionId":"wide","method":"neuralbo","space":[{"name":"x","low":-1e308,"high":1e308}]}`)
+	if st != 400 || body["code"] != "invalid_argument" || !strings.Contains(fmt.Sprint(body["message"]), "space[0]: x: span") {
+		t.Fatalf("the ±1e308 space: %d %v", st, body)
+	}
+	for _, id := range []string{"good", "bad"} {
+		if st, body := rpc(t, s.addr, "", "CreateSession", `{"sessionId":"`+id+`","method":"random","space":[{"name":"x","low":0,"high":1}]}`); st != 200 {
+			t.Fatalf("create %s: %d %v", id, st, body)
+		}
+		for it := 0; it < 3; it++ {
+			if st, body := rpc(t, s.addr, "", "Observe", fmt.Sprintf(`{"sessionId":%q,"iteration":%d,"reward":%d}`, id, it, it)); st != 200 {
+				t.Fatalf("observe %s %d: %d %v", id, it, st, body)
+			}
+		}
+	}
+	s.kill()
+	// A damaged record in the middle of bad's log: its first observation.
+	logPath := filepath.Join(state, "sessions", "bad", "log")
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte(`bad`)) // inside the creation record
+	b[i] ^= 0xff
+	if err := os.WriteFile(logPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out, e, code := runCLI(t, "serve", "--check", "--state", state)
+	if code != exitFailure || !strings.Contains(out, "good") || !strings.Contains(out, "quarantined: "+logPath) || !strings.Contains(out, "1 would be served, 1 quarantined") {
+		t.Fatalf("serve --check: exit %d\n%s\n%s", code, out, e)
+	}
+	if got, _ := os.ReadFile(logPath); !bytes.Equal(got, b) {
+		t.Fatal("serve --check changed the damaged log")
+	}
+
+	s = startServer(t, "127.0.0.1:0", state)
+	if !strings.Contains(s.logs.String(), `"file":"`+logPath+`"`) {
+		t.Fatalf("the quarantine is not logged with its file:\n%s", s.logs.String())
+	}
+	st, body = rpc(t, s.addr, "", "Suggest", `{"sessionId":"bad"}`)
+	if st != 400 || body["code"] != "failed_precondition" || !strings.Contains(fmt.Sprint(body["message"]), logPath) {
+		t.Fatalf("suggest bad: %d %v", st, body)
+	}
+	st, body = rpc(t, s.addr, "", "Suggest", `{"sessionId":"good"}`)
+	if st != 200 || body["iteration"] != float64(3) {
+		t.Fatalf("suggest good: %d %v", st, body)
+	}
+	if st, body := rpc(t, s.addr, "", "Health", "{}"); st != 200 || body["quarantined"] != float64(1) || body["sessions"] != float64(2) {
+		t.Fatalf("health: %d %v", st, body)
+	}
+}

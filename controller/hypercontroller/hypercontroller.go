@@ -213,12 +213,22 @@ func (m *HyperController) vinvNorm(mod, xi []float64) float64 {
 	return math.Sqrt(dot(m.tmp, m.tmp))
 }
 
+// MaxObjective bounds the magnitude of an objective value X_t: Observe
+// refuses a larger one and leaves the state unchanged. An accepted X_t
+// enters Ξ, and the later updates add ΞΞᵀ to V: with every |X| ≤ 1e120 each
+// term is at most 1e240, so V, B and Ĝ stay finite for any number of rounds
+// a run can have, and no accepted value can make a later update overflow
+// (a 1e160 that entered Ξ would make every later update overflow, wedging
+// the run). The driver's objectives of rewards within controller.MaxReward
+// are at most 2e109 in magnitude, well inside it.
+const MaxObjective = 1e120
+
 // Observe records round t: the value in force for each hyperparameter and the
 // objective X_t. From round s on it updates, for each hyperparameter, the
 // predictor of the value in force under the context of the previous s rounds
 // (Algorithm 1, lines 23–27). An observation that fails
-// controller.CheckObservation or an update that overflows is an error and
-// leaves the state unchanged.
+// controller.CheckObservation, an objective beyond ±MaxObjective or an
+// update that overflows is an error and leaves the state unchanged.
 func (m *HyperController) Observe(o controller.Observation) error {
 	if !m.inited {
 		return errors.New("hypercontroller: Observe before Init")
@@ -227,6 +237,9 @@ func (m *HyperController) Observe(o controller.Observation) error {
 		return fmt.Errorf("hypercontroller: observe: %w", err)
 	}
 	x := o.Objective
+	if math.Abs(x) > MaxObjective {
+		return fmt.Errorf("hypercontroller: observe: objective %g is beyond ±%g (hypercontroller.MaxObjective), where the ridge statistics ΣΞΞᵀ could overflow; rescale the rewards", x, float64(MaxObjective))
+	}
 	d, s := m.set.D, m.set.S
 	for i, v := range o.Config {
 		if c := m.st.Cur[i]; c >= 0 && m.grid[i][c] == v {
@@ -334,6 +347,15 @@ func (m *HyperController) freshModel(buf []float64) {
 // update applies lines 25–27 to the model statistics in buf and writes the
 // new Ĝ into g: V += ΞΞᵀ, B += XΞᵀ, Ĝ = V⁻¹Bᵀ (through the Cholesky factor of
 // V, kept for the bonus).
+//
+// V = λI + ΣΞΞᵀ is positive definite, but in float64 λ is lost against ΞΞᵀ
+// once the objectives are large against √λ (λ = 1 and Ξ = (1e8, 1e8):
+// 1e16 + 1 rounds to 1e16), and V is then numerically singular. Refusing
+// would wedge the run: the next round brings the same Ξ to the same model.
+// Instead U factors V + εI, with ε = 2⁻⁵² · max diag V doubled until the
+// factorisation succeeds, the smallest ridge that float64 can represent
+// against V; V and B keep their exact sums. Where V factors (every run
+// whose objectives are small against √λ), nothing changes.
 func (m *HyperController) update(buf, g, xi []float64, x float64) error {
 	s := len(xi) // the regressor length p; s in the paper's notation
 	v := buf[:s*s]
@@ -355,9 +377,21 @@ func (m *HyperController) update(buf, g, xi []float64, x float64) error {
 		u[0] = math.Sqrt(v[0])
 		g[0] = b[0] / v[0]
 	} else {
-		copy(u, v)
-		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: s, Stride: s, Data: u}); !ok {
-			return errors.New("ridge update: V is not numerically positive definite")
+		if !factor(u, v, s, 0) {
+			maxd := 0.0
+			for j := range s {
+				maxd = math.Max(maxd, v[j*s+j])
+			}
+			eps, ok := maxd*0x1p-52, false
+			for range 64 {
+				if ok = factor(u, v, s, eps); ok {
+					break
+				}
+				eps *= 2
+			}
+			if !ok {
+				return errors.New("ridge update: V is not numerically positive definite")
+			}
 		}
 		copy(g, b)
 		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: s, Stride: s, Data: u},
@@ -374,6 +408,17 @@ func (m *HyperController) update(buf, g, xi []float64, x float64) error {
 		}
 	}
 	return nil
+}
+
+// factor writes the upper Cholesky factor of V + εI (V s×s, row-major)
+// into u and reports whether V + εI is numerically positive definite.
+func factor(u, v []float64, s int, eps float64) bool {
+	copy(u, v)
+	for j := range s {
+		u[j*s+j] += eps
+	}
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: s, Stride: s, Data: u})
+	return ok
 }
 
 func dot(a, b []float64) float64 {

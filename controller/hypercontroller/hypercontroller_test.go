@@ -417,9 +417,10 @@ func TestSnapshotContinuation(t *testing.T) {
 	}
 }
 
-// TestBadObjective checks that non-finite objectives, and finite ones large
-// enough to overflow the ridge statistics, are errors that leave the state
-// unchanged, both through the driver and on the method directly.
+// TestBadObjective checks that non-finite objectives, and finite ones
+// beyond the bounds (controller.MaxReward, MaxObjective), are errors that
+// leave the state unchanged, both through the driver and on the method
+// directly, and that the run goes on with the largest accepted ones.
 func TestBadObjective(t *testing.T) {
 	ctl := buildHC(t, hcSettings(10, 2), controller.Options{Interval: 1, Objective: controller.Reward, Seed: 3})
 	run(t, ctl, 0, 50, toyRewards)
@@ -436,20 +437,17 @@ func TestBadObjective(t *testing.T) {
 			t.Fatalf("reward %v changed the state", r)
 		}
 	}
-	// X = 1e200 is finite and accepted; once it is in Ξ, the next update
-	// would make V = λI + ΞΞᵀ overflow: an error, state unchanged.
-	if err := ctl.Observe(controller.Result{Reward: 1e200}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ctl.Suggest(); err != nil {
-		t.Fatal(err)
-	}
-	big, _ := ctl.Snapshot()
-	if err := ctl.Observe(controller.Result{Reward: 1e200}); err == nil || !strings.Contains(err.Error(), "overflow") {
-		t.Fatalf("overflowing update: %v", err)
-	}
-	if after, _ := ctl.Snapshot(); !bytes.Equal(big, after) {
-		t.Fatal("overflowing update changed the state")
+	// A reward beyond ±controller.MaxReward is refused by the driver, an
+	// objective beyond ±MaxObjective by the method: errors that leave the
+	// state unchanged, after which the run goes on. (A 1e160 that entered Ξ
+	// used to make every later update overflow, wedging the run.)
+	for _, r := range []float64{1e160, 1e200, -math.MaxFloat64} {
+		if err := ctl.Observe(controller.Result{Reward: r}); err == nil || !strings.Contains(err.Error(), "MaxReward") {
+			t.Fatalf("reward %g: %v", r, err)
+		}
+		if after, _ := ctl.Snapshot(); !bytes.Equal(before, after) {
+			t.Fatalf("reward %g changed the state", r)
+		}
 	}
 	hc := ctl.Method().(*hypercontroller.HyperController)
 	mb, _ := hc.MarshalBinary()
@@ -457,6 +455,8 @@ func TestBadObjective(t *testing.T) {
 		{Config: controller.Config{1e-4, 2000}, Objective: math.NaN()},
 		{Config: controller.Config{1e-4}, Objective: 1},
 		{Config: controller.Config{math.NaN(), 2000}, Objective: 1},
+		{Config: controller.Config{1e-4, 2000}, Objective: math.Nextafter(hypercontroller.MaxObjective, math.Inf(1))},
+		{Config: controller.Config{1e-4, 2000}, Objective: -1e160},
 	} {
 		if err := hc.Observe(o); err == nil {
 			t.Fatalf("observation %+v accepted", o)
@@ -466,8 +466,25 @@ func TestBadObjective(t *testing.T) {
 			t.Fatalf("observation %+v changed the method state", o)
 		}
 	}
-	if err := ctl.Observe(controller.Result{Reward: 1}); err == nil {
-		t.Fatal("reward 1 after 1e200 accepted: the 1e200 in Ξ should still overflow V")
+	// The largest accepted objectives back to back (Ξ = (1e120, 1e120): V
+	// is numerically singular, λ lost against ΞΞᵀ), then ordinary ones:
+	// every update succeeds and the state round-trips.
+	dst := make(controller.Config, 2)
+	for k, x := range []float64{hypercontroller.MaxObjective, hypercontroller.MaxObjective, -hypercontroller.MaxObjective, 1, 2, 1e8, 1e8, 1e8, hypercontroller.MaxObjective, 0.5} {
+		if err := hc.Suggest(dst); err != nil {
+			t.Fatal(err)
+		}
+		if err := hc.Observe(controller.Observation{Iteration: 60 + k, Config: dst, Objective: x}); err != nil {
+			t.Fatalf("objective %g after the largest ones: %v", x, err)
+		}
+	}
+	state, err := hc.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := buildHC(t, hcSettings(10, 2), controller.Options{Interval: 1, Objective: controller.Reward, Seed: 3}).Method()
+	if err := fresh.UnmarshalBinary(state); err != nil {
+		t.Fatalf("restore after the largest objectives: %v", err)
 	}
 	if err := hc.UnmarshalBinary([]byte("junk")); err == nil {
 		t.Fatal("junk state accepted")

@@ -6,9 +6,11 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -23,16 +25,43 @@ type HandlerOptions struct {
 	Token string
 	// MaxBody caps a request body in bytes (default 1 MiB).
 	MaxBody int64
+	// BodyTimeout bounds the reading of a request's body, from the end of
+	// its headers (default DefaultBodyTimeout): a client that stalls its
+	// body is cut off, its connection closed.
+	BodyTimeout time.Duration
+	// HandlerTimeout is a request's deadline from the end of its headers
+	// (default DefaultHandlerTimeout): a request still waiting for its
+	// session when it passes is answered DEADLINE_EXCEEDED without being
+	// applied, and a response not written by then (a client that does not
+	// read it) closes the connection.
+	HandlerTimeout time.Duration
 }
 
 // DefaultMaxBody is the default request body limit.
 const DefaultMaxBody = 1 << 20
+
+// The default timeouts of each phase of a request: its headers (RunConfig,
+// http.Server.ReadHeaderTimeout), its body and its handling
+// (HandlerOptions), and a kept-alive connection's wait for its next
+// request (RunConfig, http.Server.IdleTimeout).
+const (
+	DefaultHeaderTimeout  = 10 * time.Second
+	DefaultBodyTimeout    = 10 * time.Second
+	DefaultHandlerTimeout = 60 * time.Second
+	DefaultIdleTimeout    = 2 * time.Minute
+)
 
 // Handler returns the HTTP handler that serves the API under
 // /hyperctl.v1.ControllerService/.
 func (s *Server) Handler(o HandlerOptions) http.Handler {
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.HandlerTimeout <= 0 {
+		o.HandlerTimeout = DefaultHandlerTimeout
 	}
 	opts := []connect.HandlerOption{
 		connect.WithCodec(strictJSON{name: "json"}),
@@ -57,7 +86,7 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 	}
 	path, h := hyperctlv1connect.NewControllerServiceHandler(&api{s: s}, opts...)
 	mux := http.NewServeMux()
-	mux.Handle(path, http.MaxBytesHandler(h, o.MaxBody))
+	mux.Handle(path, withDeadlines(http.MaxBytesHandler(h, o.MaxBody), o.BodyTimeout, o.HandlerTimeout))
 	if s.awake == nil {
 		return mux
 	}
@@ -66,6 +95,44 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 		defer s.awake.end()
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// withDeadlines sets a request's body and handler deadlines when its
+// headers have been read (the handler starts then): the connection's read
+// deadline to now + body, lifted once the body has been read to its end
+// (a deadline passing later would cancel the request's context while it
+// is handled), and its write deadline and the request context's deadline
+// to now + handler. Where the connection does not support deadlines (a
+// test's recorder) they are skipped.
+func withDeadlines(h http.Handler, body, handler time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(now.Add(body)) == nil && r.Body != nil {
+			r.Body = &bodyDeadline{ReadCloser: r.Body, rc: rc}
+		}
+		_ = rc.SetWriteDeadline(now.Add(handler))
+		ctx, cancel := context.WithDeadline(r.Context(), now.Add(handler))
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// bodyDeadline lifts the connection's read deadline when the body has been
+// read to its end.
+type bodyDeadline struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *bodyDeadline) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // api adapts the Server to the generated Connect interface.
@@ -119,6 +186,7 @@ func (a *api) DeleteSession(ctx context.Context, req *connect.Request[hyperctlv1
 func (a *api) Health(ctx context.Context, req *connect.Request[hyperctlv1.HealthRequest]) (*connect.Response[hyperctlv1.HealthResponse], error) {
 	return connect.NewResponse(&hyperctlv1.HealthResponse{
 		Status: "SERVING", Version: a.s.opts.Version, Sessions: int32(a.s.Count()), MaxSessions: int32(a.s.opts.MaxSessions),
+		Quarantined: int32(a.s.Quarantined()),
 	}), nil
 }
 
@@ -132,13 +200,14 @@ func (a *api) rpcErr(err error) error {
 		ex  errExists
 		cp  errCapacity
 		brk errBroken
+		qt  *errQuarantined
 	)
 	switch {
 	case errors.As(err, &fe):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case errors.As(err, &nf):
 		return connect.NewError(connect.CodeNotFound, err)
-	case errors.As(err, &cf):
+	case errors.As(err, &cf), errors.As(err, &qt):
 		return connect.NewError(connect.CodeFailedPrecondition, err)
 	case errors.As(err, &ex):
 		return connect.NewError(connect.CodeAlreadyExists, err)
@@ -146,6 +215,10 @@ func (a *api) rpcErr(err error) error {
 		return connect.NewError(connect.CodeResourceExhausted, err)
 	case errors.As(err, &brk):
 		return connect.NewError(connect.CodeUnavailable, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return connect.NewError(connect.CodeDeadlineExceeded, err)
+	case errors.Is(err, context.Canceled):
+		return connect.NewError(connect.CodeCanceled, err)
 	}
 	a.s.opts.Log.Error().Err(err).Msg("request failed")
 	return connect.NewError(connect.CodeInternal, err)

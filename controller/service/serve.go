@@ -27,6 +27,11 @@ type RunConfig struct {
 	KeepAwake     time.Duration // Options.KeepAwake: 0 is the default, negative is off
 	Log           zerolog.Logger
 	Version       string
+
+	// The timeouts of each phase of a request (0: the Default*Timeout;
+	// negative is a ConfigError): its headers, its body, its handling
+	// (HandlerOptions), and a kept-alive connection's wait for the next one.
+	HeaderTimeout, BodyTimeout, HandlerTimeout, IdleTimeout time.Duration
 }
 
 // ConfigError is a bad RunConfig (the CLI's usage errors).
@@ -104,6 +109,23 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if err := CheckListen(ctx, cfg.Listen, tok != ""); err != nil {
 		return err
 	}
+	for _, t := range []struct {
+		flag string
+		d    *time.Duration
+		def  time.Duration
+	}{
+		{"--header-timeout", &cfg.HeaderTimeout, DefaultHeaderTimeout},
+		{"--body-timeout", &cfg.BodyTimeout, DefaultBodyTimeout},
+		{"--handler-timeout", &cfg.HandlerTimeout, DefaultHandlerTimeout},
+		{"--idle-timeout", &cfg.IdleTimeout, DefaultIdleTimeout},
+	} {
+		if *t.d < 0 {
+			return &ConfigError{fmt.Sprintf("%s: want a duration > 0, got %v", t.flag, *t.d)}
+		}
+		if *t.d == 0 {
+			*t.d = t.def
+		}
+	}
 	srv, err := New(Options{StateDir: cfg.StateDir, MaxSessions: cfg.MaxSessions, SnapshotEvery: cfg.SnapshotEvery, KeepAwake: cfg.KeepAwake, Log: cfg.Log, Version: cfg.Version})
 	if err != nil {
 		return err
@@ -124,15 +146,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			return fmt.Errorf("--addr-file: %w", err)
 		}
 	}
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	protocols.SetUnencryptedHTTP2(true) // gRPC without TLS (h2c)
-	hs := &http.Server{
-		Handler:           srv.Handler(HandlerOptions{Token: tok, MaxBody: cfg.MaxBody}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		Protocols:         &protocols,
-	}
+	hs := httpServer(srv.Handler(HandlerOptions{Token: tok, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout, HandlerTimeout: cfg.HandlerTimeout}), cfg.HeaderTimeout, cfg.IdleTimeout)
 	cfg.Log.Info().Str("addr", addr).Str("state", cfg.StateDir).Bool("token", tok != "").Int("sessions", srv.Count()).Msg("serving")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -148,4 +162,15 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return srv.Close()
+}
+
+// httpServer is the HTTP server of `hyperctl serve`: HTTP/1.1 and h2c (gRPC
+// without TLS), headers read within header, kept-alive connections closed
+// after idle without a request. The body and handler deadlines are set per
+// request by h (Server.Handler).
+func httpServer(h http.Handler, header, idle time.Duration) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	return &http.Server{Handler: h, ReadHeaderTimeout: header, IdleTimeout: idle, Protocols: &protocols}
 }

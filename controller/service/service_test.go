@@ -100,6 +100,7 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		substr string
 	}{
 		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hoof, hyperband, hypercontroller"},
+		{"a method that needs trials", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hoof" }, "method", "hoof chooses among trial updates"},
 		{"fixed is not a method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "fixed" }, "method", "unknown controller \"fixed\""},
 		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key; allowed: d, s, lambda, bonus, intercept"},
 		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer in [2, 1000]"},
@@ -123,6 +124,10 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"low >= high", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Low = 0.6 }, "space[1]", "low (0.6) must be < high (0.5)"},
 		{"log with low <= 0", func(r *hyperctlv1.CreateSessionRequest) { r.Space[0].Low = 0 }, "space[0]", "must be > 0 on a log scale"},
 		{"non-finite bound", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].High = math.Inf(1) }, "space[1]", "must be finite"},
+		{"span overflows", func(r *hyperctlv1.CreateSessionRequest) {
+			r.Method = "neuralbo"
+			r.Space = []*hyperctlv1.Param{{Name: "x", Low: -1e308, High: 1e308}}
+		}, "space[0]", "x: span: high − low = 1e+308 − (-1e+308) overflows float64"},
 		{"duplicate name", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Name = "lr" }, "space", `"lr" listed twice`},
 		{"empty name", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Name = "" }, "space[1]", "name: must not be empty"},
 		{"bad id", func(r *hyperctlv1.CreateSessionRequest) { r.SessionId = "../x" }, "session_id", "want 1 to 64 letters"},
@@ -233,20 +238,30 @@ func TestObserveRetriesGapsAndBadRewards(t *testing.T) {
 			t.Errorf("reward %v: got %v, want a reward FieldError", bad, err)
 		}
 	}
-	// An objective that overflows is rejected by the driver, state unchanged.
-	if _, err := obs(3, -math.MaxFloat64); err != nil {
+	// A reward beyond ±controller.MaxReward (whose square, or the objective
+	// of the next one, would overflow) is refused by the driver, state
+	// unchanged, and the session goes on.
+	if _, err := s.Suggest(ctx, "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	before3, _ := s.SessionSnapshot("a")
+	for _, big := range []float64{-math.MaxFloat64, math.MaxFloat64, 1e160, -1e200} {
+		_, err := obs(3, big)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "reward" || !strings.Contains(fe.Msg, "MaxReward") {
+			t.Errorf("reward %g: got %v, want a reward FieldError naming MaxReward", big, err)
+		}
+		if got, _ := s.SessionSnapshot("a"); !bytes.Equal(got, before3) {
+			t.Fatalf("the refused reward %g changed the state", big)
+		}
+	}
+	if _, err := obs(3, controller.MaxReward); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Suggest(ctx, "a", nil); err != nil {
 		t.Fatal(err)
 	}
 	after3, _ := s.SessionSnapshot("a")
-	if _, err := obs(4, math.MaxFloat64); err == nil {
-		t.Fatal("an infinite objective was accepted")
-	}
-	if got, _ := s.SessionSnapshot("a"); !bytes.Equal(got, after3) {
-		t.Fatal("a rejected observation changed the state")
-	}
 	for _, tc := range []struct {
 		req   *hyperctlv1.ObserveRequest
 		field string
@@ -360,10 +375,12 @@ func TestDamagedFiles(t *testing.T) {
 	prepare := func(t *testing.T) (string, string) {
 		dir := t.TempDir()
 		s := newTestServer(t, dir, func(o *Options) { o.SnapshotEvery = 1000 })
-		if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: "s", Space: twoParams()}); err != nil {
-			t.Fatal(err)
+		for _, id := range []string{"s", "ok"} {
+			if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams()}); err != nil {
+				t.Fatal(err)
+			}
+			driveDirect(t, s, id, 0, 6, rand.New(rand.NewPCG(3, 4)))
 		}
-		driveDirect(t, s, "s", 0, 6, rand.New(rand.NewPCG(3, 4)))
 		if err := s.Close(); err != nil { // writes a snapshot
 			t.Fatal(err)
 		}
@@ -377,11 +394,44 @@ func TestDamagedFiles(t *testing.T) {
 		f.Write(b)
 		f.Close()
 	}
+	// openErr opens the server, which must start, and returns session s's
+	// error (nil when it is served) and the logs. Session ok, untouched,
+	// must be served either way, and --check (Check) must agree.
 	openErr := func(dir string) (error, string) {
+		t.Helper()
+		states, err := Check(dir, zerolog.Nop())
+		if err != nil {
+			t.Fatalf("check: %v", err)
+		}
 		var buf bytes.Buffer
 		s, err := New(Options{StateDir: dir, Log: zerolog.New(&buf)})
-		if err == nil {
-			defer s.Close()
+		if err != nil {
+			t.Fatalf("the server did not start: %v", err)
+		}
+		defer s.Close()
+		ctx := context.Background()
+		if _, err := s.Suggest(ctx, "ok", nil); err != nil {
+			t.Fatalf("the undamaged session is not served: %v", err)
+		}
+		_, err = s.Suggest(ctx, "s", nil)
+		if len(states) != 2 || states[0].ID != "ok" || states[0].Failure != "" || states[0].Iteration != 6 || states[1].ID != "s" {
+			t.Fatalf("check reported %+v", states)
+		}
+		if (err == nil) != (states[1].Failure == "") {
+			t.Fatalf("check reported %+v, the server %v", states[1], err)
+		}
+		if err != nil {
+			var q *errQuarantined
+			if !errors.As(err, &q) || !strings.Contains(buf.String(), "quarantined") || !strings.Contains(buf.String(), q.file) {
+				t.Fatalf("session s: %v, logs %s; want it quarantined, logged with its file", err, buf.String())
+			}
+			if !strings.Contains(states[1].Failure, states[1].File) || states[1].File != q.file {
+				t.Fatalf("check reported %+v, the server %v", states[1], err)
+			}
+			l := s.List(ctx)
+			if len(l) != 2 || l[1].Id != "s" || l[1].Failure != err.Error() || l[0].Failure != "" {
+				t.Fatalf("list: %v", l)
+			}
 		}
 		return err, buf.String()
 	}
@@ -456,7 +506,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("got %v, logs %s; want a clean open", err, logs)
 		}
 	})
-	t.Run("damaged record in the middle is refused naming the file", func(t *testing.T) {
+	t.Run("damaged record in the middle quarantines the session naming the file", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, logName)
 		b, _ := os.ReadFile(p)
@@ -467,7 +517,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("got %v, want a refusal naming %s", err, p)
 		}
 	})
-	t.Run("damaged snapshot is refused naming the file", func(t *testing.T) {
+	t.Run("damaged snapshot quarantines the session naming the file", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, snapName)
 		b, _ := os.ReadFile(p)
@@ -485,7 +535,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatalf("rebuilt from the log: %v %v", h, err)
 		}
 	})
-	t.Run("unknown format version is refused", func(t *testing.T) {
+	t.Run("unknown format version quarantines the session", func(t *testing.T) {
 		dir, sdir := prepare(t)
 		p := filepath.Join(sdir, logName)
 		b, _ := os.ReadFile(p)

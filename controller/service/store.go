@@ -114,10 +114,15 @@ type loaded struct {
 // loadSessionFiles opens a session folder: it checks every record of the
 // log (checksums, then consecutive iterations from 0), drops a torn last
 // record with a warning, and reads the snapshot. Anything else damaged is an
-// error naming the file.
-func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) (*loaded, error) {
+// error naming the file. readOnly (serve --check) opens the log read-only
+// and changes nothing: a torn record is reported, not dropped.
+func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolog.Logger) (*loaded, error) {
 	path := filepath.Join(dir, logName)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	mode := os.O_RDWR
+	if readOnly {
+		mode = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, mode, 0)
 	if err != nil {
 		return nil, fmt.Errorf("session log: %w", err)
 	}
@@ -138,7 +143,10 @@ func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) 
 	if err != nil {
 		return nil, err
 	}
-	if torn {
+	if torn && readOnly {
+		log.Warn().Str("file", path).Int64("offset", good).Int64("torn_bytes", int64(len(b))-good).
+			Msg("a torn last record (a write interrupted before it was acknowledged); serve drops it")
+	} else if torn {
 		log.Warn().Str("file", path).Int64("offset", good).Int64("dropped_bytes", int64(len(b))-good).
 			Msg("dropping a torn last record (a write interrupted before it was acknowledged)")
 		if err := f.Truncate(good); err != nil {
@@ -193,7 +201,7 @@ func loadSessionFiles(dir string, chunk int64, noSync bool, log zerolog.Logger) 
 		l.last = o
 	}
 	// Leftovers of an interrupted snapshot write.
-	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+"*")); len(tmps) > 0 {
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+"*")); len(tmps) > 0 && !readOnly {
 		for _, t := range tmps {
 			os.Remove(t)
 		}

@@ -2,7 +2,9 @@ package methodtest
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -489,4 +491,168 @@ func RegretOn(b *testing.B, name string, settings controller.Settings, cfg kalma
 	b.ReportMetric(mean, "R_n")
 	b.ReportMetric(se, "R_n_se")
 	return rn
+}
+
+// ExtremeSpace is the widest space NewSpace accepts, one parameter per
+// edge: a linear span of math.MaxFloat64, a span of the smallest denormal,
+// a log scale from the smallest denormal to math.MaxFloat64, and an integer
+// parameter over ±2⁵³.
+func ExtremeSpace(t testing.TB) controller.Space {
+	t.Helper()
+	s, err := controller.NewSpace(
+		controller.Param{Name: "wide", Low: -math.MaxFloat64 / 2, High: math.MaxFloat64 / 2},
+		controller.Param{Name: "tiny", Low: 0, High: math.SmallestNonzeroFloat64},
+		controller.Param{Name: "logwide", Low: math.SmallestNonzeroFloat64, High: math.MaxFloat64, Scale: controller.Log},
+		controller.Param{Name: "int", Low: -(1 << 53), High: 1 << 53, Integer: true},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// ExtremeRewards returns n rewards drawn with seed from the edges of what
+// the driver accepts: ±controller.MaxReward, large and tiny magnitudes,
+// denormals, zeros, exact repeats of the previous reward and ordinary
+// values.
+func ExtremeRewards(n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 4242))
+	sign := func() float64 {
+		if rng.IntN(2) == 0 {
+			return -1
+		}
+		return 1
+	}
+	out := make([]float64, n)
+	for i := range out {
+		var r float64
+		switch rng.IntN(9) {
+		case 0:
+			r = sign() * controller.MaxReward
+		case 1:
+			r = sign() * controller.MaxReward * rng.Float64()
+		case 2:
+			r = sign() * math.Pow(10, 300*rng.Float64()-300) * controller.MaxReward / 1e100
+		case 3:
+			r = sign() * math.SmallestNonzeroFloat64
+		case 4:
+			r = 0
+		case 5:
+			if i > 0 {
+				r = out[i-1]
+			}
+		case 6:
+			r = sign() * 1e8 * (1 + rng.Float64())
+		default:
+			r = 10 * rng.NormFloat64()
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Extremes configures ExtremesRoundTrip.
+type Extremes struct {
+	Name string
+	// Settings returns the settings of a run over space (nil: the
+	// defaults).
+	Settings func(space controller.Space) controller.Settings
+	Iters    int // iterations per run (0: 30)
+}
+
+// ExtremesRoundTrip drives a method, through the driver at interval 1, over
+// ExtremeSpace and PaperSpace with ExtremeRewards, under the Delta objective
+// and DeltaPerSecond with zero elapsed times (the largest objectives the
+// driver makes, 2e109). It checks what the service relies on:
+//   - every Suggest succeeds;
+//   - an Observe the method refuses (it may, to keep its state finite)
+//     leaves the controller's snapshot unchanged, and the session goes on:
+//     an ordinary reward (1) is accepted instead;
+//   - after every iteration the snapshot restores into a freshly built
+//     driver, and a driver restored at a few cuts continues with exactly
+//     the uninterrupted run's configurations.
+func ExtremesRoundTrip(t *testing.T, e Extremes) {
+	t.Helper()
+	iters := e.Iters
+	if iters == 0 {
+		iters = 30
+	}
+	for si, space := range []controller.Space{ExtremeSpace(t), PaperSpace(t)} {
+		for _, obj := range []controller.Objective{controller.Delta, controller.DeltaPerSecond} {
+			name := fmt.Sprintf("space=%d/objective=%s", si, obj)
+			var set controller.Settings
+			build := func() *controller.Controller {
+				if e.Settings != nil {
+					set = e.Settings(space)
+				}
+				c, err := controller.Build(e.Name, set, space, controller.Options{Interval: 1, Objective: obj, Seed: uint64(11 + si)})
+				if err != nil {
+					t.Fatalf("%s: build %s: %v", name, e.Name, err)
+				}
+				return c
+			}
+			elapsed := 10 * time.Millisecond
+			if obj == controller.DeltaPerSecond {
+				elapsed = 0
+			}
+			ref := build()
+			var (
+				used  []float64 // the rewards applied, refused ones replaced
+				cfgs  []controller.Config
+				snaps = map[int][]byte{}
+			)
+			cuts := []int{1, iters / 3, iters / 2, iters - 1}
+			for it, r := range ExtremeRewards(iters, uint64(100*si)+uint64(obj)) {
+				cfg, err := ref.Suggest()
+				if err != nil {
+					t.Fatalf("%s: iteration %d: suggest: %v", name, it, err)
+				}
+				cfgs = append(cfgs, slices.Clone(cfg))
+				before, err := ref.Snapshot()
+				if err != nil {
+					t.Fatalf("%s: iteration %d: snapshot: %v", name, it, err)
+				}
+				if err := ref.Observe(controller.Result{Reward: r, Elapsed: elapsed, Frames: 1000}); err != nil {
+					after, _ := ref.Snapshot()
+					if !bytes.Equal(before, after) {
+						t.Fatalf("%s: iteration %d: the refused reward %g changed the state (%v)", name, it, r, err)
+					}
+					refused := r
+					r = 1
+					if err := ref.Observe(controller.Result{Reward: r, Elapsed: elapsed, Frames: 1000}); err != nil {
+						t.Fatalf("%s: iteration %d: after the refused reward %g, an ordinary reward (1) is refused too: the session is wedged: %v", name, it, refused, err)
+					}
+				}
+				used = append(used, r)
+				snap, err := ref.Snapshot()
+				if err != nil {
+					t.Fatalf("%s: iteration %d: snapshot: %v", name, it, err)
+				}
+				if err := build().Restore(snap); err != nil {
+					t.Fatalf("%s: iteration %d (reward %g): the snapshot does not restore: %v", name, it, r, err)
+				}
+				if slices.Contains(cuts, it+1) {
+					snaps[it+1] = snap
+				}
+			}
+			for cut, snap := range snaps {
+				c := build()
+				if err := c.Restore(snap); err != nil {
+					t.Fatal(err)
+				}
+				for it := cut; it < iters; it++ {
+					cfg, err := c.Suggest()
+					if err != nil {
+						t.Fatalf("%s: restored at %d, iteration %d: suggest: %v", name, cut, it, err)
+					}
+					if !slices.Equal(cfg, cfgs[it]) {
+						t.Fatalf("%s: restored at %d, iteration %d: suggests %v, the uninterrupted run %v", name, cut, it, cfg, cfgs[it])
+					}
+					if err := c.Observe(controller.Result{Reward: used[it], Elapsed: elapsed, Frames: 1000}); err != nil {
+						t.Fatalf("%s: restored at %d, iteration %d: %v", name, cut, it, err)
+					}
+				}
+			}
+		}
+	}
 }

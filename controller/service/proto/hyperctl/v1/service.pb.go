@@ -949,11 +949,16 @@ func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
 
 // SessionSummary is one line of ListSessions.
 type SessionSummary struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
-	Iteration     int32                  `protobuf:"varint,3,opt,name=iteration,proto3" json:"iteration,omitempty"`
-	Created       string                 `protobuf:"bytes,4,opt,name=created,proto3" json:"created,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Method    string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	Iteration int32                  `protobuf:"varint,3,opt,name=iteration,proto3" json:"iteration,omitempty"`
+	Created   string                 `protobuf:"bytes,4,opt,name=created,proto3" json:"created,omitempty"`
+	// failure is set for a quarantined session: one whose files could not be
+	// restored when the server started. It names the file and the reason;
+	// the session's other RPCs answer FAILED_PRECONDITION with it, and
+	// DeleteSession removes its files. Empty for a session being served.
+	Failure       string `protobuf:"bytes,5,opt,name=failure,proto3" json:"failure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1012,6 +1017,13 @@ func (x *SessionSummary) GetIteration() int32 {
 func (x *SessionSummary) GetCreated() string {
 	if x != nil {
 		return x.Created
+	}
+	return ""
+}
+
+func (x *SessionSummary) GetFailure() string {
+	if x != nil {
+		return x.Failure
 	}
 	return ""
 }
@@ -1179,10 +1191,14 @@ func (*HealthRequest) Descriptor() ([]byte, []int) {
 type HealthResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// status is "SERVING".
-	Status        string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	Version       string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
-	Sessions      int32  `protobuf:"varint,3,opt,name=sessions,proto3" json:"sessions,omitempty"`
-	MaxSessions   int32  `protobuf:"varint,4,opt,name=max_sessions,json=maxSessions,proto3" json:"max_sessions,omitempty"`
+	Status  string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// sessions counts every session, quarantined ones included.
+	Sessions    int32 `protobuf:"varint,3,opt,name=sessions,proto3" json:"sessions,omitempty"`
+	MaxSessions int32 `protobuf:"varint,4,opt,name=max_sessions,json=maxSessions,proto3" json:"max_sessions,omitempty"`
+	// quarantined is the number of sessions that could not be restored at
+	// start (SessionSummary.failure); the others are served.
+	Quarantined   int32 `protobuf:"varint,5,opt,name=quarantined,proto3" json:"quarantined,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1241,6 +1257,13 @@ func (x *HealthResponse) GetSessions() int32 {
 func (x *HealthResponse) GetMaxSessions() int32 {
 	if x != nil {
 		return x.MaxSessions
+	}
+	return 0
+}
+
+func (x *HealthResponse) GetQuarantined() int32 {
+	if x != nil {
+		return x.Quarantined
 	}
 	return 0
 }
@@ -1325,24 +1348,26 @@ const file_controller_service_proto_hyperctl_v1_service_proto_rawDesc = "" +
 	"\x12GetSessionResponse\x12.\n" +
 	"\asession\x18\x01 \x01(\v2\x14.hyperctl.v1.SessionR\asession\x122\n" +
 	"\ahistory\x18\x02 \x03(\v2\x18.hyperctl.v1.ObservationR\ahistory\"\x15\n" +
-	"\x13ListSessionsRequest\"p\n" +
+	"\x13ListSessionsRequest\"\x8a\x01\n" +
 	"\x0eSessionSummary\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1c\n" +
 	"\titeration\x18\x03 \x01(\x05R\titeration\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\tR\acreated\"O\n" +
+	"\acreated\x18\x04 \x01(\tR\acreated\x12\x18\n" +
+	"\afailure\x18\x05 \x01(\tR\afailure\"O\n" +
 	"\x14ListSessionsResponse\x127\n" +
 	"\bsessions\x18\x01 \x03(\v2\x1b.hyperctl.v1.SessionSummaryR\bsessions\"5\n" +
 	"\x14DeleteSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
 	"\x15DeleteSessionResponse\"\x0f\n" +
-	"\rHealthRequest\"\x81\x01\n" +
+	"\rHealthRequest\"\xa3\x01\n" +
 	"\x0eHealthResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1a\n" +
 	"\bsessions\x18\x03 \x01(\x05R\bsessions\x12!\n" +
-	"\fmax_sessions\x18\x04 \x01(\x05R\vmaxSessions2\xb6\x04\n" +
+	"\fmax_sessions\x18\x04 \x01(\x05R\vmaxSessions\x12 \n" +
+	"\vquarantined\x18\x05 \x01(\x05R\vquarantined2\xb6\x04\n" +
 	"\x11ControllerService\x12V\n" +
 	"\rCreateSession\x12!.hyperctl.v1.CreateSessionRequest\x1a\".hyperctl.v1.CreateSessionResponse\x12D\n" +
 	"\aSuggest\x12\x1b.hyperctl.v1.SuggestRequest\x1a\x1c.hyperctl.v1.SuggestResponse\x12D\n" +

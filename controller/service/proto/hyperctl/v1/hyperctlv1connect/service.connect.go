@@ -83,7 +83,8 @@ type ControllerServiceClient interface {
 	Observe(context.Context, *connect.Request[v1.ObserveRequest]) (*connect.Response[v1.ObserveResponse], error)
 	// GetSession returns a session's state and, on request, its history.
 	GetSession(context.Context, *connect.Request[v1.GetSessionRequest]) (*connect.Response[v1.GetSessionResponse], error)
-	// ListSessions lists the sessions, sorted by id.
+	// ListSessions lists the sessions, sorted by id, quarantined ones with
+	// their failure.
 	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
 	// DeleteSession removes a session and its files.
 	DeleteSession(context.Context, *connect.Request[v1.DeleteSessionRequest]) (*connect.Response[v1.DeleteSessionResponse], error)
@@ -209,7 +210,8 @@ type ControllerServiceHandler interface {
 	Observe(context.Context, *connect.Request[v1.ObserveRequest]) (*connect.Response[v1.ObserveResponse], error)
 	// GetSession returns a session's state and, on request, its history.
 	GetSession(context.Context, *connect.Request[v1.GetSessionRequest]) (*connect.Response[v1.GetSessionResponse], error)
-	// ListSessions lists the sessions, sorted by id.
+	// ListSessions lists the sessions, sorted by id, quarantined ones with
+	// their failure.
 	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
 	// DeleteSession removes a session and its files.
 	DeleteSession(context.Context, *connect.Request[v1.DeleteSessionRequest]) (*connect.Response[v1.DeleteSessionResponse], error)
