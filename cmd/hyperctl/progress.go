@@ -23,6 +23,55 @@ type progress struct {
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
 	lastLog time.Time
+	recent  recentReturns
+}
+
+// epRewWindow is the number of recent training episodes whose mean return
+// the progress shows, as Stable-Baselines3's rollout/ep_rew_mean does.
+const epRewWindow = 100
+
+// recentReturns keeps the returns of the last epRewWindow training
+// episodes finished since the process started (a resumed run starts empty).
+type recentReturns struct {
+	r    [epRewWindow]float64
+	n    int // episodes seen
+	next int
+}
+
+func (w *recentReturns) add(rs []float64) {
+	for _, v := range rs {
+		w.r[w.next] = v
+		w.next = (w.next + 1) % epRewWindow
+		w.n++
+	}
+}
+
+// mean is the mean return of the kept episodes and how many they are.
+func (w *recentReturns) mean() (float64, int) {
+	k := min(w.n, epRewWindow)
+	if k == 0 {
+		return 0, 0
+	}
+	var s float64
+	for _, v := range w.r[:k] {
+		s += v
+	}
+	return s / float64(k), k
+}
+
+// describe is the bar's text: where the run is in iterations and frames
+// (the same point, from the first line on), speed, the mean return of
+// recent episodes (SB3's ep_rew_mean), the mean reward per step (R_t, what
+// the controller sees) and the last evaluation.
+func (p *progress) describe(it int, frames int64, fps float64) string {
+	rew := "ep_rew_mean -"
+	if m, k := p.recent.mean(); k > 0 {
+		rew = fmt.Sprintf("ep_rew_mean %.1f (%d ep)", m, k)
+	}
+	if p.budget > 0 { // the bar counts frames; the iterations' cap means little
+		return fmt.Sprintf("it %d | frames %d/%d | %.0f f/s | %s", it, frames, p.budget, fps, rew)
+	}
+	return fmt.Sprintf("it %d/%d | frames %d | %.0f f/s | %s", it, p.total, frames, fps, rew)
 }
 
 func newProgress(cmd *cobra.Command, a *app) *progress {
@@ -40,10 +89,14 @@ func (p *progress) Start(from, total int, frames, budget int64) {
 		}
 		p.bar = progressbar.NewOptions64(max,
 			progressbar.OptionSetWriter(f),
-			progressbar.OptionSetDescription(desc),
+			progressbar.OptionSetDescription(desc+" | "+p.describe(from, frames, 0)),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
+			// No throttle: every call renders, and Iteration sets the
+			// text and then the count, so the line left on screen never
+			// shows two iterations (a throttled render could leave the
+			// new text over the previous iteration's count).
+			progressbar.OptionThrottle(0),
 			progressbar.OptionSetWidth(30),
 		)
 		_ = p.bar.Set64(at)
@@ -71,8 +124,11 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	if ps.HaveEval {
 		eval = fmt.Sprintf("%.1f", ps.LastEval)
 	}
+	p.recent.add(st.Returns)
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("frames %d | %.0f f/s | reward %.3f | eval %s", st.TotalFrames, fps, st.Reward, eval))
+		// The text first, then the count: the second render has both,
+		// also at the end (a finished bar renders no more text).
+		p.bar.Describe(fmt.Sprintf("%s | reward/step %.3f | eval %s", p.describe(ps.Iteration, st.TotalFrames, fps), st.Reward, eval))
 		if p.budget > 0 {
 			_ = p.bar.Set64(min(st.TotalFrames, p.budget))
 		} else {
@@ -84,6 +140,9 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 		p.lastLog = time.Now()
 		ev := p.a.log.Info().Int("iteration", ps.Iteration).Int("of", p.total).Int64("frames", st.TotalFrames).
 			Float64("frames_per_s", math.Round(fps)).Float64("train_reward", st.Reward)
+		if m, k := p.recent.mean(); k > 0 {
+			ev = ev.Float64("ep_rew_mean", m).Int("ep_rew_episodes", k)
+		}
 		if ps.HaveEval {
 			ev = ev.Float64("eval_return", ps.LastEval)
 		}
