@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -39,7 +40,8 @@ type Run struct {
 	PPO             ppo.Config `toml:"ppo"`
 	Controller      Controller `toml:"controller"`
 
-	preset string // set by WithPreset, applied by Parse after the overrides
+	preset string   // set by WithPreset, applied by Parse after the overrides
+	sets   []string // set by WithSet, applied by Parse to the text before decoding
 }
 
 // Controller is the [controller] table.
@@ -235,6 +237,20 @@ func DefaultNames() []string {
 // Parse decodes TOML text over Base() strictly, applies the overrides and
 // validates the result. file names the source in errors.
 func Parse(file, text string, o ...Override) (Run, error) {
+	var scratch Run // the overrides' assignments to the text (WithSet)
+	for _, f := range o {
+		f(&scratch)
+	}
+	if len(scratch.sets) > 0 {
+		t, err := applySets(text, scratch.sets)
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "--set") {
+				return Run{}, &Error{File: file, Msg: err.Error()}
+			}
+			return Run{}, decodeError(file, err)
+		}
+		text, file = t, file+setSuffix
+	}
 	run := Base()
 	// Lists in the file replace the defaults whole: BurntSushi would decode
 	// into the existing elements, so start them empty and restore the default
@@ -299,6 +315,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	for _, f := range o {
 		f(&run)
 	}
+	run.sets = nil
 	if spec := run.preset; spec != "" {
 		run.preset = ""
 		if err := ApplyPreset(&run, spec); err != nil {
@@ -316,13 +333,24 @@ func decodeError(file string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
-		if pe.Position.Line > 0 {
+		if pe.Position.Line > 0 && !strings.HasSuffix(file, setSuffix) { // --set's text is ours, its lines mean nothing
 			msg = fmt.Sprintf("line %d: %s", pe.Position.Line, msg)
 		}
 		return &Error{File: file, Key: pe.LastKey, Msg: msg}
 	}
+	// BurntSushi reports a value of the wrong type as a plain error:
+	// "toml: line 3 (last key "ppo.lr"): incompatible types: …".
+	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+		msg := m[3]
+		if !strings.HasSuffix(file, setSuffix) {
+			msg = "line " + m[1] + ": " + msg
+		}
+		return &Error{File: file, Key: m[2], Msg: msg}
+	}
 	return &Error{File: file, Msg: err.Error()}
 }
+
+var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 // allowedFor lists the valid keys of the table that holds key.
 func allowedFor(key toml.Key) string {

@@ -33,6 +33,7 @@ import (
 type compareFlags struct {
 	envs, controllers, seeds, config, out string
 	transferFrom                          string
+	sets                                  []string // --set, passed to every run
 	jobs, iterations                      int
 	frames                                int64
 	framesSet                             bool // --frames was given (0 included: it clears the config's budget)
@@ -78,6 +79,7 @@ nodes share, at the same paths.`,
 	fl.StringVar(&f.controllers, "controllers", "", "comma-separated controllers (see 'hyperctl controllers'), fixed for none")
 	fl.StringVar(&f.seeds, "seeds", "0-4", "seeds: ranges and lists, e.g. 0-9 or 0,3,7-9")
 	fl.StringVar(&f.config, "config", "", "TOML config used for every run (its env is replaced per run); default: configs/<env>.toml")
+	fl.StringArrayVar(&f.sets, "set", nil, "set a config key of every run, KEY=VALUE (repeatable), as train --set")
 	fl.StringVar(&f.out, "out", "", "output folder (required)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
@@ -331,6 +333,9 @@ func (f *compareFlags) checkRun(env, entry string) (configs.Run, error) {
 	if f.framesSet {
 		set = append(set, func(r *configs.Run) { r.Frames = f.frames })
 	}
+	if len(f.sets) > 0 {
+		set = append(set, configs.WithSet(f.sets...))
+	}
 	if preset != "" {
 		set = append(set, configs.WithPreset(preset))
 	}
@@ -381,6 +386,9 @@ func trainArgs(f *compareFlags, env, ctrl string, seed int64, dir string) []stri
 	}
 	if f.framesSet {
 		args = append(args, "--frames", strconv.FormatInt(f.frames, 10))
+	}
+	for _, a := range f.sets {
+		args = append(args, "--set", a)
 	}
 	if preset != "" {
 		args = append(args, "--preset", preset)

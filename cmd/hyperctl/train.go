@@ -22,6 +22,7 @@ import (
 type trainOptions struct {
 	env, controller, config, out string
 	transferFrom, preset         string
+	sets                         []string // --set KEY=VALUE
 	seed, frames                 int64
 	iterations, threads          int
 	resume, force                bool
@@ -37,7 +38,8 @@ func newTrainCmd(a *app) *cobra.Command {
 		Long: `train runs PPO on one environment. Before every iteration the controller
 (default: hypercontroller) chooses the tuned hyperparameters; 'fixed' trains
 with the configured ones. Defaults come from the built-in configs/<env>.toml;
---config replaces them and the flags override both.
+--config replaces them and the flags override both; --set KEY=VALUE sets
+any key of the config, checked and reported as the same key in a file.
 
 Outputs in --out (default runs/<env>-<controller>-seed<N>, or
 runs/<env>-<controller>@<preset>-seed<N> with --preset):
@@ -70,7 +72,8 @@ Study), names joined by +:
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
   hyperctl train --out runs/r --resume
-  hyperctl train --env halfcheetah --frames 1000000 --preset rl`,
+  hyperctl train --env halfcheetah --frames 1000000 --preset rl
+  hyperctl train --env halfcheetah --set ppo.lr=1e-4 --set controller.hypercontroller.d=5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(cmd); err != nil {
@@ -89,6 +92,7 @@ Study), names joined by +:
 	fl.Int64Var(&o.seed, "seed", 0, "seed (overrides the config)")
 	fl.IntVar(&o.iterations, "iterations", 0, "PPO iterations (overrides the config)")
 	fl.Int64Var(&o.frames, "frames", 0, "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none)")
+	fl.StringArrayVar(&o.sets, "set", nil, "set a config key, KEY=VALUE (repeatable), e.g. --set ppo.lr=1e-4 --set controller.hypercontroller.d=5; checked as in a config file and recorded in config.toml")
 	fl.StringVar(&o.preset, "preset", "", "apply presets to the config: "+strings.Join(configs.PresetNames(), ", ")+" (joined by +)")
 	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>)")
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
@@ -167,6 +171,10 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 	if changed("frames") {
 		set = append(set, func(r *configs.Run) { r.Frames = o.frames })
 		setFlags = append(setFlags, fmt.Sprintf("--frames %d", o.frames))
+	}
+	if len(o.sets) > 0 {
+		set = append(set, configs.WithSet(o.sets...))
+		setFlags = append(setFlags, "--set "+strings.Join(o.sets, " --set "))
 	}
 	if changed("preset") {
 		set = append(set, configs.WithPreset(o.preset))
