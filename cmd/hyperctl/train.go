@@ -246,9 +246,9 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	wasText, err := training.ComparableConfig(was)
+	wasPlan, err := was.Resolve()
 	if err != nil {
-		return err
+		return fmt.Errorf("train --resume: %w", err)
 	}
 	var conflicts []string
 	for i, f := range set {
@@ -256,9 +256,9 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 		if err != nil {
 			return usagef("train --resume: %s does not fit the run in %s: %v", setFlags[i], out, err)
 		}
-		if t, err := training.ComparableConfig(r); err != nil {
+		if rp, err := r.Resolve(); err != nil {
 			return err
-		} else if t != wasText {
+		} else if rp.Comparable != wasPlan.Comparable {
 			conflicts = append(conflicts, setFlags[i])
 		}
 	}
@@ -287,7 +287,11 @@ func defaultOut(run configs.Run, preset string) string {
 
 // Run trains into --out and reports the outcome.
 func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) error {
-	res, err := training.Train(ctx, o.run, training.Options{
+	plan, err := o.run.Resolve()
+	if err != nil {
+		return err
+	}
+	res, err := training.Train(ctx, plan, training.Options{
 		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
 	})
 	if err != nil {

@@ -42,7 +42,7 @@ const (
 // and the policies (policy-final, policy-best).
 type artifacts struct {
 	out     string
-	run     configs.Run
+	plan    *configs.Plan
 	version string
 	tr      *ppo.Trainer
 	keeper  *policy.Keeper
@@ -58,8 +58,8 @@ type artifacts struct {
 // beside the checkpoint it resumed from, in ckptDir (rundir.CheckpointRead's
 // Dir; "" for the newest checkpoint's folder); a new one starts an events
 // file.
-func openArtifacts(out, ckptDir string, run configs.Run, tr *ppo.Trainer, resumed bool, version string) (*artifacts, error) {
-	a := &artifacts{out: out, run: run, version: version, tr: tr, evalAt: -1}
+func openArtifacts(out, ckptDir string, plan *configs.Plan, tr *ppo.Trainer, resumed bool, version string) (*artifacts, error) {
+	a := &artifacts{out: out, plan: plan, version: version, tr: tr, evalAt: -1}
 	if ckptDir == "" {
 		ckptDir = filepath.Join(out, rundir.CheckpointDir)
 	}
@@ -89,7 +89,7 @@ func (a *artifacts) iteration(rep ppo.Report, row rundir.TrainRow) error {
 	if row.Episodes > 0 {
 		v = append(v, tbevents.Scalar{Tag: TagEpisodeReturn, Value: row.MeanReturn})
 	}
-	names := a.run.LoggedHyper() // row.Hyper's order
+	names := a.plan.Logged // row.Hyper's order
 	if len(names) != len(row.Hyper) {
 		return fmt.Errorf("tensorboard: %d hyperparameter values for %d logged keys", len(row.Hyper), len(names))
 	}
@@ -149,7 +149,7 @@ func (a *artifacts) policy() (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Meta.Controller = a.run.Controller.Name
+	p.Meta.Controller = a.plan.ControllerName()
 	p.Meta.HyperctlVersion = a.version
 	return p, nil
 }

@@ -86,7 +86,7 @@ func (m hookMonitor) Finish()                                   {}
 func train(t *testing.T, run configs.Run, opts Options) error {
 	t.Helper()
 	opts.Log = zerolog.Nop()
-	_, err := Train(context.Background(), run, opts)
+	_, err := Train(context.Background(), plan(t, run), opts)
 	return err
 }
 
@@ -158,7 +158,7 @@ func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) stri
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = Train(ctx, run, Options{Out: stopped, Log: zerolog.Nop(), Monitor: hookMonitor{at: func(p rundir.Progress) {
+	_, err = Train(ctx, plan(t, run), Options{Out: stopped, Log: zerolog.Nop(), Monitor: hookMonitor{at: func(p rundir.Progress) {
 		if p.Iteration == stopAfter {
 			cancel()
 		}
@@ -353,7 +353,7 @@ func TestCorruptCheckpointSweep(t *testing.T) {
 		copyDir(t, base, dir)
 		os.WriteFile(rundir.CheckpointPath(dir), tr.data, 0o644)
 		var logBuf strings.Builder
-		if _, err := Train(context.Background(), run, Options{Out: dir, Resume: true, Log: zerolog.New(&logBuf)}); err != nil {
+		if _, err := Train(context.Background(), plan(t, run), Options{Out: dir, Resume: true, Log: zerolog.New(&logBuf)}); err != nil {
 			t.Fatalf("%s: resume: %v", tr.what, err)
 		}
 		if !strings.Contains(logBuf.String(), "falling back to the previous checkpoint") || !strings.Contains(logBuf.String(), `"iteration":3`) {

@@ -8,7 +8,6 @@ package training
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -55,15 +54,7 @@ type Result struct {
 	Summary rundir.Summary
 }
 
-// ComparableConfig is a config's text with machine-only settings (threads)
-// neutralised: two runs with the same text train the same way (the
-// --resume check).
-func ComparableConfig(r configs.Run) (string, error) {
-	r.PPO.Threads = 0
-	return r.Encode()
-}
-
-// Train runs run, a config validated by package configs, into opts.Out. It
+// Train runs plan, a config resolved by package configs, into opts.Out. It
 // refuses to reuse a folder against the rules of rundir.Decide, and to
 // resume a run started with another config. Cancelling ctx stops training
 // between iterations; the checkpoint is then written and the error says how
@@ -72,7 +63,7 @@ func ComparableConfig(r configs.Run) (string, error) {
 // Train holds the run folder's writer lock (rundir.Acquire) from start to
 // end: if another process is writing the folder, it returns at once with a
 // *rundir.LockedError naming that process.
-func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
+func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error) {
 	out, log := opts.Out, opts.Log
 	lock, err := rundir.Acquire(out)
 	if err != nil {
@@ -83,38 +74,29 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cfgText, err := run.Encode()
-	if err != nil {
-		return Result{}, err
-	}
-	plan, err := rundir.Decide(out, state, opts.Resume, opts.Force)
+	reuse, err := rundir.Decide(out, state, opts.Resume, opts.Force)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	if plan == rundir.Nothing || plan == rundir.Continue {
+	if reuse == rundir.Nothing || reuse == rundir.Continue {
 		// A finished run is "nothing to do" only for the config it ran
 		// with: another one is refused with the difference, as for an
 		// unfinished run.
-		old, err := configs.Load(filepath.Join(out, rundir.ConfigFile))
+		old, err := configs.ResolveFile(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
 		}
-		was, err1 := ComparableConfig(old)
-		now, err2 := ComparableConfig(run)
-		if err := errors.Join(err1, err2); err != nil {
-			return Result{}, err
-		}
-		if err := rundir.CheckSameConfig(out, was, now); err != nil {
+		if err := rundir.CheckSameConfig(out, old.Comparable, plan.Comparable); err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
 		}
 	}
-	if plan == rundir.Nothing {
+	if reuse == rundir.Nothing {
 		return Result{AlreadyFinished: true}, nil
 	}
 	if err := rundir.CheckWritable(out); err != nil {
 		return Result{}, err
 	}
-	if plan == rundir.Overwrite {
+	if reuse == rundir.Overwrite {
 		if err := rundir.Clear(out); err != nil {
 			return Result{}, err
 		}
@@ -122,19 +104,19 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 
 	// Build the trainer and the controller before writing anything else, so
 	// a failure here leaves the folder as it was.
-	tr, err := ppo.New(run.Env, run.PPO, run.Seed, ppo.WithLogger(log))
+	tr, err := ppo.New(plan.Env, plan.PPO, plan.Seed, ppo.WithLogger(log))
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer tr.Close()
-	ctl, err := buildController(run, log)
+	ctl, err := buildController(plan.Controller, log)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 
 	var ps rundir.Progress
 	var ckptDir string // the folder of the checkpoint resumed from
-	if plan == rundir.Continue {
+	if reuse == rundir.Continue {
 		ck, rd, err := rundir.ReadCheckpoint(out)
 		if err != nil {
 			return Result{}, fmt.Errorf("train --resume: %w", err)
@@ -158,15 +140,14 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 			log.Info().Str("out", out).Msg("no checkpoint yet: starting the run over")
 		}
 	}
-	if ps.Iteration >= run.Iterations {
-		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
+	runOpts := plan.Run
+	if ps.Iteration >= runOpts.Iterations {
+		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, runOpts.Iterations, out)
 	}
-	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames,
-		AnnealTunedLR: ctl != nil && run.Controller.TunedLR == configs.TunedLRAnneal}
-	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(cfgText)); err != nil {
+	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(plan.Text)); err != nil {
 		return Result{}, err
 	}
-	logged := run.LoggedHyper()
+	logged := plan.Logged
 	tlog, err := rundir.OpenTrainLog(out, logged, ps.Iteration)
 	if err != nil {
 		return Result{}, err
@@ -177,14 +158,14 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer elog.Close()
-	art, err := openArtifacts(out, ckptDir, run, tr, plan == rundir.Continue, opts.Version)
+	art, err := openArtifacts(out, ckptDir, plan, tr, reuse == rundir.Continue, opts.Version)
 	if err != nil {
 		return Result{}, err
 	}
 	defer art.close()
 
-	log.Info().Str("env", run.Env).Str("controller", run.Controller.Name).Int64("seed", run.Seed).
-		Int("iterations", run.Iterations).Int64("frames", run.Frames).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
+	log.Info().Str("env", plan.Env).Str("controller", plan.ControllerName()).Int64("seed", plan.Seed).
+		Int("iterations", runOpts.Iterations).Int64("frames", runOpts.Frames).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
 
 	checkpoint := func() error {
 		if tr.Iteration() != ps.Iteration {
@@ -208,7 +189,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return art.checkpoint()
 	}
 	if opts.Monitor != nil {
-		opts.Monitor.Start(ps.Iteration, run.Iterations, tr.Frames(), run.Frames)
+		opts.Monitor.Start(ps.Iteration, runOpts.Iterations, tr.Frames(), runOpts.Frames)
 	}
 	segStart := time.Now()
 	baseWall := ps.WallS
@@ -223,7 +204,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		}
 		row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
 			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: hv, Rejected: tr.Rejected()}
-		row.Objective, row.HaveObjective = run.Controller.Objective.Value(st.Result(), ps.PrevReward, ps.HavePrev)
+		row.Objective, row.HaveObjective = plan.Objective.Value(st.Result(), ps.PrevReward, ps.HavePrev)
 		ps.PrevReward, ps.HavePrev = st.Reward, true
 		for _, r := range st.Returns {
 			row.MeanReturn += r
@@ -261,7 +242,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
-		if ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations && !(run.Frames > 0 && lastFrames >= run.Frames) {
+		if ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !(runOpts.Frames > 0 && lastFrames >= runOpts.Frames) {
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -288,7 +269,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	sum := rundir.Summary{
-		Env: run.Env, Controller: run.Controller.Name, Seed: run.Seed, Iterations: ps.Iteration, FrameBudget: run.Frames,
+		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: runOpts.Frames,
 		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: ps.PrevReward,
 		RejectedUpdates: tr.Rejected(),
 	}
@@ -314,28 +295,18 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	return Result{Summary: sum}, nil
 }
 
-// buildController builds run's controller (nil for the fixed controller),
-// with its settings adapted to the run and interval = "auto" resolved.
-func buildController(run configs.Run, log zerolog.Logger) (*controller.Controller, error) {
-	if run.Controller.Name == configs.Fixed {
+// buildController builds the planned controller (nil for the fixed
+// controller), with the sources of a transferring one read.
+func buildController(cp *configs.ControllerPlan, log zerolog.Logger) (*controller.Controller, error) {
+	if cp == nil {
 		return nil, nil
 	}
-	space, err := run.Controller.Space()
+	if cp.IntervalAuto {
+		log.Info().Int("interval", cp.Options.Interval).Msg(`controller.interval = "auto" resolved`)
+	}
+	settings, err := withTransfer(cp.Settings, cp.Space)
 	if err != nil {
 		return nil, err
 	}
-	settings, opts, err := run.ControllerSetup()
-	if err != nil {
-		return nil, err
-	}
-	if run.Controller.Interval == configs.IntervalAuto {
-		log.Info().Int("interval", opts.Interval).Msg(`controller.interval = "auto" resolved`)
-	}
-	if opts.Start, err = run.StartConfig(space); err != nil {
-		return nil, err
-	}
-	if settings, err = withTransfer(settings, space); err != nil {
-		return nil, err
-	}
-	return controller.Build(run.Controller.Name, settings, space, opts)
+	return controller.Build(cp.Name, settings, cp.Space, cp.Options)
 }

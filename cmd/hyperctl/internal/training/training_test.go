@@ -86,7 +86,7 @@ func TestFinalHyperparameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := Train(context.Background(), run, Options{Out: out, Log: zerolog.Nop()})
+	res, err := Train(context.Background(), plan(t, run), Options{Out: out, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func TestFinalHyperparameters(t *testing.T) {
 		}
 	}
 	// The run is finished: resuming does nothing, training again is refused.
-	if res, err := Train(context.Background(), run, Options{Out: out, Resume: true, Log: zerolog.Nop()}); err != nil || !res.AlreadyFinished {
+	if res, err := Train(context.Background(), plan(t, run), Options{Out: out, Resume: true, Log: zerolog.Nop()}); err != nil || !res.AlreadyFinished {
 		t.Fatalf("resume of a finished run: %+v, %v", res, err)
 	}
-	if _, err := Train(context.Background(), run, Options{Out: out, Log: zerolog.Nop()}); err == nil {
+	if _, err := Train(context.Background(), plan(t, run), Options{Out: out, Log: zerolog.Nop()}); err == nil {
 		t.Fatal("a finished run was overwritten without Force")
 	}
 }
@@ -176,10 +176,10 @@ high = 0.99
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Interrupted after iteration 2 (a checkpoint at 2), then resumed.
-	if _, err := Train(ctx, run, Options{Out: out, Log: zerolog.Nop(), Monitor: &cancelAt{at: 3, cancel: cancel}}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+	if _, err := Train(ctx, plan(t, run), Options{Out: out, Log: zerolog.Nop(), Monitor: &cancelAt{at: 3, cancel: cancel}}); err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	res, err := Train(context.Background(), run, Options{Out: out, Resume: true, Log: zerolog.Nop()})
+	res, err := Train(context.Background(), plan(t, run), Options{Out: out, Resume: true, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,4 +215,14 @@ func readCSV(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// plan resolves a test's config.
+func plan(t *testing.T, run configs.Run) *configs.Plan {
+	t.Helper()
+	p, err := run.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
