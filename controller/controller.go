@@ -339,7 +339,9 @@ func (c *Controller) Suggest() (Config, error) {
 	if c.st.Pending {
 		return c.st.Current, nil
 	}
-	c.st.Decided = !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0
+	// A method with the Trials ability chooses one update at a time: it
+	// decides at every iteration, whatever the interval.
+	c.st.Decided = !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0 || isTrials(c.method)
 	switch {
 	case !c.st.Decided:
 	case !c.st.HaveConfig && c.st.Iteration == 0 && c.opts.Start != nil:

@@ -11,8 +11,9 @@ import (
 // configurations that the trainer tries on the batch it has just collected,
 // each by a trial update scored without new environment samples (HOOF,
 // Paul et al. 2019, baselines/hoof). Trainers that cannot run trials use
-// Suggest alone; trainers that can ask the driver for Candidates at every
-// decision point.
+// Suggest alone; trainers that can ask the driver for Candidates, at every
+// iteration: HOOF's choice is one update's, so the decision interval does
+// not apply to it.
 type Trials interface {
 	Method
 	// Candidates returns the configurations to try at this decision point,
