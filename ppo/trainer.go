@@ -299,22 +299,36 @@ func (s IterStats) Result() controller.Result {
 // on. Any other error (an environment or libtorch failure) leaves the trainer
 // unusable until Restore.
 func (t *Trainer) Iterate(ctx context.Context, h Hyper) (IterStats, error) {
-	var st IterStats
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	if t.ln == nil {
-		return st, errors.New("ppo: trainer is closed")
-	}
-	if t.broken != nil {
-		return st, fmt.Errorf("ppo: a previous iteration failed (%v); restore a checkpoint", t.broken)
+	if err := t.ready(ctx); err != nil {
+		return IterStats{}, err
 	}
 	if err := h.Validate(); err != nil {
-		return st, err
+		return IterStats{}, err
 	}
+	return t.run(func() (IterStats, error) { return t.iterate(h) })
+}
+
+// ready reports whether an iteration may start: ctx is live, the trainer
+// open and not broken by an earlier failure.
+func (t *Trainer) ready(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t.ln == nil {
+		return errors.New("ppo: trainer is closed")
+	}
+	if t.broken != nil {
+		return fmt.Errorf("ppo: a previous iteration failed (%v); restore a checkpoint", t.broken)
+	}
+	return nil
+}
+
+// run runs one iteration on a locked OS thread (libtorch's thread-local
+// settings); a failure breaks the trainer until Restore.
+func (t *Trainer) run(iteration func() (IterStats, error)) (IterStats, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	st, err := t.iterate(h)
+	st, err := iteration()
 	if err != nil {
 		t.broken = err
 		return st, fmt.Errorf("ppo: iteration %d: %w", t.iteration, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
@@ -47,14 +46,8 @@ type TrialStats struct {
 // Like Iterate, the iteration runs to completion once started.
 func (t *Trainer) IterateTrials(ctx context.Context, cands []Hyper, spec controller.TrialSpec) (IterStats, error) {
 	var st IterStats
-	if err := ctx.Err(); err != nil {
+	if err := t.ready(ctx); err != nil {
 		return st, err
-	}
-	if t.ln == nil {
-		return st, errors.New("ppo: trainer is closed")
-	}
-	if t.broken != nil {
-		return st, fmt.Errorf("ppo: a previous iteration failed (%v); restore a checkpoint", t.broken)
 	}
 	if len(cands) == 0 {
 		return st, errors.New("ppo: trials: no candidates")
@@ -72,14 +65,7 @@ func (t *Trainer) IterateTrials(ctx context.Context, cands []Hyper, spec control
 			}
 		}
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	st, err := t.iterateTrials(cands, spec)
-	if err != nil {
-		t.broken = err
-		return st, fmt.Errorf("ppo: iteration %d: %w", t.iteration, err)
-	}
-	return st, nil
+	return t.run(func() (IterStats, error) { return t.iterateTrials(cands, spec) })
 }
 
 // trialEnd is the learner state after one candidate's trial update.
