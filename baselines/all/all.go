@@ -2,8 +2,8 @@
 // effect, as `import _ "github.com/hyperctl/hyperctl/baselines/all"`.
 //
 // A controller is a controller.Method in a package of its own that
-// registers itself (controller.MustRegister) in an init function. The ten
-// registered here:
+// registers itself (controller.MustRegister) in an init function. The
+// eleven registered here:
 //
 //   - "hypercontroller": HyperController, Gornet et al.'s Algorithm 1, the
 //     project's subject (package controller/hypercontroller);
@@ -21,10 +21,12 @@
 //   - "deltabo": DeltaBO, transfer from earlier runs, package
 //     baselines/deltabo;
 //   - "bilevel": Bayesian bilevel optimisation with UCB, package
-//     baselines/bilevel.
+//     baselines/bilevel;
+//   - "hoof": HOOF (Paul et al. 2019), candidates tried on the collected
+//     batch (the controller.Trials ability), package baselines/hoof.
 //
-// The first six are the HyperController paper's (Section V); the last four
-// come from related papers. All run on the same driver
+// The first six are the HyperController paper's (Section V); the next four
+// come from related papers, and HOOF from the single-run literature. All run on the same driver
 // (controller.Controller), so they see the same objective (by default the
 // paper's X_t = R_t − R_{t−1}), the same decision interval (the driver
 // calls Suggest every Interval iterations and Observe after every
