@@ -53,7 +53,7 @@ type preset struct {
 }
 
 var presets = []preset{
-	{"paper", "each method as its paper states it: the method's own first configuration, a tuned lr that replaces the annealed one, the delta objective, lr over the paper's bounds, no intercept, HOOF's paper settings (every option below off)", applyPaper},
+	{"paper", "each method as its paper states it: the method's own first configuration, a tuned lr that replaces the annealed one, the delta objective, the paper's space (batch size, clip, λ, lr over its bounds), no intercept, HOOF's paper settings (every option below off)", applyPaper},
 	{"intercept", "HyperController's predictors get a constant term (intercept = true); HyperController only", applyIntercept},
 	{"kframe", `the objective is the reward change per 1000 frames (objective = "delta_per_kframe")`, applyKFrame},
 	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
@@ -198,7 +198,8 @@ func applyLRScale(r *Run) error {
 }
 
 // applyPaper switches every option off: no intercept, the delta objective,
-// lr (with the paper's bounds) tuned in place of lr_scale, the method's own
+// the paper's space (its four keys and bounds, whatever the config tunes:
+// lr in place of lr_scale, and a narrowed range widened), the method's own
 // first configuration and a tuned lr that replaces the annealed one; for
 // HOOF, the paper's settings.
 func applyPaper(r *Run) error {
@@ -206,16 +207,7 @@ func applyPaper(r *Run) error {
 	r.Controller.Start = StartMethod
 	r.Controller.Observe = ObserveIteration
 	r.Controller.TunedLR = TunedLRReplace
-	r.Controller.Tune = slices.Clone(r.Controller.Tune)
-	for i, t := range r.Controller.Tune {
-		if t.Name == "lr_scale" {
-			for _, p := range PaperSpace() {
-				if p.Name == "lr" {
-					r.Controller.Tune[i] = p
-				}
-			}
-		}
-	}
+	r.Controller.Tune = PaperSpace()
 	r.PPO.LRScale = 1
 	if r.Controller.Name == hoof.Name {
 		if r.Controller.Settings == nil {
