@@ -25,6 +25,7 @@
 #   JOBS    --jobs                      2
 #   FOCUS   report --focus              hypercontroller@rl
 #   GROW    1: the seeds may extend the matrix already in OUT (compare --force)
+#   EXTRA   more compare flags, space-separated (e.g. --set ppo.lr=1e-4)
 #   HYPERCTL  use this binary instead of building one
 #   BUILD     the commit HYPERCTL was built from (recorded in OUT/build.txt)
 #
@@ -48,6 +49,10 @@ if [ -n "${CONFIG:-}" ]; then
 fi
 if [ "${GROW:-0}" = 1 ]; then
   extra+=(--force)
+fi
+if [ -n "${EXTRA:-}" ]; then
+  read -r -a more <<< "$EXTRA"
+  extra+=("${more[@]}")
 fi
 
 mkdir -p "$OUT"
