@@ -15,7 +15,7 @@
 #   JOBS      parallel runs (default 2)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-: "${BUILD:?set BUILD to the commit of the matrix's binary}"
+: "${BUILD:?set BUILD to the commit of the binary of the matrix}"
 : "${ROWS:?set ROWS, the rows to run}"
 export BUILD
 export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-decide-$BUILD}
