@@ -274,7 +274,7 @@
         el.className = 'chart';
         el.id = 'chart-' + chart.key;
         el.innerHTML = '<div class="plot"></div><div class="readout"></div>';
-        info = { el, u: null, sig: '', focus: null };
+        info = { el, u: null, sig: '', dataSig: '', focus: null };
         st.charts.set(chart.key, info);
       }
       box.appendChild(info.el); // keeps the list's order
@@ -282,22 +282,26 @@
         const c = st.cache.get(r.id);
         return c && !st.hidden.has(legendKey(r, many)) && (c[chart.table][chart.key] || []).length > 0;
       });
+      // Unchanged data is not joined nor drawn again.
+      const dataSig = shown.map((r) => { const c = st.cache.get(r.id); return r.id + '@' + c.gen + '@' + rows(c[chart.table]); }).join('|');
+      const width = Math.max(300, info.el.clientWidth - 8);
+      const sig = [st.group, width, ...shown.map((r) => r.id)].join('|');
+      if (info.u && info.sig === sig && info.dataSig === dataSig) continue;
+      info.dataSig = dataSig;
       const tables = shown.map((r) => { const t = st.cache.get(r.id)[chart.table]; return [t[xKey], t[chart.key]]; });
       let points = 0;
       for (const t of tables) for (const y of t[1]) if (y != null) points++;
       info.el.dataset.points = points;
       info.el.dataset.series = shown.length;
-      const width = Math.max(300, info.el.clientWidth - 8);
       const plot = info.el.querySelector('.plot');
       if (shown.length === 0) {
         if (info.u) { info.u.destroy(); info.u = null; }
-        info.sig = '';
+        info.sig = info.dataSig = '';
         plot.innerHTML = `<div class="empty" style="height:${CHART_HEIGHT}px"><b>${esc(chart.title)}</b><br>no data yet</div>`;
         continue;
       }
       const data = uPlot.join(tables);
       const names = shown.map((r) => runName(r, many));
-      const sig = [st.group, width, ...shown.map((r) => r.id)].join('|');
       if (info.u && info.sig === sig) { info.u.setData(data); continue; }
       if (info.u) info.u.destroy();
       plot.innerHTML = '';
