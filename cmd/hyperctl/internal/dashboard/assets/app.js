@@ -163,7 +163,7 @@
       const counts = {};
       let head1 = `<th></th>`, head2 = `<th></th>`;
       m.envs.forEach((e) => {
-        head1 += `<td class="gap"></td><th class="env ${e === st.group ? 'sel' : ''}" colspan="${S}" style="max-width:${Math.max(15 * S, 90)}px" data-group="${esc(e)}" title="${esc(e)}: show its curves">${esc(e)}</th>`;
+        head1 += `<td class="gap"></td><th class="env ${e === st.group ? 'sel' : ''}" colspan="${S}" style="max-width:${Math.max(15 * S, 110)}px" data-group="${esc(e)}" title="${esc(e)}: show its curves">${esc(e)}</th>`;
         head2 += `<td class="gap"></td>` + m.seeds.map((s) => `<th class="seed">${s}</th>`).join('');
       });
       const rows = m.controllers.map((c, ci) => {
