@@ -84,11 +84,14 @@ func NewRuns(root string, o RunsOptions) (*Runs, error) {
 	}, nil
 }
 
-// The charts of a runs dashboard, before the hyperparameters'.
-var runCharts = []Chart{
-	{Key: rundir.ColTrainReward, Table: "train", Title: "Training reward R_t (train_reward)", Label: "mean reward per step"},
-	{Key: rundir.ColMeanEpisodeReturn, Table: "train", Title: "Mean episode return (mean_episode_return)", Label: "return of finished episodes"},
-	{Key: rundir.ColEvalReturn, Table: "eval", Title: "Evaluation return (eval.csv)", Label: "deterministic return", Points: true},
+// runCharts are the charts of a runs dashboard, before the
+// hyperparameters'.
+func runCharts() []Chart {
+	return []Chart{
+		{Key: rundir.ColTrainReward, Table: "train", Title: "Training reward R_t (train_reward)", Label: "mean reward per step"},
+		{Key: rundir.ColMeanEpisodeReturn, Table: "train", Title: "Mean episode return (mean_episode_return)", Label: "return of finished episodes"},
+		{Key: rundir.ColEvalReturn, Table: "eval", Title: "Evaluation return (eval.csv)", Label: "deterministic return", Points: true},
+	}
 }
 
 // Overview implements Source.
@@ -129,7 +132,7 @@ func (s *Runs) Overview(ctx context.Context) (*Overview, error) {
 func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 	ov := &Overview{
 		Kind: "runs", Title: s.root, Group: "environment",
-		X: Axis{Key: rundir.ColFrames, Label: "frames trained"}, Charts: runCharts,
+		X: Axis{Key: rundir.ColFrames, Label: "frames trained"}, Charts: runCharts(),
 		PollMS: s.poll.Milliseconds(), Updated: time.Now().Format(time.RFC3339),
 	}
 	dirs := map[string]string{}

@@ -48,16 +48,20 @@ const (
 	colObjective   = "objective"
 )
 
-var sessionCharts = []Chart{
-	{Key: colReward, Table: "train", Title: "Reward R_t (observed)", Label: "reward"},
-	{Key: colObjective, Table: "train", Title: "Objective X_t (from the session's objective)", Label: "objective"},
+// sessionCharts are the charts of a sessions dashboard, before the
+// parameters'.
+func sessionCharts() []Chart {
+	return []Chart{
+		{Key: colReward, Table: "train", Title: "Reward R_t (observed)", Label: "reward"},
+		{Key: colObjective, Table: "train", Title: "Objective X_t (from the session's objective)", Label: "objective"},
+	}
 }
 
 // Overview implements Source.
 func (s *Sessions) Overview(ctx context.Context) (*Overview, error) {
 	ov := &Overview{
 		Kind: "sessions", Title: s.title, Group: "space",
-		X: Axis{Key: colObservation, Label: "observation (iteration)"}, Charts: sessionCharts,
+		X: Axis{Key: colObservation, Label: "observation (iteration)"}, Charts: sessionCharts(),
 		PollMS: s.poll.Milliseconds(), Updated: time.Now().Format(time.RFC3339),
 	}
 	for _, sum := range s.r.List(ctx) {
