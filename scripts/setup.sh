@@ -48,7 +48,9 @@ log() { echo "setup: $*" >&2; }
 # in tests. Debian's python3-numpy, python3-torch and python3-protobuf (for
 # /usr/bin/python3): the independent Python checks of policies and TensorBoard
 # files, and the Python PPO that proves `hyperctl serve` end to end.
-debs=(libtorch-dev libmujoco-dev libopenblas0-pthread slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf)
+# chromium: the browser test of `hyperctl dashboard` (headless, driven by
+# chromedp; cmd/hyperctl/internal/dashboard).
+debs=(libtorch-dev libmujoco-dev libopenblas0-pthread slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf chromium)
 missing=()
 for p in "${debs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/dashboard"
 	"github.com/hyperctl/hyperctl/controller/service"
 )
 
@@ -50,11 +52,17 @@ Every phase of a request has a timeout (--header-timeout, --body-timeout,
 the others are served.
 
 The server listens on loopback unless --token-file is given; then every
-request needs "Authorization: Bearer <token>".`,
+request needs "Authorization: Bearer <token>". The same address serves a
+live web page of the sessions (http://ADDR/: each session's reward,
+objective and suggested values against the observation), behind the same
+token: open it once as http://ADDR/?token=<token>.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.Log = a.log
 			cfg.Version = version
+			cfg.Pages = func(s *service.Server, token string) http.Handler {
+				return dashboard.Handler(dashboard.NewSessions(s, "sessions in "+cfg.StateDir, 0), dashboard.Options{Token: token})
+			}
 			if keepAwake < 0 {
 				return usagef("--keep-awake: want a duration >= 0 (0: off), got %v", keepAwake)
 			}

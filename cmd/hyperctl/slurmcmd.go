@@ -117,10 +117,11 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Per run of a compare folder: finished, running, pending, failed or missing",
 		Long: `status lists every run of the matrix a compare recorded in DIR/compare.json:
   finished  summary.json exists
-  running   a Slurm task runs it
+  running   a Slurm task runs it, or a process writes it now (train holds its lock)
   pending   a Slurm task for it waits in the queue
   failed    its last Slurm task ended without finishing it (the reason follows)
-  missing   not finished, not queued, no failure recorded (not started, or stopped)
+  missing   not finished, not queued, not being written, no failure recorded
+            (not started, or stopped)
 It reads the run folders and, when the compare was submitted with
 --backend slurm, the queue (squeue and scontrol; not sacct, which needs
 slurmdbd). 'compare --backend slurm' again submits the failed and missing runs.`,

@@ -134,6 +134,17 @@ func TrainColumns(hyper []string) []string {
 	return append(out, ColRejectedUpdates)
 }
 
+// HyperColumns returns the hyperparameter columns of a train.csv header
+// (see TrainColumns): those between mean_episode_return and
+// rejected_updates, in the header's order. A header without both has none.
+func HyperColumns(header []string) []string {
+	lo, hi := slices.Index(header, ColMeanEpisodeReturn), slices.Index(header, ColRejectedUpdates)
+	if lo < 0 || hi <= lo {
+		return nil
+	}
+	return slices.Clone(header[lo+1 : hi])
+}
+
 // EvalColumns is eval.csv's header.
 func EvalColumns() []string {
 	return []string{ColIteration, ColFrames, ColWallTime, ColControllerTime, ColEvalReturn, ColEvalSteps, ColEvalEpisodes, ColEvalStd}

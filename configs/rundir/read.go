@@ -142,12 +142,20 @@ func LastRow(dir string) (iteration int, frames int64, ok bool) {
 	return 0, 0, false
 }
 
-// FindRuns walks root for run folders: those holding train.csv, finished
-// when they also hold summary.json. It returns the finished ones, sorted,
-// and the number of unfinished ones; checkpoint folders are not searched,
-// nor the folders below a finished run.
-func FindRuns(root string) (finished []string, unfinished int, err error) {
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// Found is a run folder that Runs found.
+type Found struct {
+	Dir      string // the folder (root joined with its relative path)
+	Finished bool   // it holds summary.json
+}
+
+// Runs walks root for run folders, finished or not: those holding
+// train.csv, finished when they also hold summary.json. It returns them
+// sorted by folder; checkpoint folders are not searched, nor the folders
+// below a finished run. A folder of run folders (a compare, a population)
+// is searched through, whatever else it holds.
+func Runs(root string) ([]Found, error) {
+	var runs []Found
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -157,18 +165,31 @@ func FindRuns(root string) (finished []string, unfinished int, err error) {
 		if d.Name() == CheckpointDir && path != root {
 			return filepath.SkipDir
 		}
-		hasSummary := regularFile(filepath.Join(path, SummaryFile))
-		hasTrain := regularFile(filepath.Join(path, TrainCSV))
-		switch {
-		case hasSummary && hasTrain:
-			finished = append(finished, path)
+		if !regularFile(filepath.Join(path, TrainCSV)) {
+			return nil
+		}
+		finished := regularFile(filepath.Join(path, SummaryFile))
+		runs = append(runs, Found{Dir: path, Finished: finished})
+		if finished {
 			return filepath.SkipDir
-		case hasTrain:
-			unfinished++
 		}
 		return nil
 	})
-	sort.Strings(finished)
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Dir < runs[j].Dir })
+	return runs, err
+}
+
+// FindRuns walks root for run folders (see Runs). It returns the finished
+// ones, sorted, and the number of unfinished ones.
+func FindRuns(root string) (finished []string, unfinished int, err error) {
+	runs, err := Runs(root)
+	for _, r := range runs {
+		if r.Finished {
+			finished = append(finished, r.Dir)
+		} else {
+			unfinished++
+		}
+	}
 	return finished, unfinished, err
 }
 

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +12,8 @@ import (
 
 // ReadLog drops a torn last line, finds columns by name and names the file,
 // the line and the column in its errors; LastRow reads the last complete
-// row; FindRuns lists the finished runs below a folder.
+// row; Runs lists the run folders below a folder, FindRuns the finished
+// ones.
 func TestReadLog(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, TrainCSV)
@@ -69,5 +71,13 @@ func TestReadLog(t *testing.T) {
 	want := []string{filepath.Join(root, "a-c/seed0"), filepath.Join(root, "b/seed0")}
 	if err != nil || unfinished != 1 || strings.Join(runs, " ") != strings.Join(want, " ") {
 		t.Fatalf("FindRuns = %v, %d, %v; want %v, 1", runs, unfinished, err, want)
+	}
+	all, err := Runs(root)
+	var got []string
+	for _, r := range all {
+		got = append(got, fmt.Sprintf("%s:%v", strings.TrimPrefix(r.Dir, root+"/"), r.Finished))
+	}
+	if err != nil || strings.Join(got, " ") != "a-c/seed0:true a/seed1:false b/seed0:true" {
+		t.Fatalf("Runs = %v, %v; want a-c/seed0:true a/seed1:false b/seed0:true", got, err)
 	}
 }

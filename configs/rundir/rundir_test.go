@@ -390,3 +390,15 @@ func TestCheckpointFilesMoveWithIt(t *testing.T) {
 		t.Fatalf("fallback: %+v %+v %v", c, rd, err)
 	}
 }
+
+// HyperColumns inverts TrainColumns: the hyperparameter columns of a header.
+func TestHyperColumns(t *testing.T) {
+	for _, hyper := range [][]string{{"batch_size", "clip", "gae_lambda", "lr"}, {"batch_size", "lr", "lr_scale"}, {}} {
+		if got := HyperColumns(TrainColumns(hyper)); strings.Join(got, ",") != strings.Join(hyper, ",") {
+			t.Errorf("HyperColumns(TrainColumns(%v)) = %v", hyper, got)
+		}
+	}
+	if got := HyperColumns(EvalColumns()); got != nil {
+		t.Errorf("HyperColumns(eval.csv's header) = %v, want none", got)
+	}
+}

@@ -17,6 +17,12 @@ import (
 
 // RunConfig is `hyperctl serve`'s configuration.
 type RunConfig struct {
+	// Pages, when set, serves every path outside the API (`hyperctl serve`
+	// mounts the dashboard of its sessions there). It is given the server,
+	// whose sessions it may read through List and Get, and the token,
+	// which it must require as the API does ("" when there is none).
+	Pages func(s *Server, token string) http.Handler
+
 	Listen        string // host:port; port 0 picks a free one
 	StateDir      string
 	TokenFile     string // required for a non-loopback Listen
@@ -102,9 +108,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		if tok, err = ReadToken(cfg.TokenFile); err != nil {
 			return err
 		}
-		if st, err := os.Stat(cfg.TokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
-			cfg.Log.Warn().Str("file", cfg.TokenFile).Str("mode", st.Mode().Perm().String()).Msg("the token file is readable by other users; chmod 600 it")
-		}
+		WarnTokenMode(cfg.TokenFile, cfg.Log)
 	}
 	if err := CheckListen(ctx, cfg.Listen, tok != ""); err != nil {
 		return err
@@ -135,9 +139,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	if ta, ok := ln.Addr().(*net.TCPAddr); ok && tok == "" && !ta.IP.IsLoopback() {
+	if err := CheckBound(ln, cfg.Listen, tok != ""); err != nil {
 		ln.Close()
-		return &ConfigError{fmt.Sprintf("--listen %q bound %s, which is not a loopback address; give --token-file", cfg.Listen, ta)}
+		return err
 	}
 	addr := ln.Addr().String()
 	if cfg.AddrFile != "" {
@@ -148,6 +152,10 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	}
 	hs := httpServer(srv.Handler(HandlerOptions{Token: tok, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout, HandlerTimeout: cfg.HandlerTimeout}), cfg.HeaderTimeout, cfg.IdleTimeout)
 	cfg.Log.Info().Str("addr", addr).Str("state", cfg.StateDir).Bool("token", tok != "").Int("sessions", srv.Count()).Msg("serving")
+	if cfg.Pages != nil {
+		hs.Handler = withPages(hs.Handler, cfg.Pages(srv, tok))
+		cfg.Log.Info().Str("url", "http://"+addr+"/").Msg("dashboard of the sessions")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

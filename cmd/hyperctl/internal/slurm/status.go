@@ -20,12 +20,14 @@ import (
 type State int
 
 const (
-	// Missing: not finished, not queued, no failure recorded (never started,
-	// or stopped outside Slurm).
+	// Missing: not finished, not queued, not being written, no failure
+	// recorded (never started, or stopped).
 	Missing State = iota
 	// Pending: a Slurm task for it waits in the queue.
 	Pending
-	// Running: a Slurm task for it runs.
+	// Running: a Slurm task for it runs, or a process writes its folder
+	// now (it holds the folder's lock: `hyperctl train`, alone or as a
+	// child of a local compare).
 	Running
 	// Failed: its last Slurm task ended without finishing it; Detail says why.
 	Failed
@@ -181,6 +183,21 @@ func Collect(ctx context.Context, out string, man report.Manifest, r Runner) (St
 	return st, nil
 }
 
+// FolderStatus is the state of one run folder outside a compare's matrix
+// (no Slurm task was asked to run it), decided as Collect decides a
+// matrix's: finished, running (a process writes it) or missing (not
+// started, or stopped). Env, Controller, Seed and Iterations are left to
+// the caller, who knows the folder's config.
+func FolderStatus(dir string) (RunStatus, error) {
+	rs, err := runStatus(dir, nil, nil, false)
+	if err != nil {
+		return rs, err
+	}
+	rs.Dir = dir
+	rs.StateName = rs.State.String()
+	return rs, nil
+}
+
 // runStatus decides one run's state; see the State constants. tasks are the
 // Slurm tasks that were asked to run it, oldest first; q is the queue (nil
 // when unknown or when there are no jobs).
@@ -219,6 +236,18 @@ func runStatus(dir string, tasks []TaskKey, q map[TaskKey]TaskState, queueUnknow
 		}
 		if ts.Restarts > 0 {
 			rs.Detail += fmt.Sprintf(", requeued %d×", ts.Restarts)
+		}
+		return rs, nil
+	}
+	// A process writes it now (train, a local compare's child, or a Slurm
+	// task the queue did not show): it holds the folder's lock.
+	if pid, held, err := rundir.Holder(dir); err != nil {
+		return rs, fmt.Errorf("status: %w", err)
+	} else if held {
+		rs.State = Running
+		rs.Detail = "a process writes it (it holds " + rundir.LockFile + ")"
+		if pid > 0 {
+			rs.Detail = fmt.Sprintf("process %d writes it", pid)
 		}
 		return rs, nil
 	}

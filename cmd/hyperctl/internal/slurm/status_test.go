@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,52 @@ func TestCollect(t *testing.T) {
 	}
 	if st.Runs[5].State != Running || st.Runs[3].State != Pending || st.Runs[1].State != Failed {
 		t.Errorf("folder-only states: %v %v %v", st.Runs[5].State, st.Runs[3].State, st.Runs[1].State)
+	}
+}
+
+// TestRunningByLock: a run whose folder a process writes (it holds the
+// folder's lock, as train does) is running, in a local compare's matrix and
+// as a folder alone; once the lock is released it is missing again.
+func TestRunningByLock(t *testing.T) {
+	out := t.TempDir()
+	man := report.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0}, Iterations: 4}
+	for _, c := range man.Controllers {
+		dir := filepath.Join(out, RunDir("reacher", c, 0))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), []byte("env = \"reacher\"\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, rundir.TrainCSV), []byte("iteration,frames\n0,100\n1,200\n"), 0o644)
+	}
+	held := filepath.Join(out, RunDir("reacher", "a", 0))
+	lock, err := rundir.Acquire(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Collect(context.Background(), out, man, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDetail := fmt.Sprintf("process %d writes it", os.Getpid())
+	if r := st.Runs[0]; r.State != Running || r.Detail != wantDetail || r.Done != 2 {
+		t.Errorf("locked run: %s %q %d done; want running %q 2", r.State, r.Detail, r.Done, wantDetail)
+	}
+	if r := st.Runs[1]; r.State != Missing || r.Detail != "unfinished and not queued" {
+		t.Errorf("unlocked run: %s %q; want missing", r.State, r.Detail)
+	}
+	if r, err := FolderStatus(held); err != nil || r.State != Running || r.StateName != "running" || r.Detail != wantDetail {
+		t.Errorf("FolderStatus(locked) = %+v, %v", r, err)
+	}
+	lock.Release()
+	if r, err := FolderStatus(held); err != nil || r.State != Missing || r.Done != 2 {
+		t.Errorf("FolderStatus(released) = %+v, %v; want missing, 2 done", r, err)
+	}
+	if err := rundir.WriteSummary(held, rundir.Summary{Iterations: 2, WallTimeS: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := FolderStatus(held); err != nil || r.State != Finished || r.Done != 2 {
+		t.Errorf("FolderStatus(finished) = %+v, %v; want finished, 2 done", r, err)
+	}
+	if r, err := FolderStatus(filepath.Join(out, "nothing")); err != nil || r.State != Missing || r.Detail != "not started" {
+		t.Errorf("FolderStatus(absent) = %+v, %v; want missing, not started", r, err)
 	}
 }
 

@@ -1,0 +1,38 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Serve serves h on ln until ctx is cancelled, then shuts down, letting
+// requests in flight finish (up to 5 s). Every phase of a request has a
+// timeout, so a client that stalls holds only its own connection: its
+// headers 10 s, the whole request 30 s, the response 60 s (Handler also
+// bounds each response's writing), an idle kept-alive connection 2 min.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("dashboard: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("dashboard: shutdown: %w", err)
+	}
+	return nil
+}
