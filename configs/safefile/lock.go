@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Lock is a held folder lock: an exclusive flock(2) on a lock file inside
@@ -41,16 +42,30 @@ func (e *LockedError) Error() string {
 }
 
 // Acquire takes the lock on dir/name (creating the file with mode 0600;
-// dir must exist) without waiting, and writes the caller's pid into it. If
-// another process holds it, the error is a *LockedError naming that
+// dir must exist) without waiting for a writer (a reader's probe is waited
+// out, see probeRetries), and writes the caller's pid into it. If another
+// process holds it, the error is a *LockedError naming that
 // process's pid; what names the folder's kind in it ("run folder").
 func Acquire(dir, name, what string) (*Lock, error) {
+	return acquire(dir, name, what, func(int) { time.Sleep(probeWait) })
+}
+
+// acquire is Acquire with wait called before each retry.
+func acquire(dir, name, what string, wait func(try int)) (*Lock, error) {
 	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	for try := 0; errors.Is(err, syscall.EWOULDBLOCK) && try < probeRetries; try++ {
+		// Holder's probe (a reader such as status or the dashboard)
+		// holds a shared lock for a moment; a writer holds it for its
+		// whole life. A few short waits tell them apart.
+		wait(try)
+		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &LockedError{What: what, Dir: dir, Path: path, PID: readPID(path)}
@@ -67,6 +82,13 @@ func Acquire(dir, name, what string) (*Lock, error) {
 	}
 	return &Lock{f: f, path: path}, nil
 }
+
+// A refused Acquire tries again probeRetries times, probeWait apart, so a
+// reader's momentary probe (Holder) never turns a writer away.
+const (
+	probeRetries = 5
+	probeWait    = 20 * time.Millisecond
+)
 
 // Release gives the lock up (ending the process does too).
 func (l *Lock) Release() error {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -61,4 +62,28 @@ func TestWriteAtomic(t *testing.T) {
 	if err := WriteAtomic(filepath.Join(dir, "missing", "f"), nil); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "missing", "f")) {
 		t.Fatalf("write into a missing folder: %v", err)
 	}
+}
+
+// TestAcquireWaitsOutAProbe: a reader's shared probe held across the
+// writer's first attempt does not refuse the writer (the probe ends during
+// the first wait); a writer's lock refuses it after every retry.
+func TestAcquireWaitsOutAProbe(t *testing.T) {
+	dir := t.TempDir()
+	probe, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := flock(probe, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	waits := 0
+	l, err := acquire(dir, ".lock", "run folder", func(int) { waits++; probe.Close() })
+	if err != nil || waits != 1 {
+		t.Fatalf("a reader's probe: %v after %d waits, want the lock after 1", err, waits)
+	}
+	waits = 0
+	if _, err := acquire(dir, ".lock", "run folder", func(int) { waits++ }); err == nil || waits != probeRetries {
+		t.Fatalf("a second writer: %v after %d waits, want refused after %d", err, waits, probeRetries)
+	}
+	l.Release()
 }
