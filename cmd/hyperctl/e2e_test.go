@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -358,5 +359,44 @@ func TestCompareVariantsAtAFrameBudget(t *testing.T) {
 	}
 	if _, e, code := runCLI(t, "report", out, "--resamples", "0"); code != 2 || !strings.Contains(e, "--resamples") {
 		t.Fatalf("report --resamples 0: exit %d, %s", code, e)
+	}
+}
+
+// TestTrainStopsOnSignals: SIGHUP (the terminal of a compare closed) ends
+// a run as SIGTERM and SIGINT do: the checkpoint at the iteration reached,
+// policy-final, and the "interrupted" line with the resume command.
+func TestTrainStopsOnSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := writeTiny(t, dir, "iterations = 6", "iterations = 400")
+			out := filepath.Join(dir, "run")
+			var stderr bytes.Buffer
+			cmd := exec.Command(binPath, "--log-format", "json", "train", "--config", cfg, "--out", out)
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait, bounded in polls, for a few rows.
+			for i := 0; i < 3000; i++ {
+				if b, err := os.ReadFile(filepath.Join(out, "train.csv")); err == nil && strings.Count(string(b), "\n") >= 4 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_ = cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Fatalf("exit: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "interrupted at iteration") || !strings.Contains(stderr.String(), "--resume") {
+				t.Fatalf("no interrupted line:\n%s", stderr.String())
+			}
+			for _, f := range []string{filepath.Join("checkpoint", "checkpoint.bin"), "policy-final.json", "policy-final.safetensors"} {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Errorf("%s after %v: %v", f, sig, err)
+				}
+			}
+		})
 	}
 }
