@@ -29,24 +29,32 @@ type Camera struct {
 }
 
 // Style is how an environment is drawn: its camera, the size of the floor's
-// checker squares, and colours of named geoms (RGBA); other geoms without
-// a colour of their own get Body.
+// checker squares, whether the floor is drawn without end, and colours of
+// named geoms (RGBA); other geoms without a colour of their own get Body.
 type Style struct {
 	Camera    Camera
 	TexRepeat float64 // checker repeats per metre of floor
-	Body      [4]float32
-	Geoms     map[string][4]float32
+	// EndlessFloor draws the floor plane as an infinite plane (MuJoCo draws
+	// a plane whose first two sizes are 0 to the horizon), so a body that
+	// runs past the model's floor (HalfCheetah's is 80 m long, and a good
+	// policy runs further in an episode) still runs on it. The simulation
+	// model is untouched: its plane is infinite for contacts anyway.
+	EndlessFloor bool
+	Body         [4]float32
+	Geoms        map[string][4]float32
 }
 
 // Styles are the render styles by environment short name. The models define
 // no cameras or materials; these frame each task about as Gymnasium's
 // default viewers do (HalfCheetah followed from the side at distance 4, the
 // others from a fixed point) and colour the parts that matter (Pusher's
-// object and goal, Reacher's target and fingertip).
+// object and goal, Reacher's target and fingertip). The floors of
+// HalfCheetah and InvertedDoublePendulum reach the horizon; Pusher's table
+// and Reacher's arena keep their size, as the bodies stay on them.
 var Styles = map[string]Style{
-	"halfcheetah": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -15}, TexRepeat: 2,
+	"halfcheetah": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -15}, TexRepeat: 2, EndlessFloor: true,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}},
-	"inverteddoublependulum": {Camera: Camera{Track: -1, Distance: 3.4, Azimuth: 90, Elevation: -5, Lookat: [3]float64{0, 0, 0.55}}, TexRepeat: 2,
+	"inverteddoublependulum": {Camera: Camera{Track: -1, Distance: 3.4, Azimuth: 90, Elevation: -5, Lookat: [3]float64{0, 0, 0.55}}, TexRepeat: 2, EndlessFloor: true,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"rail": {0.5, 0.5, 0.5, 1}}},
 	"pusher": {Camera: Camera{Track: -1, Distance: 2.2, Azimuth: 135, Elevation: -40, Lookat: [3]float64{0.2, -0.2, -0.3}}, TexRepeat: 5,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"object": {0.95, 0.95, 0.95, 1}, "goal": {0.9, 0.15, 0.15, 1}}},
@@ -116,8 +124,14 @@ func (r *Renderer) Close() error {
 	return nil
 }
 
+// skyHorizon is the colour of the skybox at the horizon as drawn (its
+// gradient between rgb1 and rgb2, measured on a frame): the haze an endless
+// floor fades into, so the horizon has no seam.
+const skyHorizon = "0.25 0.33 0.42"
+
 // renderXML decorates an environment's MJCF for drawing only: a headlight,
-// a gradient skybox, a checker material on the floor plane and a light.
+// a gradient skybox with the haze of its horizon, a checker material on the
+// floor plane and a light.
 // Bodies, joints and their inertial figures are untouched, so the state of
 // the simulation model (qpos, qvel) drives this one.
 func renderXML(xml string, st Style) (string, error) {
@@ -127,12 +141,12 @@ func renderXML(xml string, st Style) (string, error) {
 	}
 	head += strings.Index(xml[head:], ">") + 1
 	assets := fmt.Sprintf(`
-  <visual><quality offsamples="0"/><headlight ambient="0.35 0.35 0.35" diffuse="0.6 0.6 0.6" specular="0.1 0.1 0.1"/></visual>
+  <visual><quality offsamples="0"/><rgba haze="%s 1"/><headlight ambient="0.35 0.35 0.35" diffuse="0.6 0.6 0.6" specular="0.1 0.1 0.1"/></visual>
   <asset>
     <texture name="hc_sky" type="skybox" builtin="gradient" rgb1="0.45 0.6 0.75" rgb2="0.05 0.05 0.1" width="256" height="256"/>
     <texture name="hc_floor" type="2d" builtin="checker" rgb1="0.12 0.2 0.28" rgb2="0.22 0.3 0.38" width="256" height="256"/>
     <material name="hc_floor" texture="hc_floor" texrepeat="%g %g" texuniform="true"/>
-  </asset>`, st.TexRepeat, st.TexRepeat)
+  </asset>`, skyHorizon, st.TexRepeat, st.TexRepeat)
 	out := xml[:head] + assets + xml[head:]
 	wb := strings.Index(out, "<worldbody>")
 	plane := strings.Index(out, `type="plane"`)
@@ -178,6 +192,9 @@ func (s *sim) NewRenderer(width, height int) (envs.Renderer, error) {
 		return nil, fmt.Errorf("mujoco: %s render model differs from the simulation model", s.spec.ID)
 	}
 	colourGeoms(m, st)
+	if st.EndlessFloor {
+		endlessFloor(m)
+	}
 	d, err := NewData(m)
 	if err != nil {
 		m.Close()
@@ -207,6 +224,19 @@ func colourGeoms(m *Model, st Style) {
 			c = st.Body
 		}
 		copy(rgba[4*i:4*i+4], c[:])
+	}
+}
+
+// endlessFloor sets the first two sizes of a render model's planes to 0,
+// which MuJoCo draws as infinite planes (rendering only).
+func endlessFloor(m *Model) {
+	n := m.NGeom()
+	size := unsafe.Slice((*float64)(unsafe.Pointer(m.m.geom_size)), 3*n)
+	types := unsafe.Slice((*int32)(unsafe.Pointer(m.m.geom_type)), n)
+	for i := 0; i < n; i++ {
+		if types[i] == C.mjGEOM_PLANE {
+			size[3*i], size[3*i+1] = 0, 0
+		}
 	}
 }
 

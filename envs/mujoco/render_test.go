@@ -2,6 +2,7 @@ package mujoco_test
 
 import (
 	"image"
+	"math"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/envs"
@@ -17,6 +18,11 @@ func TestRenderFramesMove(t *testing.T) {
 		t.Run(name, func(t *testing.T) { rendertest.CheckFrames(t, name, 160, 120, 30) })
 	}
 }
+
+// minFloorEdges is the edge density (see edgeDensity) above which the
+// bottom of a frame shows the checker floor: it measured 0.91-0.92 on the
+// floor at 160x120, and 0.05 over the void past the old floor's end.
+const minFloorEdges = 0.4
 
 func TestRendererRejectsWrongSize(t *testing.T) {
 	env, err := envs.Make("reacher")
@@ -43,5 +49,73 @@ func TestRendererRejectsWrongSize(t *testing.T) {
 	}
 	if err := r.Render(image.NewRGBA(image.Rect(0, 0, 64, 48))); err == nil {
 		t.Fatal("render after Close succeeded")
+	}
+}
+
+// edgeDensity is the mean absolute difference of horizontally adjacent
+// grey levels in the bottom quarter of img: the checker floor's square
+// edges give it a clear value, the sky's vertical gradient almost none.
+func edgeDensity(img *image.RGBA) float64 {
+	b := img.Bounds()
+	grey := func(x, y int) float64 {
+		i := img.PixOffset(x, y)
+		return (float64(img.Pix[i]) + float64(img.Pix[i+1]) + float64(img.Pix[i+2])) / 3
+	}
+	var sum float64
+	n := 0
+	for y := b.Max.Y - b.Dy()/4; y < b.Max.Y; y++ {
+		for x := b.Min.X + 1; x < b.Max.X; x++ {
+			sum += math.Abs(grey(x, y) - grey(x-1, y))
+			n++
+		}
+	}
+	return sum / float64(n)
+}
+
+// TestFloorReachesTheHorizon puts HalfCheetah's torso at x = 0, 39 (on the
+// model's 80 m floor), 100 and 10 000 m (past it) and draws it with the
+// tracking camera: the bottom quarter of every frame must show the checker
+// floor, not the sky. Before the floor was made endless, a cheetah past
+// the model's floor, which ends at 40 m, ran over a void.
+func TestFloorReachesTheHorizon(t *testing.T) {
+	const w, h = 160, 120
+	env, err := envs.Make("halfcheetah")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := env.Reset(0); err != nil {
+		t.Fatal(err)
+	}
+	r, err := envs.NewRenderer(env, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ss, ok := env.(envs.Unwrapper).Unwrap().(interface {
+		SetState(qpos, qvel []float64) error
+	})
+	if !ok {
+		t.Fatal("halfcheetah has no SetState")
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for _, x := range []float64{0, 39, 100, 10000} {
+		qpos := make([]float64, 9)
+		qpos[0] = x
+		if err := ss.SetState(qpos, make([]float64, 9)); err != nil {
+			t.Fatal(err)
+		}
+		// MuJoCo's tracking camera moves towards the body a fraction of
+		// the way per frame; a few dozen frames let it arrive.
+		for k := 0; k < 60; k++ {
+			if err := r.Render(img); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := edgeDensity(img)
+		t.Logf("x = %g m: floor edge density %.2f", x, d)
+		if d < minFloorEdges {
+			t.Errorf("torso at x = %g m: edge density of the frame's bottom quarter %.2f, want >= %v (no floor under the cheetah)", x, d, minFloorEdges)
+		}
 	}
 }
