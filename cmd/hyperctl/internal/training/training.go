@@ -44,6 +44,7 @@ type Options struct {
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
 	Version string         // hyperctl's version, recorded in the policies
+	Video   *VideoOptions  // record evaluation episodes into videos/ (nil: none)
 }
 
 // Result says what Train did.
@@ -109,6 +110,11 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	}
 	if plan == rundir.Nothing {
 		return Result{AlreadyFinished: true}, nil
+	}
+	if opts.Video != nil {
+		if err := CheckVideo(run.Env); err != nil {
+			return Result{}, fmt.Errorf("train: %w", err)
+		}
 	}
 	if err := rundir.CheckWritable(out); err != nil {
 		return Result{}, err
@@ -176,6 +182,10 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer elog.Close()
+	vids, err := startVideos(out, plan, ps.Iteration, run.Seed, opts)
+	if err != nil {
+		return Result{}, err
+	}
 	art, err := openArtifacts(out, ckptDir, run, tr, plan == rundir.Continue, opts.Version)
 	if err != nil {
 		return Result{}, err
@@ -257,6 +267,12 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 				return err
 			}
 			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
+			if vids != nil {
+				last := st.Iteration == run.Iterations-1 || (run.Frames > 0 && st.TotalFrames >= run.Frames)
+				if err := vids.evaluated(ctx, st.Iteration, last, art.policy); err != nil {
+					return err
+				}
+			}
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
