@@ -142,12 +142,19 @@ func LastRow(dir string) (iteration int, frames int64, ok bool) {
 	return 0, 0, false
 }
 
-// FindRuns walks root for run folders: those holding train.csv, finished
-// when they also hold summary.json. It returns the finished ones, sorted,
-// and the number of unfinished ones; checkpoint folders are not searched,
-// nor the folders below a finished run.
-func FindRuns(root string) (finished []string, unfinished int, err error) {
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// Found is a run folder found by WalkRuns.
+type Found struct {
+	Dir      string
+	Finished bool // it holds summary.json
+}
+
+// WalkRuns walks root for run folders: root itself, or the folders below
+// it, holding train.csv; finished when they also hold summary.json. It
+// returns them sorted by path. Checkpoint folders are not searched, nor the
+// folders below a finished run.
+func WalkRuns(root string) ([]Found, error) {
+	var out []Found
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -157,18 +164,31 @@ func FindRuns(root string) (finished []string, unfinished int, err error) {
 		if d.Name() == CheckpointDir && path != root {
 			return filepath.SkipDir
 		}
-		hasSummary := regularFile(filepath.Join(path, SummaryFile))
-		hasTrain := regularFile(filepath.Join(path, TrainCSV))
-		switch {
-		case hasSummary && hasTrain:
-			finished = append(finished, path)
+		if !regularFile(filepath.Join(path, TrainCSV)) {
+			return nil
+		}
+		finished := regularFile(filepath.Join(path, SummaryFile))
+		out = append(out, Found{Dir: path, Finished: finished})
+		if finished {
 			return filepath.SkipDir
-		case hasTrain:
-			unfinished++
 		}
 		return nil
 	})
-	sort.Strings(finished)
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
+	return out, err
+}
+
+// FindRuns walks root for run folders (see WalkRuns). It returns the
+// finished ones, sorted, and the number of unfinished ones.
+func FindRuns(root string) (finished []string, unfinished int, err error) {
+	found, err := WalkRuns(root)
+	for _, f := range found {
+		if f.Finished {
+			finished = append(finished, f.Dir)
+		} else {
+			unfinished++
+		}
+	}
 	return finished, unfinished, err
 }
 

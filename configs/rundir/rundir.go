@@ -1,8 +1,8 @@
 // Package rundir is the format of a training run's folder: what `hyperctl
-// train` writes, and `hyperctl compare`, `hyperctl report` and the transfer
+// train` writes, and `hyperctl compare`, `report`, `status` and the transfer
 // of DeltaBO (baselines/deltabo, whose source runs `hyperctl train` reads)
 // read. It owns the file names, the CSV schemas and their one reader
-// (ReadLog, LastRow, FindRuns), the checkpoint file, the summary and the
+// (ReadLog, LastRow, WalkRuns, ReadIdentity), the checkpoint file, the summary and the
 // rules for reusing a folder. It imports no trainer and no controller, so
 // readers can depend on it; the writer is cmd/hyperctl/internal/training.
 //
