@@ -360,6 +360,23 @@ func TestHeadToHead(t *testing.T) {
 		}},
 		{"nosuch", nil},
 	}
+	// The reference alone: an empty comparison, not "no reference".
+	alone := &Set{Runs: nil}
+	for _, r := range s.Runs {
+		if r.Controller == "fixed" {
+			alone.Runs = append(alone.Runs, r)
+		}
+	}
+	if h := alone.HeadToHead("reacher", "fixed"); h == nil || len(h) != 0 {
+		t.Errorf("fixed alone: %v, want an empty, non-nil comparison", h)
+	}
+	var amd bytes.Buffer
+	if err := alone.Markdown(&amd); err != nil {
+		t.Fatal(err)
+	}
+	if w := "## Against fixed\n\nLeft out: the runs have no controller other than `fixed`"; !strings.Contains(amd.String(), w) {
+		t.Errorf("report of fixed alone lacks %q:\n%s", w, amd.String())
+	}
 	for _, c := range cases {
 		t.Run(c.ref, func(t *testing.T) {
 			got := s.HeadToHead("reacher", c.ref)

@@ -511,7 +511,8 @@ func (s *Set) budgetEvals(env string) (map[string]map[int64]float64, []Dropped) 
 }
 
 // HeadToHead compares every controller of env except ref with ref, sorted
-// by controller name; nil when env has no finished run of ref.
+// by controller name; nil when env has no finished run of ref with a
+// return at the matched budget (empty, not nil, when ref is alone).
 func (s *Set) HeadToHead(env, ref string) []HeadToHead {
 	evals, dropped := s.budgetEvals(env)
 	refs, ok := evals[ref]
@@ -530,7 +531,7 @@ func (s *Set) HeadToHead(env, ref string) []HeadToHead {
 		return x
 	}
 	_, refMed, _ := Quartiles(values(refs))
-	var out []HeadToHead
+	out := []HeadToHead{} // not nil: env has the reference
 	for _, c := range sortedKeys(evals) {
 		if c == ref {
 			continue
@@ -583,8 +584,12 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 		}
 	}
 	fmt.Fprintf(sb, "## Against %s\n\n", ref)
-	if len(tables) == 0 {
+	switch {
+	case len(tables) == 0:
 		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with an evaluation return at the matched budget, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, ref)
+		return
+	case len(ctrls) == 0:
+		fmt.Fprintf(sb, "Left out: the runs have no controller other than `%s` (the reference row; --reference names another) to compare with it.\n\n", ref)
 		return
 	}
 	var without []string
