@@ -79,19 +79,7 @@ func edgeDensity(img *image.RGBA) float64 {
 // the model's floor, which ends at 40 m, ran over a void.
 func TestFloorReachesTheHorizon(t *testing.T) {
 	const w, h = 160, 120
-	env, err := envs.Make("halfcheetah")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
-	if _, err := env.Reset(0); err != nil {
-		t.Fatal(err)
-	}
-	r, err := envs.NewRenderer(env, w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	env, r := rendertest.Open(t, "halfcheetah", 0, w, h)
 	ss, ok := env.(envs.Unwrapper).Unwrap().(interface {
 		SetState(qpos, qvel []float64) error
 	})

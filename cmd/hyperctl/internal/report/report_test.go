@@ -370,13 +370,7 @@ func TestHeadToHead(t *testing.T) {
 	if h := alone.HeadToHead("reacher", "fixed"); h == nil || len(h) != 0 {
 		t.Errorf("fixed alone: %v, want an empty, non-nil comparison", h)
 	}
-	var amd bytes.Buffer
-	if err := alone.Markdown(&amd); err != nil {
-		t.Fatal(err)
-	}
-	if w := "## Against fixed\n\nLeft out: the runs have no controller other than `fixed`"; !strings.Contains(amd.String(), w) {
-		t.Errorf("report of fixed alone lacks %q:\n%s", w, amd.String())
-	}
+	wantMarkdown(t, alone, "## Against fixed\n\nLeft out: the runs have no controller other than `fixed`")
 	for _, c := range cases {
 		t.Run(c.ref, func(t *testing.T) {
 			got := s.HeadToHead("reacher", c.ref)
@@ -438,28 +432,28 @@ func TestLeftOutIsExplained(t *testing.T) {
 		t.Fatalf("scores %v, dropped %+v; want big's seed 1 and small's two scored, %+v", scores, dropped, want)
 	}
 	s.Reference = "small"
-	var md bytes.Buffer
-	if err := s.Markdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{
+	wantMarkdown(t, s,
 		"| big | 1 of 2 | 80000 |",
 		"| small | 2 of 2 | 20000 |",
 		"Left out at the matched budget (finished, but without an evaluation return there; not in the statistics):\n- big seed 0: no evaluation within the matched budget of 20000 frames (its first at 35000)\n",
 		"| pusher | big | 190.00 | 285.00 | -95.00 | 0 of 1 |",
-		"- pusher, big: seed 0: no evaluation within the matched budget of 20000 frames (its first at 35000)",
-	} {
-		if !strings.Contains(md.String(), w) {
-			t.Errorf("report lacks %q:\n%s", w, md.String())
-		}
-	}
+		"- pusher, big: seed 0: no evaluation within the matched budget of 20000 frames (its first at 35000)")
 	s.Reference = "fixed"
-	md.Reset()
+	wantMarkdown(t, s, "## Against fixed\n\nLeft out: no environment has a finished `fixed` run with an evaluation return at the matched budget")
+}
+
+// wantMarkdown checks that s's Markdown report contains every string of
+// want.
+func wantMarkdown(t *testing.T, s *Set, want ...string) {
+	t.Helper()
+	var md bytes.Buffer
 	if err := s.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if w := "## Against fixed\n\nLeft out: no environment has a finished `fixed` run with an evaluation return at the matched budget"; !strings.Contains(md.String(), w) {
-		t.Errorf("report lacks %q:\n%s", w, md.String())
+	for _, w := range want {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, md.String())
+		}
 	}
 }
 
