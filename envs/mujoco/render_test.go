@@ -72,12 +72,14 @@ func edgeDensity(img *image.RGBA) float64 {
 	return sum / float64(n)
 }
 
-// TestFloorReachesTheHorizon puts HalfCheetah's torso at x = 0, 39 (on the
-// model's 80 m floor), 100 and 10 000 m (past it) and draws it with the
-// tracking camera: the bottom quarter of every frame must show the checker
-// floor, not the sky. Before the floor was made endless, a cheetah past
-// the model's floor, which ends at 40 m, ran over a void.
-func TestFloorReachesTheHorizon(t *testing.T) {
+// TestFloorFollowsTheCheetah puts HalfCheetah's torso at x = 0, 39 (on the
+// model's floor, which ends at 40 m), 100 and 10 000 m (past it) and draws
+// it with the tracking camera: the bottom quarter of every frame must show
+// the checker floor, not the sky (before the floor followed, a cheetah past
+// 40 m ran over a void). The floor must stay put in the world as it
+// follows: a torso moved by one checker square (0.25 m) sees the pattern
+// shift under it, one moved by a whole period (0.5 m) sees the same floor.
+func TestFloorFollowsTheCheetah(t *testing.T) {
 	const w, h = 160, 120
 	env, r := rendertest.Open(t, "halfcheetah", 0, w, h)
 	ss, ok := env.(envs.Unwrapper).Unwrap().(interface {
@@ -86,24 +88,34 @@ func TestFloorReachesTheHorizon(t *testing.T) {
 	if !ok {
 		t.Fatal("halfcheetah has no SetState")
 	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for _, x := range []float64{0, 39, 100, 10000} {
+	draw := func(x float64) *image.RGBA {
 		qpos := make([]float64, 9)
 		qpos[0] = x
 		if err := ss.SetState(qpos, make([]float64, 9)); err != nil {
 			t.Fatal(err)
 		}
-		// MuJoCo's tracking camera moves towards the body a fraction of
-		// the way per frame; a few dozen frames let it arrive.
-		for k := 0; k < 60; k++ {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		// MuJoCo's tracking camera moves a fifth of the way to its body
+		// per frame; 80 frames let it arrive (0.8^80 of the jump is left).
+		for k := 0; k < 80; k++ {
 			if err := r.Render(img); err != nil {
 				t.Fatal(err)
 			}
 		}
-		d := edgeDensity(img)
+		return img
+	}
+	for _, x := range []float64{0, 39, 100, 10000} {
+		d := edgeDensity(draw(x))
 		t.Logf("x = %g m: floor edge density %.2f", x, d)
 		if d < minFloorEdges {
 			t.Errorf("torso at x = %g m: edge density of the frame's bottom quarter %.2f, want >= %v (no floor under the cheetah)", x, d, minFloorEdges)
 		}
+	}
+	at := draw(100)
+	_, square := rendertest.Stats(draw(100.25), at)
+	_, period := rendertest.Stats(draw(100.5), at)
+	t.Logf("mean channel difference from x = 100 m: %.3f at 100.25 m, %.3f at 100.5 m", square, period)
+	if square < 10*period || square < rendertest.MinDiff {
+		t.Errorf("the floor moves with the cheetah: a 0.25 m step changes the frame by %.3f, a 0.5 m step by %.3f", square, period)
 	}
 }
