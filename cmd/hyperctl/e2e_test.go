@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -302,6 +303,45 @@ func TestCompareTwiceThenReport(t *testing.T) {
 	}
 	if o, e, code := runCLI(t, "report", out, "--focus", "random"); code != 0 || !strings.Contains(o, "the rank is random's") {
 		t.Fatalf("report --focus random: exit %d\n%s\n%s", code, o, e)
+	}
+
+	// A single run folder, as JSON: named by its config.toml.
+	single := filepath.Join(out, "reacher", "random", "seed1")
+	o, e, code = runCLI(t, "report", single, "--format", "json", "--random-episodes", "3", "--out", filepath.Join(dir, "single"))
+	var js struct {
+		Runs []struct {
+			Env, Controller string
+			Seed            int64
+			Finished        bool
+			EvalAtBudget    *float64 `json:"eval_return_at_budget"`
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(o), &js) != nil || len(js.Runs) != 1 {
+		t.Fatalf("report of one run as JSON: exit %d\n%s\n%s", code, o, e)
+	}
+	if r := js.Runs[0]; r.Env != "reacher" || r.Controller != "random" || r.Seed != 1 || !r.Finished || r.EvalAtBudget == nil {
+		t.Fatalf("report of one run: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "single", "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	// The compare folder as CSV: the per-environment table on stdout, three
+	// files beside report.md.
+	o, e, code = runCLI(t, "report", out, "--format", "csv", "--random-episodes", "3")
+	if code != 0 || !strings.HasPrefix(o, "env,controller,finished,expected,") || !strings.Contains(o, "\nreacher,hypercontroller,2,2,") {
+		t.Fatalf("report --format csv: exit %d\n%s\n%s", code, o, e)
+	}
+	for _, f := range []string{"runs.csv", "controllers.csv", "aggregate.csv"} {
+		if st, err := os.Stat(filepath.Join(out, "report", f)); err != nil || st.Size() == 0 {
+			t.Fatalf("report file %s: %v", f, err)
+		}
+	}
+	if _, e, code := runCLI(t, "report", out, "--format", "xml"); code != 2 || !strings.Contains(e, "want markdown, json or csv") {
+		t.Fatalf("report --format xml: exit %d, %s", code, e)
+	}
+	// status of a single run folder.
+	if o, e, code := runCLI(t, "status", single); code != 0 || !strings.Contains(o, "random") || !strings.Contains(o, "finished") {
+		t.Fatalf("status of one run: exit %d\n%s\n%s", code, o, e)
 	}
 }
 

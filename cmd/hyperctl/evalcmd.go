@@ -162,8 +162,8 @@ func newRenderCmd(a *app) *cobra.Command {
 	var episodes, stillStep int
 	var seed int64
 	cmd := &cobra.Command{
-		Use:   "render RUN_DIR --out FILE.mp4",
-		Short: "Record a video of a run's saved policy acting",
+		Use:   "render RUN_DIR (--out FILE.mp4 | --still FILE.png)",
+		Short: "Record a video, or a still, of a run's saved policy acting",
 		Long: `render runs deterministic episodes of a run's policy (as 'hyperctl eval')
 and records them as an H.264 MP4, one frame after each reset and each step,
 played at the environment's real-time rate (1/dt: 20 fps for HalfCheetah,
@@ -172,15 +172,20 @@ InvertedDoublePendulum and Pusher, 50 for Reacher and BipedalWalker).
 MuJoCo tasks are drawn by MuJoCo's own renderer offscreen (OSMesa, no display
 needed), BipedalWalker by a 2-D rasteriser with Gymnasium's colours. Frames
 are piped to ffmpeg (Debian's package; scripts/setup.sh installs it).
---still also saves one frame as a PNG.`,
+--still saves one frame of the first episode as a PNG, with the video or,
+without --out, alone (drawn up to --still-step; no ffmpeg needed).
+
+A progress bar shows the frames drawn on a terminal (a log line every 5 s
+otherwise); its total assumes every episode runs to the time limit.`,
 		Example: `  hyperctl render runs/halfcheetah-hypercontroller-seed0 --out cheetah.mp4
-  hyperctl render runs/w --out walker.mp4 --policy final --size 600x400 --still walker.png --still-step 200`,
+  hyperctl render runs/w --out walker.mp4 --policy final --size 600x400 --still walker.png --still-step 200
+  hyperctl render runs/w --still walker.png`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usagef("render: --out FILE.mp4 is required")
+			if out == "" && still == "" {
+				return usagef("render: want --out FILE.mp4 (a video), --still FILE.png (one frame), or both")
 			}
-			if !strings.EqualFold(filepath.Ext(out), ".mp4") {
+			if out != "" && !strings.EqualFold(filepath.Ext(out), ".mp4") {
 				return usagef("--out %q: want a .mp4 file", out)
 			}
 			if still != "" && !strings.EqualFold(filepath.Ext(still), ".png") {
@@ -200,26 +205,31 @@ are piped to ffmpeg (Debian's package; scripts/setup.sh installs it).
 			if err != nil {
 				return err
 			}
-			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed, StillPath: still, StillStep: stillStep})
+			prog := newRenderProgress(cmd, a)
+			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed,
+				StillPath: still, StillStep: stillStep, Progress: prog.frame})
+			prog.finish(err == nil)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), describePolicy(policyNames[which], p))
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
-				out, res.Frames, w, h, res.FPS, float64(res.Frames)/res.FPS, fmtReturns(res.Returns))
+			if out != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
+					out, res.Frames, w, h, res.FPS, float64(res.Frames)/res.FPS, fmtReturns(res.Returns))
+			}
 			if still != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", still)
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: step %d of the episode with seed %d, %dx%d\n", still, res.StillStep, seed, w, h)
 			}
 			return nil
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "output video (.mp4)")
+	fl.StringVar(&out, "out", "", "output video (.mp4); optional with --still")
 	fl.StringVar(&which, "policy", "best", "which policy: best or final")
 	fl.IntVar(&episodes, "episodes", 1, "episodes to record, one after the other")
 	fl.Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
 	fl.StringVar(&size, "size", "640x480", "frame size WIDTHxHEIGHT (even numbers)")
-	fl.StringVar(&still, "still", "", "also save one frame of the first episode as this PNG")
+	fl.StringVar(&still, "still", "", "save one frame of the first episode as this PNG (with --out, or alone)")
 	fl.IntVar(&stillStep, "still-step", 100, "step of the --still frame (the last one if the episode is shorter)")
 	return cmd
 }

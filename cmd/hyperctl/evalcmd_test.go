@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -125,14 +126,24 @@ func TestRenderCommand(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(p)) != "160,120,51" {
 		t.Fatalf("ffprobe: %q %v", p, err)
 	}
-	if _, err := os.Stat(still); err != nil {
+	withVideo, err := os.ReadFile(still)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// A still alone: no video, the same frame.
+	alone := filepath.Join(t.TempDir(), "alone.png")
+	o, e, code = runCLI(t, "render", dir, "--size", "160x120", "--still", alone, "--still-step", "10")
+	if code != 0 || !strings.Contains(o, "wrote "+alone+": step 10 of the episode with seed 0, 160x120") || strings.Contains(o, ".mp4") {
+		t.Fatalf("still alone: exit %d: %s %s", code, o, e)
+	}
+	if b, err := os.ReadFile(alone); err != nil || !bytes.Equal(b, withVideo) {
+		t.Fatalf("the still alone differs from the still taken with the video (%v)", err)
 	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"render", dir}, "--out FILE.mp4 is required"},
+		{[]string{"render", dir}, "want --out FILE.mp4 (a video), --still FILE.png (one frame), or both"},
 		{[]string{"render", dir, "--out", "x.avi"}, "want a .mp4"},
 		{[]string{"render", dir, "--out", out, "--size", "641x480"}, "even sizes"},
 		{[]string{"render", dir, "--out", out, "--size", "big"}, "WIDTHxHEIGHT"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -15,15 +16,25 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 )
 
+// Report output formats (--format).
+const (
+	formatMarkdown = "markdown"
+	formatJSON     = "json"
+	formatCSV      = "csv"
+)
+
 func newReportCmd(a *app) *cobra.Command {
-	var out, focus, reference string
+	var out, focus, reference, format string
 	var resamples, randomEpisodes int
 	var bootSeed uint64
 	cmd := &cobra.Command{
 		Use:   "report DIR",
-		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder",
-		Long: `report reads DIR (made by 'hyperctl compare') and writes, into --out
-(default DIR/report):
+		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder or any run folders",
+		Long: `report reads DIR: a compare folder (made by 'hyperctl compare'), a single
+run folder, or any folder with run folders below it (found recursively; a
+run is named by its config.toml, or by its folder in a compare's
+<env>/<controller>/seed<N> layout). It writes, into --out (default
+DIR/report):
 
 - report.md: a summary naming the leader of each environment and the rank of
   --focus; aggregated over environments, each controller's interquartile
@@ -49,16 +60,33 @@ func newReportCmd(a *app) *cobra.Command {
   against frames trained (fig3), and box plots at the final iteration (the
   paper's Figure 2).
 
-It works on partial results and lists missing or unfinished runs. The tables
-are also printed.`,
+It works on partial results and lists missing or unfinished runs, and says
+why a finished seed or a section is left out.
+
+--format says what is printed: markdown (default) the report; json every
+table (per run, per environment and controller, the aggregate, the verdict)
+as one JSON document, also written to report.json; csv the per-environment
+table, with runs.csv, controllers.csv and aggregate.csv written beside
+report.md. Undefined numbers are null in JSON, empty in CSV.`,
+		Example: `  hyperctl report runs/cmp
+  hyperctl report runs/halfcheetah-hypercontroller-seed0
+  hyperctl report runs --format json | jq '.runs[] | {env, controller, seed, eval_return_at_budget}'
+  hyperctl report runs/cmp --format csv > table.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains([]string{formatMarkdown, formatJSON, formatCSV}, format) {
+				return usagef("--format %q: want markdown, json or csv", format)
+			}
 			set, err := report.Load(args[0])
 			if err != nil {
 				return err
 			}
 			if len(set.Runs) == 0 {
-				return fmt.Errorf("report: no runs with data in %s (expected %s/<env>/<controller>/seed<N>/train.csv)", args[0], args[0])
+				msg := fmt.Sprintf("report: no run with data in %s: a run folder holds train.csv with at least one row, searched for in %s and every folder below it", args[0], args[0])
+				if len(set.Problems) > 0 {
+					msg += "; unreadable: " + strings.Join(set.Problems, "; ")
+				}
+				return errors.New(msg)
 			}
 			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
 				return &usageError{err: fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
@@ -93,7 +121,29 @@ are also printed.`,
 			if err != nil {
 				return err
 			}
-			if err := set.Markdown(cmd.OutOrStdout()); err != nil {
+			switch format {
+			case formatMarkdown:
+				err = set.Markdown(cmd.OutOrStdout())
+			case formatJSON, formatCSV:
+				var t *report.Tables
+				if t, err = set.Tables(); err != nil {
+					return err
+				}
+				if format == formatJSON {
+					var path string
+					if path, err = t.WriteJSON(out); err == nil {
+						files = append(files, path)
+						err = t.JSON(cmd.OutOrStdout())
+					}
+				} else {
+					var more []string
+					if more, err = t.WriteCSV(out); err == nil {
+						files = append(files, more...)
+						err = t.ControllersTable(cmd.OutOrStdout())
+					}
+				}
+			}
+			if err != nil {
 				return err
 			}
 			for _, f := range files {
@@ -103,6 +153,7 @@ are also printed.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
+	cmd.Flags().StringVar(&format, "format", formatMarkdown, "what to print: markdown, json (every table; also report.json) or csv (the per-environment table; also runs.csv, controllers.csv, aggregate.csv)")
 	cmd.Flags().StringVar(&focus, "focus", report.DefaultFocus, "controller whose rank the summary reports")
 	cmd.Flags().StringVar(&reference, "reference", report.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
 	cmd.Flags().IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per confidence interval")

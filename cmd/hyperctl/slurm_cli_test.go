@@ -97,7 +97,12 @@ func TestStatusOfLocalCompare(t *testing.T) {
 	if code != 0 || !strings.Contains(o, "status: 1 runs: 1 finished, 0 running, 0 pending, 0 failed, 0 missing") {
 		t.Fatalf("status: exit %d\n%s\n%s", code, o, e)
 	}
-	if _, e, code := runCLI(t, "status", dir); code != 1 || !strings.Contains(e, "compare.json not found") {
-		t.Fatalf("status without a manifest: exit %d, %s", code, e)
+	// Above the compare folder, without its manifest: the run folders found
+	// below, as plain runs; a folder without any is an error.
+	if o, e, code := runCLI(t, "status", dir); code != 0 || !strings.Contains(o, filepath.Join("cmp", "reacher", "random", "seed0")) || !strings.Contains(o, "status: 1 run: 1 finished, 0 running, 0 stopped") {
+		t.Fatalf("status without a manifest: exit %d\n%s\n%s", code, o, e)
+	}
+	if _, e, code := runCLI(t, "status", t.TempDir()); code != 1 || !strings.Contains(e, "neither compare.json (a compare folder) nor a run folder") {
+		t.Fatalf("status of a folder without runs: exit %d, %s", code, e)
 	}
 }

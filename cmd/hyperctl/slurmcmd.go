@@ -16,6 +16,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 const (
@@ -114,7 +115,7 @@ func newStatusCmd(a *app) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status DIR",
-		Short: "Per run of a compare folder: finished, running, pending, failed or missing",
+		Short: "Per run of a compare folder, or of any run folders: finished, running, ...",
 		Long: `status lists every run of the matrix a compare recorded in DIR/compare.json:
   finished  summary.json exists
   running   a Slurm task runs it, or a process writes it now (train holds its lock)
@@ -124,9 +125,18 @@ func newStatusCmd(a *app) *cobra.Command {
             (not started, or stopped)
 It reads the run folders and, when the compare was submitted with
 --backend slurm, the queue (squeue and scontrol; not sacct, which needs
-slurmdbd). 'compare --backend slurm' again submits the failed and missing runs.`,
+slurmdbd). 'compare --backend slurm' again submits the failed and missing runs.
+
+Without compare.json, DIR is a single run folder or any folder with run
+folders below it (found recursively), and each run is
+  finished  summary.json exists
+  running   a process writes it (holds its lock; its pid follows)
+  stopped   unfinished, and no process writes it (continue it with
+            hyperctl train --out RUN --resume)`,
 		Example: `  hyperctl status runs/cmp
-  hyperctl status runs/cmp --json`,
+  hyperctl status runs/cmp --json
+  hyperctl status runs                 # every run folder below runs/
+  hyperctl status runs/halfcheetah-hypercontroller-seed0`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStatusCmd(cmd, a, args[0], asJSON)
@@ -140,7 +150,17 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	path := filepath.Join(dir, report.ManifestFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("status: %s not found: status lists the matrix 'hyperctl compare' records there", path)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("status: %s is not a folder", dir)
+		}
+		runs, err := folderStatus(dir)
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, report.ManifestFile, rundir.TrainCSV)
+		}
+		return printFolderStatus(cmd.OutOrStdout(), dir, runs, asJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)

@@ -26,6 +26,8 @@ type trainOptions struct {
 	seed, frames                 int64
 	iterations, threads          int
 	resume, force                bool
+	captureVideo                 bool
+	captureVideoEvery            int
 
 	run configs.Run // the resolved config (Complete)
 }
@@ -56,11 +58,16 @@ runs/<env>-<controller>@<preset>-seed<N> with --preset):
   events.out.tfevents.*
                  TensorBoard events (tensorboard --logdir DIR)
   .lock          held by the writing process (a second writer exits with code 3)
+  videos/        with --capture-video: iter<N>.mp4, a deterministic episode of
+                 the policy evaluated after iteration N (0-based, as eval.csv),
+                 reset with the run's seed, at every K-th evaluation and the last
 
 A killed run continues with --out DIR --resume (the config comes from
 DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv
 end up identical to an uninterrupted run's (timing columns aside), with no
-lost or duplicated rows.
+lost or duplicated rows. --capture-video is not part of the config: give it
+again with --resume to keep recording (the videos after the checkpoint are
+recorded again, so none is missing or twice).
 
 --frames N gives the run a frame budget: it stops after the first iteration
 that reaches N frames (--iterations, or the config's, still caps it and must
@@ -98,6 +105,8 @@ Study), names joined by +:
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&o.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&o.force, "force", false, "overwrite a finished or unfinished run in --out")
+	fl.BoolVar(&o.captureVideo, "capture-video", false, fmt.Sprintf("record an evaluation episode (%dx%d) into OUT/videos/ at every K-th evaluation and the last (needs ffmpeg)", training.VideoWidth, training.VideoHeight))
+	fl.IntVar(&o.captureVideoEvery, "capture-video-every", training.DefaultVideoEvery, "K of --capture-video: record at evaluations 0, K, 2K, ... (counted from 0)")
 	fl.StringVar(&o.transferFrom, "transfer-from", "", "deltabo: folder of finished train/compare runs to transfer from (sets [controller.deltabo] transfer_from)")
 	return cmd
 }
@@ -136,6 +145,12 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 		if err := configs.CheckPreset(o.preset); err != nil {
 			return usagef("--preset: %v", err)
 		}
+	}
+	if changed("capture-video-every") && !o.captureVideo {
+		return usagef("--capture-video-every: only with --capture-video")
+	}
+	if o.captureVideoEvery < 1 {
+		return usagef("--capture-video-every: want an integer >= 1, got %d", o.captureVideoEvery)
 	}
 	return nil
 }
@@ -291,9 +306,13 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
-	res, err := training.Train(ctx, plan, training.Options{
+	opts := training.Options{
 		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
-	})
+	}
+	if o.captureVideo {
+		opts.Video = &training.VideoOptions{Every: o.captureVideoEvery}
+	}
+	res, err := training.Train(ctx, plan, opts)
 	if err != nil {
 		return err
 	}

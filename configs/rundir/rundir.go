@@ -1,8 +1,8 @@
 // Package rundir is the format of a training run's folder: what `hyperctl
-// train` writes, and `hyperctl compare`, `hyperctl report` and the transfer
+// train` writes, and `hyperctl compare`, `report`, `status` and the transfer
 // of DeltaBO (baselines/deltabo, whose source runs `hyperctl train` reads)
 // read. It owns the file names, the CSV schemas and their one reader
-// (ReadLog, LastRow, Runs, FindRuns), the checkpoint file, the summary and the
+// (ReadLog, LastRow, Runs, FindRuns, ReadIdentity), the checkpoint file, the summary and the
 // rules for reusing a folder. It imports no trainer and no controller, so
 // readers can depend on it; the writer is cmd/hyperctl/internal/training.
 //
@@ -26,6 +26,8 @@
 //	                iteration at step = frames trained
 //	slurm-task.txt  the last Slurm attempt's outcome, under `compare --backend slurm`
 //	                (written by the batch script; see cmd/hyperctl/internal/slurm)
+//	videos/         with `train --capture-video`: iter<NNNNNN>.mp4, an evaluation
+//	                episode recorded after that (0-based) iteration
 //
 // # train.csv and eval.csv
 //
@@ -101,6 +103,7 @@ const (
 	PrevCheckpointDir = "prev"           // in CheckpointDir: the previous checkpoint and its files
 	LockFile          = ".lock"          // the writer's lock (see Acquire); holds its pid
 	LogFile           = "train.log"
+	VideosDir         = "videos"               // the videos `train --capture-video` records
 	EventsPrefix      = "events.out.tfevents." // starts the name of every TensorBoard events file (package tbevents writes them)
 	minFreeBytes      = 64 << 20               // refuse to start with less free space than this
 	probeFileName     = ".hyperctl-write-probe"
@@ -247,8 +250,10 @@ func Clear(dir string) error {
 			return fmt.Errorf("overwrite %s: %w", dir, err)
 		}
 	}
-	if err := os.RemoveAll(filepath.Join(dir, CheckpointDir)); err != nil {
-		return fmt.Errorf("overwrite %s: %w", dir, err)
+	for _, d := range []string{CheckpointDir, VideosDir} {
+		if err := os.RemoveAll(filepath.Join(dir, d)); err != nil {
+			return fmt.Errorf("overwrite %s: %w", dir, err)
+		}
 	}
 	return nil
 }

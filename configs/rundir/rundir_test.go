@@ -169,7 +169,7 @@ func TestDecide(t *testing.T) {
 
 // TestCheckpointFile: a checkpoint round-trips, a missing one is nil, a
 // corrupt one with no previous one is an error naming the file and saying
-// how to start over, and Clear removes a run's files.
+// how to start over, and Clear removes a run's files (its videos too).
 func TestCheckpointFile(t *testing.T) {
 	dir := t.TempDir()
 	if c, _, err := ReadCheckpoint(dir); c != nil || err != nil {
@@ -190,6 +190,8 @@ func TestCheckpointFile(t *testing.T) {
 	for _, n := range []string{ConfigFile, TrainCSV, EvalCSV, SummaryFile, LogFile} {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
 	}
+	os.MkdirAll(filepath.Join(dir, VideosDir), 0o755)
+	os.WriteFile(filepath.Join(dir, VideosDir, "iter000009.mp4"), []byte("x"), 0o644)
 	if err := Clear(dir); err != nil {
 		t.Fatal(err)
 	}

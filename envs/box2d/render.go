@@ -101,18 +101,7 @@ func (r *walkerRenderer) Render(dst *image.RGBA) error {
 	}
 	// Terrain: Gymnasium fills one polygon per edge down to y = 0; one
 	// polygon over the visible edges draws the same area without seams.
-	t := &w.ter
-	var ground [][2]float64
-	for i := 0; i < terrainLength; i++ {
-		if (i+1 < terrainLength && t.x[i+1] < scroll) || (i > 0 && t.x[i-1] > scroll+viewW) {
-			continue
-		}
-		ground = append(ground, [2]float64{t.x[i], t.y[i]})
-	}
-	if len(ground) > 1 {
-		ground = append(ground, [2]float64{ground[len(ground)-1][0], 0}, [2]float64{ground[0][0], 0})
-		poly(ground, terrainColour, nil, px)
-	}
+	poly(groundPolygon(&w.ter, scroll, scroll+viewW), terrainColour, nil, px)
 	// Lidar rays from the hull to their hits.
 	p1 := w.hull.GetPosition()
 	setRGB(lidarColour)
@@ -154,6 +143,32 @@ func (r *walkerRenderer) Render(dst *image.RGBA) error {
 	black := [3]int{0, 0, 0}
 	poly([][2]float64{{fx, fy2}, {fx, fy2 - 10/scale}, {fx + 25/scale, fy2 - 5/scale}}, flagColour, &black, px)
 	return nil
+}
+
+// groundPolygon is the outline of the terrain between x = left and right
+// (metres), closed along y = 0: the terrain's points in that range and
+// their neighbours outside it (an end point is always one: g is never
+// empty). Past the terrain's ends the ground continues
+// flat at the end heights, so the view is never left without ground: a wide
+// view at the start reaches left of x = 0, and the view ahead of a walker
+// at the finish (x = 190 steps) reaches past the last point (199 steps).
+// Gymnasium draws nothing there. It is drawing only; the walker cannot get
+// there (an episode ends at the finish, or when the hull falls left of 0).
+func groundPolygon(t *terrain, left, right float64) [][2]float64 {
+	var g [][2]float64
+	for i := 0; i < terrainLength; i++ {
+		if (i+1 < terrainLength && t.x[i+1] < left) || (i > 0 && t.x[i-1] > right) {
+			continue
+		}
+		g = append(g, [2]float64{t.x[i], t.y[i]})
+	}
+	if first := g[0]; first[0] > left {
+		g = append([][2]float64{{left, first[1]}}, g...)
+	}
+	if last := g[len(g)-1]; last[0] < right {
+		g = append(g, [2]float64{right, last[1]})
+	}
+	return append(g, [2]float64{g[len(g)-1][0], 0}, [2]float64{g[0][0], 0})
 }
 
 // Close does nothing: the renderer holds no resources.

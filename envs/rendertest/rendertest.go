@@ -40,6 +40,26 @@ func Stats(img, prev *image.RGBA) (variance, diff float64) {
 	return ss/float64(n) - m*m, diff / float64(3*n)
 }
 
+// Open makes environment name, resets it with seed and makes its w×h
+// renderer; both are closed when the test ends.
+func Open(t *testing.T, name string, seed int64, w, h int) (envs.Env, envs.Renderer) {
+	t.Helper()
+	env, err := envs.Make(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	if _, err := env.Reset(seed); err != nil {
+		t.Fatal(err)
+	}
+	r, err := envs.NewRenderer(env, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return env, r
+}
+
 // CheckFrames renders steps steps of env name (reset with seed 1, seeded
 // random actions) at w×h. Every frame must have grey-level variance above
 // MinVariance, and at least 5/6 of consecutive pairs must differ by more
@@ -47,19 +67,7 @@ func Stats(img, prev *image.RGBA) (variance, diff float64) {
 // as NAME.png.
 func CheckFrames(t *testing.T, name string, w, h, steps int) {
 	t.Helper()
-	env, err := envs.Make(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Close()
-	if _, err := env.Reset(1); err != nil {
-		t.Fatal(err)
-	}
-	r, err := envs.NewRenderer(env, w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	env, r := Open(t, name, 1, w, h)
 	rng := rand.New(rand.NewPCG(1, 2))
 	spec := env.Spec()
 	act := make([]float64, spec.Action.Dim())

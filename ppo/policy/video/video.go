@@ -67,6 +67,11 @@ func NewEncoder(ctx context.Context, path string, w, h int, fps float64) (*Encod
 	}
 	tmp := f.Name()
 	f.Close()
+	// ffmpeg creates the file afresh, so the video's mode follows the
+	// umask as other tools' outputs do (CreateTemp's 0600 would stay).
+	if err := os.Remove(tmp); err != nil {
+		return nil, fmt.Errorf("video %s: %w", path, err)
+	}
 	e := &Encoder{path: path, tmp: tmp, w: w, h: h, buf: make([]byte, 3*w*h)}
 	e.cmd = exec.CommandContext(ctx, bin, "-hide_banner", "-loglevel", "error", "-y",
 		"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", fmt.Sprintf("%dx%d", w, h),
@@ -171,6 +176,12 @@ type Options struct {
 	// episode as a PNG (the last frame when the episode is shorter).
 	StillPath string
 	StillStep int
+	// Progress, when set, is called after every frame with the frames
+	// drawn so far and the most the recording can have: one after each
+	// reset and each step of Episodes episodes that run to the
+	// environment's time limit (0 when it has none); the recording ends
+	// sooner when an episode does.
+	Progress func(done, most int)
 }
 
 // Result describes a recording.
@@ -182,13 +193,24 @@ type Result struct {
 	Height  int       `json:"height"`
 	Returns []float64 `json:"returns"`
 	Lengths []int     `json:"lengths"`
+	// StillStep is the step the still shows (Options.StillStep, or the
+	// first episode's last step when it is shorter).
+	StillStep int `json:"still_step,omitempty"`
 }
+
+// errStillTaken stops the episode of a still without a video.
+var errStillTaken = errors.New("video: the still is taken")
 
 // Record renders p acting deterministically and encodes the frames to
 // path: one frame after each reset and after every step, at the
 // environment's real-time frame rate (envs.FrameRate). Each episode runs on
 // a fresh instance of the environment, reset with Seed+k, so it is the
 // episode `hyperctl eval` runs with that seed (see policy.Evaluate).
+//
+// With path "" it writes the still alone (StillPath is then required): it
+// draws the first episode up to StillStep, every frame (MuJoCo's tracking
+// camera moves a fifth of the way to its body per frame, so the still is
+// the video's frame), and needs no ffmpeg; Result then has no returns.
 func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Result, error) {
 	res := Result{Path: path, Width: o.Width, Height: o.Height}
 	if o.Episodes < 1 {
@@ -196,6 +218,20 @@ func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Resu
 	}
 	if o.Seed < 0 {
 		return res, fmt.Errorf("video: seed = %d, want >= 0", o.Seed)
+	}
+	stillOnly := path == ""
+	if stillOnly && o.StillPath == "" {
+		return res, errors.New("video: neither a video path nor a still path")
+	}
+	if stillOnly && o.StillStep < 0 {
+		return res, fmt.Errorf("video: still step = %d, want >= 0", o.StillStep)
+	}
+	most := 0
+	if spec, err := envs.Lookup(p.Meta.Env); err == nil && spec.MaxEpisodeSteps > 0 {
+		most = o.Episodes * (spec.MaxEpisodeSteps + 1)
+		if stillOnly {
+			most = min(o.StillStep, spec.MaxEpisodeSteps) + 1
+		}
 	}
 	var enc *Encoder
 	defer func() {
@@ -217,8 +253,8 @@ func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Resu
 				return 0, 0, err
 			}
 			defer r.Close()
-			if enc == nil {
-				res.FPS = envs.FrameRate(env)
+			res.FPS = envs.FrameRate(env)
+			if enc == nil && !stillOnly {
 				if enc, err = NewEncoder(ctx, path, o.Width, o.Height, res.FPS); err != nil {
 					return 0, 0, err
 				}
@@ -227,25 +263,43 @@ func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Resu
 				if err := r.Render(img); err != nil {
 					return err
 				}
+				res.Frames++
+				if o.Progress != nil {
+					o.Progress(res.Frames, most)
+				}
 				if k == 0 && o.StillPath != "" && step <= o.StillStep {
 					if still == nil {
 						still = image.NewRGBA(img.Rect)
 					}
 					copy(still.Pix, img.Pix)
+					res.StillStep = step
+				}
+				if stillOnly {
+					if step >= o.StillStep {
+						return errStillTaken
+					}
+					return nil
 				}
 				return enc.WriteFrame(img)
 			})
 		}()
+		if stillOnly {
+			if err != nil && !errors.Is(err, errStillTaken) {
+				return res, fmt.Errorf("video: still: %w", err)
+			}
+			break
+		}
 		if err != nil {
 			return res, fmt.Errorf("video: episode %d: %w", k, err)
 		}
 		res.Returns = append(res.Returns, ret)
 		res.Lengths = append(res.Lengths, n)
 	}
-	if err := enc.Close(); err != nil {
-		return res, err
+	if enc != nil {
+		if err := enc.Close(); err != nil {
+			return res, err
+		}
 	}
-	res.Frames = enc.Frames()
 	if still != nil {
 		var b bytes.Buffer
 		if err := png.Encode(&b, still); err != nil {

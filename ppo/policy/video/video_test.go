@@ -99,12 +99,17 @@ func TestRecord(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out.mp4")
 			still := filepath.Join(dir, "still.png")
-			res, err := video.Record(context.Background(), p, path, video.Options{Width: tc.w, Height: tc.h, Episodes: 1, Seed: 2, StillPath: still, StillStep: 10})
+			var calls, lastDone, most int
+			progress := func(done, m int) { calls, lastDone, most = calls+1, done, m }
+			res, err := video.Record(context.Background(), p, path, video.Options{Width: tc.w, Height: tc.h, Episodes: 1, Seed: 2, StillPath: still, StillStep: 10, Progress: progress})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Frames != res.Lengths[0]+1 {
 				t.Fatalf("%d frames for %d steps, want steps + 1", res.Frames, res.Lengths[0])
+			}
+			if calls != res.Frames || lastDone != res.Frames || most != spec.MaxEpisodeSteps+1 {
+				t.Fatalf("Progress: %d calls, last (%d, %d); want %d calls, last (%d, %d)", calls, lastDone, most, res.Frames, res.Frames, spec.MaxEpisodeSteps+1)
 			}
 			frames, w, h := probe(t, path)
 			if frames != res.Frames || w != tc.w || h != tc.h {
@@ -187,5 +192,73 @@ func TestRecordFailureLeavesNoFile(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("files left after a failed recording: %v", ents)
+	}
+}
+
+// TestStillAlone takes a still without a video (path ""): with ffmpeg
+// unreachable it still works, draws exactly the frames up to the still's
+// step, reports them through Progress with the right bound, and writes the
+// very PNG that the same still taken with a video has.
+func TestStillAlone(t *testing.T) {
+	need(t, "ffmpeg")
+	for _, tc := range []struct {
+		env       string
+		stillStep int
+		wantStep  int // the step the still shows
+		wantMost  int // Progress's bound: the still's step + 1, capped by the time limit
+	}{
+		{"reacher", 10, 10, 11},
+		{"reacher", 500, 50, 51}, // past the 50-step time limit: the last frame
+		{"halfcheetah", 0, 0, 1},
+	} {
+		t.Run(tc.env+"-"+strconv.Itoa(tc.stillStep), func(t *testing.T) {
+			spec, err := envs.Lookup(tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := policytest.ForEnv(spec, 4)
+			dir := t.TempDir()
+			withVideo := filepath.Join(dir, "with.png")
+			o := video.Options{Width: 96, Height: 64, Episodes: 1, Seed: 3, StillPath: withVideo, StillStep: tc.stillStep}
+			if _, err := video.Record(context.Background(), p, filepath.Join(dir, "v.mp4"), o); err != nil {
+				t.Fatal(err)
+			}
+
+			saved := video.FFmpeg
+			video.FFmpeg = "hyperctl-no-such-ffmpeg"
+			defer func() { video.FFmpeg = saved }()
+			alone := filepath.Join(dir, "alone.png")
+			o.StillPath = alone
+			var calls, lastDone, most int
+			o.Progress = func(done, m int) { calls, lastDone, most = calls+1, done, m }
+			res, err := video.Record(context.Background(), p, "", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StillStep != tc.wantStep || res.Frames != tc.wantStep+1 || len(res.Returns) != 0 {
+				t.Fatalf("still at step %d, %d frames, returns %v; want step %d, %d frames, no returns", res.StillStep, res.Frames, res.Returns, tc.wantStep, tc.wantStep+1)
+			}
+			if calls != res.Frames || lastDone != res.Frames || most != tc.wantMost {
+				t.Fatalf("Progress: %d calls, last (%d, %d); want %d calls, last (%d, %d)", calls, lastDone, most, res.Frames, res.Frames, tc.wantMost)
+			}
+			a, err1 := os.ReadFile(withVideo)
+			b, err2 := os.ReadFile(alone)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if !bytes.Equal(a, b) {
+				t.Fatal("the still alone differs from the still taken with the video")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "alone.mp4")); !os.IsNotExist(err) {
+				t.Fatalf("a still alone wrote a video: %v", err)
+			}
+		})
+	}
+	spec, err := envs.Lookup("reacher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := video.Record(context.Background(), policytest.ForEnv(spec, 1), "", video.Options{Width: 64, Height: 48, Episodes: 1}); err == nil {
+		t.Fatal("neither a video nor a still was accepted")
 	}
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
-	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -265,17 +264,17 @@ func (s *Runs) loneRun(dir string) (Run, error) {
 	return r, nil
 }
 
-// identity is a run's configs.Identity, read once per config.toml version.
+// identity is a run's rundir.Identity, read once per config.toml version.
 type identity struct {
 	mod time.Time
-	id  configs.Identity
+	id  rundir.Identity
 }
 
-func (s *Runs) identity(dir string) (configs.Identity, error) {
+func (s *Runs) identity(dir string) (rundir.Identity, error) {
 	path := filepath.Join(dir, rundir.ConfigFile)
 	st, err := os.Stat(path)
 	if err != nil {
-		return configs.Identity{}, err
+		return rundir.Identity{}, err
 	}
 	s.mu.Lock()
 	c, ok := s.idents[path]
@@ -283,7 +282,7 @@ func (s *Runs) identity(dir string) (configs.Identity, error) {
 	if ok && c.mod.Equal(st.ModTime()) {
 		return c.id, nil
 	}
-	id, err := configs.ReadIdentity(path)
+	id, err := rundir.ReadIdentity(dir)
 	if err != nil {
 		return id, err
 	}

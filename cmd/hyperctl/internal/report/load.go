@@ -1,11 +1,16 @@
-// Package report turns a compare folder into Markdown tables and PNG plots
-// like the HyperController paper's Figures 1 and 2. It works on partial
-// results and says which runs are missing or unfinished.
+// Package report turns run folders into Markdown tables, PNG plots like the
+// HyperController paper's Figures 1 and 2, and JSON or CSV tables for other
+// tools. It works on partial results and says which runs are missing or
+// unfinished.
 //
-// A compare folder holds one run folder per (environment, controller, seed):
+// It reads a compare folder, which holds one run folder per (environment,
+// controller, seed):
 //
 //	DIR/compare.json                     the matrix that was asked for (optional)
 //	DIR/<env>/<controller>/seed<N>/      a run folder (see package rundir)
+//
+// or a single run folder, or any folder with run folders below it (found
+// by rundir.Runs), such as the runs/ folder `hyperctl train` fills.
 package report
 
 import (
@@ -96,7 +101,13 @@ type Set struct {
 	Bootstrap Bootstrap
 }
 
-// Load scans dir.
+// Load reads the runs in dir: dir itself when it is a run folder, else
+// every run folder below it (rundir.Runs), and compare.json when dir
+// has one. A run is named by its environment, controller and seed as its
+// config.toml says (rundir.ReadIdentity), the controller by its folder
+// when the folder says more: a compare folder's <env>/<variant>/seed<N>
+// (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A run
+// that cannot be named, or names one already read, is a Problem.
 func Load(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -115,38 +126,33 @@ func Load(dir string) (*Set, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	envDirs, err := os.ReadDir(dir)
+	found, err := rundir.Runs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	for _, e := range envDirs {
-		if !e.IsDir() {
+	seen := map[string]string{}
+	for _, f := range found {
+		env, ctrl, seed, err := runName(dir, f.Dir)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
 			continue
 		}
-		ctrlDirs, _ := os.ReadDir(filepath.Join(dir, e.Name()))
-		for _, c := range ctrlDirs {
-			if !c.IsDir() {
-				continue
-			}
-			seedDirs, _ := os.ReadDir(filepath.Join(dir, e.Name(), c.Name()))
-			for _, sd := range seedDirs {
-				n, ok := strings.CutPrefix(sd.Name(), "seed")
-				seed, err := strconv.ParseInt(n, 10, 64)
-				if !sd.IsDir() || !ok || err != nil {
-					continue
-				}
-				run, err := loadRun(filepath.Join(dir, e.Name(), c.Name(), sd.Name()))
-				if err != nil {
-					s.Problems = append(s.Problems, err.Error())
-					continue
-				}
-				if run == nil {
-					continue
-				}
-				run.Env, run.Controller, run.Seed = e.Name(), c.Name(), seed
-				s.Runs = append(s.Runs, run)
-			}
+		key := fmt.Sprintf("%s/%s/seed%d", env, ctrl, seed)
+		if prev, dup := seen[key]; dup {
+			s.Problems = append(s.Problems, fmt.Sprintf("%s: the same run (%s, %s, seed %d) as %s; left out", f.Dir, env, ctrl, seed, prev))
+			continue
 		}
+		run, err := loadRun(f.Dir)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			continue
+		}
+		if run == nil {
+			continue
+		}
+		seen[key] = f.Dir
+		run.Env, run.Controller, run.Seed = env, ctrl, seed
+		s.Runs = append(s.Runs, run)
 	}
 	sort.Slice(s.Runs, func(i, j int) bool {
 		a, b := s.Runs[i], s.Runs[j]
@@ -159,6 +165,42 @@ func Load(dir string) (*Set, error) {
 		return a.Seed < b.Seed
 	})
 	return s, nil
+}
+
+// runName names the run in dir (below root; see Load).
+func runName(root, dir string) (env, ctrl string, seed int64, err error) {
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	// The compare layout: <env>/<variant>/seed<N>, directly below root.
+	layout := func() (string, string, int64, bool) {
+		if len(parts) < 3 {
+			return "", "", 0, false
+		}
+		n, ok := strings.CutPrefix(parts[len(parts)-1], "seed")
+		sd, err := strconv.ParseInt(n, 10, 64)
+		if !ok || err != nil {
+			return "", "", 0, false
+		}
+		return parts[len(parts)-3], parts[len(parts)-2], sd, true
+	}
+	id, err := rundir.ReadIdentity(dir)
+	if err != nil {
+		rel, rerr := filepath.Rel(root, dir)
+		if e, c, sd, ok := layout(); ok && rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 {
+			return e, c, sd, nil // a compare run whose config cannot be read: its folder names it
+		}
+		return "", "", 0, err
+	}
+	variant := func(v string) bool { return v == id.Controller || strings.HasPrefix(v, id.Controller+"@") }
+	if e, c, sd, ok := layout(); ok && e == id.Env && sd == id.Seed && variant(c) {
+		return e, c, sd, nil
+	}
+	base := parts[len(parts)-1]
+	if rest, ok := strings.CutPrefix(base, id.Env+"-"); ok {
+		if c, ok := strings.CutSuffix(rest, fmt.Sprintf("-seed%d", id.Seed)); ok && variant(c) {
+			return id.Env, c, id.Seed, nil
+		}
+	}
+	return id.Env, id.Controller, id.Seed, nil
 }
 
 // loadRun reads one run folder; nil when it holds no rows yet.

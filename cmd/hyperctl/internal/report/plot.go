@@ -5,7 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -31,6 +33,10 @@ const (
 	// (controllers that pick larger batches see more frames per iteration).
 	Frames
 )
+
+// noController is the row of runs without a controller (PPO with fixed
+// hyperparameters), which spend no controller time.
+const noController = "fixed"
 
 // curve is a median curve over seeds: x and y per iteration index.
 type curve struct{ xs, ys []float64 }
@@ -85,10 +91,16 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		p.X.Label.Text = label
 		if axis != Frames {
 			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.LogTicks{Prec: 1}
+			p.X.Tick.Marker = logTicks{}
 		}
-		p.Legend.Top = true
-		p.Legend.Left = true
+	}
+	leg := newSideLegend()
+	inLegend := map[string]bool{}
+	addLegend := func(name string, th plot.Thumbnailer) {
+		if !inLegend[name] {
+			inLegend[name] = true
+			leg.Add(name, th)
+		}
 	}
 	left.Y.Label.Text = "training reward"
 	right.Y.Label.Text = "evaluation return"
@@ -104,8 +116,23 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		right.Title.Text += "\none evaluation per run, after its last iteration\n(the runs are shorter than eval_every): points, not curves"
 	}
 	plotted := 0
+	// fixed spends no controller time: on the controller-time axis (log
+	// scale, no 0) its final medians are drawn as horizontal lines.
+	var fixedFinal [2][]float64
 	for i, c := range ctrls {
 		runs := byCtrl[c]
+		if axis == ControllerTime && c == noController {
+			for _, r := range runs {
+				if !r.Finished {
+					continue
+				}
+				fixedFinal[0] = append(fixedFinal[0], r.Train[len(r.Train)-1].Reward)
+				if len(r.Eval) > 0 {
+					fixedFinal[1] = append(fixedFinal[1], r.Eval[len(r.Eval)-1].Return)
+				}
+			}
+			continue
+		}
 		maxTrain, maxEval := 0, 0
 		for _, r := range runs {
 			maxTrain = max(maxTrain, len(r.Train))
@@ -158,7 +185,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 				sc.Shape = plotutil.Shape(i)
 				sc.Radius = vg.Points(4)
 				p.Add(sc)
-				p.Legend.Add(c, sc)
+				addLegend(c, sc)
 				plotted++
 				continue
 			}
@@ -170,12 +197,30 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			l.Dashes = plotutil.Dashes(i)
 			l.Width = vg.Points(1.5)
 			p.Add(l)
-			p.Legend.Add(c, l)
+			addLegend(c, l)
 			plotted++
 		}
 	}
 	if plotted == 0 {
 		return "", nil
+	}
+	for side, vals := range fixedFinal {
+		if len(vals) == 0 {
+			continue
+		}
+		p := left
+		if side == 1 {
+			p = right
+		}
+		_, med, _ := Quartiles(vals)
+		f := plotter.NewFunction(func(float64) float64 { return med })
+		f.Color = plotutil.Color(slices.Index(ctrls, noController))
+		f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		f.Width = vg.Points(1.5)
+		p.Add(f)
+		// A Function has no data range: widen the axis to show it.
+		p.Y.Min, p.Y.Max = math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
+		addLegend(fmt.Sprintf("%s: final median of %d runs (no controller time)", noController, len(vals)), f)
 	}
 	if s.evalCount(env) == 0 {
 		// An empty panel keeps the training panel's time range (a log
@@ -193,10 +238,9 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		}
 		d := math.Max(right.Y.Max-right.Y.Min, math.Abs(right.Y.Max)*0.05) * 0.5
 		right.Y.Min, right.Y.Max = right.Y.Min-d, right.Y.Max+d
-		right.Legend.Top, right.Legend.Left = false, false
 	}
 	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
-	return path, savePanels(path, []*plot.Plot{left, right}, 12*vg.Inch, 4.5*vg.Inch)
+	return path, savePanels(path, []*plot.Plot{left, right}, &leg, 14*vg.Inch, 4.5*vg.Inch)
 }
 
 // Figure2 writes DIR/<env>_fig2_final.png: box plots of the final training
@@ -231,7 +275,7 @@ func (s *Set) Figure2(env, outDir string) (string, error) {
 		var names []string
 		for i, c := range ctrls {
 			vals := byCtrl[c][side]
-			names = append(names, c)
+			names = append(names, fmt.Sprintf("%s (n = %d)", c, len(vals)))
 			if len(vals) == 0 {
 				continue
 			}
@@ -243,18 +287,43 @@ func (s *Set) Figure2(env, outDir string) (string, error) {
 			p.Add(b)
 		}
 		p.NominalX(names...)
+		p.X.Label.Text = "n: the runs behind each box"
+		p.X.Tick.Label.Rotation = math.Pi / 9
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YTop
 		panels = append(panels, p)
 	}
 	path := filepath.Join(outDir, fmt.Sprintf("%s_fig2_final.png", env))
-	return path, savePanels(path, panels, 12*vg.Inch, 4.5*vg.Inch)
+	return path, savePanels(path, panels, nil, 12*vg.Inch, 5*vg.Inch)
 }
 
-// savePanels draws plots side by side into one PNG.
-func savePanels(path string, plots []*plot.Plot, w, h vg.Length) error {
+// newSideLegend is a legend drawn beside the axes (savePanels), where it
+// covers no curve.
+func newSideLegend() plot.Legend {
+	leg := plot.NewLegend()
+	leg.Left, leg.Top = true, true
+	leg.TextStyle.Font.Size = vg.Points(10)
+	leg.ThumbnailWidth = vg.Points(28)
+	leg.Padding = vg.Points(4)
+	return leg
+}
+
+// savePanels draws plots side by side into one PNG, with leg (when not
+// nil) right of them, its top level with the axes'.
+func savePanels(path string, plots []*plot.Plot, leg *plot.Legend, w, h vg.Length) error {
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 2, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align([][]*plot.Plot{plots}, tiles, dc)
+	pad := vg.Millimeter * 2
+	panels := dc
+	if leg != nil {
+		r := leg.Rectangle(dc)
+		legW := r.Max.X - r.Min.X
+		panels = draw.Crop(dc, 0, -(legW + 3*pad), 0, 0)
+		top := plots[0].Title.TextStyle.Rectangle(plots[0].Title.Text).Size().Y
+		leg.Draw(draw.Crop(dc, w-legW-2*pad, -pad, pad, -2*pad-top))
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align([][]*plot.Plot{plots}, tiles, panels)
 	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}
@@ -269,6 +338,77 @@ func savePanels(path string, plots []*plot.Plot, w, h vg.Length) error {
 	return f.Close()
 }
 
+// logTicks labels a log axis with plain numbers (0.001, 20, 5000): every
+// power of ten in range and, over fewer than three decades, 2 and 5 times
+// them too; over less than one, every multiple of the power of ten below
+// it, or, with fewer than two of those, the range's ends. The other
+// multiples are unlabelled minor ticks. gonum's LogTicks
+// labels powers of ten alone, in exponent form (1e+01), so a range within
+// one decade had no label.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) {
+		return nil
+	}
+	decades := math.Log10(max / min)
+	labelled := func(m int) bool {
+		switch {
+		case decades < 1:
+			return true
+		case decades < 3:
+			return m == 1 || m == 2 || m == 5
+		}
+		return m == 1
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
+		for m := 1; m <= 9; m++ {
+			v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64) // exact decimal
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if labelled(m) {
+				t.Label = fmtTick(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			n++
+		}
+	}
+	if n < 2 { // a narrow range: label its ends, rounded inward
+		for _, end := range []struct {
+			v     float64
+			round func(float64) float64
+		}{{min, math.Ceil}, {max, math.Floor}} {
+			for digits := 2; digits <= 15; digits++ {
+				e := int(math.Floor(math.Log10(end.v))) - digits + 1
+				r, _ := strconv.ParseFloat(fmt.Sprintf("%.0fe%d", end.round(end.v/math.Pow10(e)), e), 64)
+				if r >= min && r <= max {
+					ticks = append(ticks, plot.Tick{Value: r, Label: fmtTick(r)})
+					break
+				}
+			}
+		}
+	}
+	return ticks
+}
+
+// fmtTick formats a tick value as a plain number, in exponent form only
+// outside 1e-6 to 1e9.
+func fmtTick(v float64) string {
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e9) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 // Write produces the full report into outDir: report.md and the PNGs. It
 // returns the files written.
 func (s *Set) Write(outDir string) ([]string, error) {
@@ -281,11 +421,13 @@ func (s *Set) Write(outDir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []string
+	var files, leftOut []string
 	if p, err := st.ProfileFigure(outDir); err != nil {
 		return files, err
 	} else if p != "" {
 		files = append(files, p)
+	} else {
+		leftOut = append(leftOut, fmt.Sprintf("%s: no normalised scores (see Normalisation and bootstrap; a normalisation needs finished `%s` runs)", ProfileFile, st.Reference))
 	}
 	for _, env := range s.Envs() {
 		for _, ax := range []XAxis{ControllerTime, WallTime, Frames} {
@@ -293,8 +435,13 @@ func (s *Set) Write(outDir string) ([]string, error) {
 			if err != nil {
 				return files, err
 			}
-			if p != "" {
+			switch {
+			case p != "":
 				files = append(files, p)
+			case ax == ControllerTime:
+				leftOut = append(leftOut, fmt.Sprintf("%s's controller-time figure: no run spends controller time (`%s` spends none, and a log axis has no 0)", env, noController))
+			default:
+				leftOut = append(leftOut, fmt.Sprintf("%s's %s figure: no run has a row with a positive time or frame count", env, [...]string{"", "wall-time", "frames"}[ax]))
 			}
 		}
 		p, err := s.Figure2(env, outDir)
@@ -303,6 +450,8 @@ func (s *Set) Write(outDir string) ([]string, error) {
 		}
 		if p != "" {
 			files = append(files, p)
+		} else {
+			leftOut = append(leftOut, fmt.Sprintf("%s's box plots: no finished run", env))
 		}
 	}
 	md := filepath.Join(outDir, "report.md")
@@ -317,6 +466,12 @@ func (s *Set) Write(outDir string) ([]string, error) {
 	fmt.Fprintln(f, "Figures:")
 	for _, p := range files {
 		fmt.Fprintf(f, "\n![%s](%s)\n", filepath.Base(p), filepath.Base(p))
+	}
+	if len(leftOut) > 0 {
+		fmt.Fprintln(f, "\nFigures left out:")
+		for _, l := range leftOut {
+			fmt.Fprintf(f, "- %s\n", l)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return files, err

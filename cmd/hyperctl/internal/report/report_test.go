@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -348,8 +349,10 @@ func TestHeadToHead(t *testing.T) {
 		want []HeadToHead
 	}{
 		{"fixed", []HeadToHead{
-			{Controller: "hypercontroller", Median: 390, RefMedian: 50, Wins: 1, Pairs: 1},
-			{Controller: "random", Median: 142.5, RefMedian: 50, Wins: 1, Pairs: 1},
+			{Controller: "hypercontroller", Median: 390, RefMedian: 50, Wins: 1, Pairs: 1,
+				Unpaired: []string{"seed 1: no finished fixed run with that seed", "seed 2: no finished fixed run with that seed"}},
+			{Controller: "random", Median: 142.5, RefMedian: 50, Wins: 1, Pairs: 1,
+				Unpaired: []string{"seed 1: no finished fixed run with that seed"}},
 		}},
 		{"hypercontroller", []HeadToHead{
 			{Controller: "fixed", Median: 50, RefMedian: 390, Wins: 0, Pairs: 1},
@@ -357,6 +360,17 @@ func TestHeadToHead(t *testing.T) {
 		}},
 		{"nosuch", nil},
 	}
+	// The reference alone: an empty comparison, not "no reference".
+	alone := &Set{Runs: nil}
+	for _, r := range s.Runs {
+		if r.Controller == "fixed" {
+			alone.Runs = append(alone.Runs, r)
+		}
+	}
+	if h := alone.HeadToHead("reacher", "fixed"); h == nil || len(h) != 0 {
+		t.Errorf("fixed alone: %v, want an empty, non-nil comparison", h)
+	}
+	wantMarkdown(t, alone, "## Against fixed\n\nLeft out: the runs have no controller other than `fixed`")
 	for _, c := range cases {
 		t.Run(c.ref, func(t *testing.T) {
 			got := s.HeadToHead("reacher", c.ref)
@@ -364,7 +378,7 @@ func TestHeadToHead(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, c.want)
 			}
 			for i := range got {
-				if got[i] != c.want[i] {
+				if !reflect.DeepEqual(got[i], c.want[i]) {
 					t.Errorf("row %d: got %+v, want %+v", i, got[i], c.want[i])
 				}
 				if got[i].Beats() != (c.want[i].Median > c.want[i].RefMedian) {
@@ -377,7 +391,8 @@ func TestHeadToHead(t *testing.T) {
 	if err := s.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"## Against fixed", "| hypercontroller | 1 of 1 | reacher |", "| reacher | random | 142.50 | 50.00 | 92.50 | 1 of 1 |"} {
+	for _, w := range []string{"## Against fixed", "| hypercontroller | 1 of 1 | reacher |", "| reacher | random | 142.50 | 50.00 | 92.50 | 1 of 1 |",
+		"Seeds not counted in \"seeds higher\" (finished, but not paired):\n- reacher, hypercontroller: seed 1: no finished fixed run with that seed; seed 2: no finished fixed run with that seed\n- reacher, random: seed 1: no finished fixed run with that seed\n"} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("report lacks %q:\n%s", w, md.String())
 		}
@@ -389,5 +404,96 @@ func TestHeadToHead(t *testing.T) {
 	}
 	if w := "| random | 0 of 1 | – |"; !strings.Contains(md.String(), w) {
 		t.Errorf("report lacks %q:\n%s", w, md.String())
+	}
+}
+
+// TestLeftOutIsExplained: a finished seed without an evaluation within the
+// matched budget is listed with the reason, the table says how many seeds
+// each row has there, and a folder without the reference row says why the
+// "Against" section is empty.
+func TestLeftOutIsExplained(t *testing.T) {
+	dir := t.TempDir()
+	run := func(ctrl string, seed int) string {
+		return filepath.Join(dir, "pusher", ctrl, fmt.Sprintf("seed%d", seed))
+	}
+	// The budget is 20000 frames (small's). big trains 7000 frames per
+	// iteration and first evaluates after iteration 4, at 35000 frames.
+	writeRunFrames(t, run("small", 0), 20, 1000, 0, 1, 0, true)
+	writeRunFrames(t, run("small", 1), 20, 1000, 0, 2, 0, true)
+	writeRunFrames(t, run("big", 0), 20, 7000, 0, 1, 0, true)
+	writeRunFrames(t, run("big", 1), 20, 1000, 0, 1, 0, true)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores, dropped := s.budgetEvals("pusher")
+	want := []Dropped{{Controller: "big", Seed: 0, Dir: run("big", 0), Why: "no evaluation within the matched budget of 20000 frames (its first at 35000)"}}
+	if !reflect.DeepEqual(dropped, want) || len(scores["big"]) != 1 || len(scores["small"]) != 2 {
+		t.Fatalf("scores %v, dropped %+v; want big's seed 1 and small's two scored, %+v", scores, dropped, want)
+	}
+	s.Reference = "small"
+	wantMarkdown(t, s,
+		"| big | 1 of 2 | 80000 |",
+		"| small | 2 of 2 | 20000 |",
+		"Left out at the matched budget (finished, but without an evaluation return there; not in the statistics):\n- big seed 0: no evaluation within the matched budget of 20000 frames (its first at 35000)\n",
+		"| pusher | big | 190.00 | 285.00 | -95.00 | 0 of 1 |",
+		"- pusher, big: seed 0: no evaluation within the matched budget of 20000 frames (its first at 35000)")
+	s.Reference = "fixed"
+	wantMarkdown(t, s, "## Against fixed\n\nLeft out: no environment has a finished `fixed` run with an evaluation return at the matched budget")
+}
+
+// wantMarkdown checks that s's Markdown report contains every string of
+// want.
+func wantMarkdown(t *testing.T, s *Set, want ...string) {
+	t.Helper()
+	var md bytes.Buffer
+	if err := s.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, md.String())
+		}
+	}
+}
+
+// TestLogTicks: plain numeric labels on log axes, over many decades (powers
+// of ten), a few (1, 2, 5 times them) and less than one (every multiple),
+// the ends of a range too narrow for two of those, never in exponent form
+// inside 1e-6 to 1e9.
+func TestLogTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []string // the labels, in order
+	}{
+		{2e-6, 6e-3, []string{"0.00001", "0.0001", "0.001"}},
+		{0.3, 80, []string{"0.5", "1", "2", "5", "10", "20", "50"}},
+		{20, 75, []string{"20", "30", "40", "50", "60", "70"}},
+		{1, 1000, []string{"1", "10", "100", "1000"}},
+		{0.0012, 0.0019, []string{"0.0012", "0.0019"}},
+		{0.00123456, 0.00198765, []string{"0.0013", "0.0019"}},
+		{5e8, 3e10, []string{"500000000", "1e+09", "2e+09", "5e+09", "1e+10", "2e+10"}},
+	} {
+		var labels []string
+		minor := 0
+		for _, tk := range (logTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Value < tc.min*(1-1e-9) || tk.Value > tc.max*(1+1e-9) {
+				t.Errorf("[%g, %g]: tick %g out of range", tc.min, tc.max, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			} else {
+				minor++
+			}
+		}
+		if labels == nil {
+			labels = []string{}
+		}
+		if !reflect.DeepEqual(labels, tc.want) {
+			t.Errorf("[%g, %g]: labels %q, want %q (%d minor ticks)", tc.min, tc.max, labels, tc.want, minor)
+		}
+	}
+	if got := (logTicks{}).Ticks(0, 1); got != nil {
+		t.Errorf("a range from 0: %v, want no ticks", got)
 	}
 }

@@ -178,7 +178,7 @@ type tracer func(kind, row string, rep int, env string, idx []int)
 func (s *Set) Stats() (*Stats, error) {
 	data := map[string]map[string]scoreSet{}
 	for _, env := range s.Envs() {
-		evals := s.budgetEvals(env)
+		evals, _ := s.budgetEvals(env)
 		for _, c := range sortedKeys(evals) {
 			bySeed := evals[c]
 			seeds := make([]int64, 0, len(bySeed))

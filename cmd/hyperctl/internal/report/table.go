@@ -53,6 +53,9 @@ type Row struct {
 	// larger batches see more frames in the same iterations; this column
 	// compares them at equal experience.
 	BudgetEvalQ [3]float64
+	// BudgetSeeds is the number of finished runs with a return at the
+	// matched budget (the others are Set.Dropped's).
+	BudgetSeeds int
 	// DropQ are the quartiles of final evaluation return minus the best
 	// evaluation return of the run (≤ 0): how much of its best a run still
 	// holds at the end, the paper's "stability" at the final iteration.
@@ -92,27 +95,32 @@ func (s *Set) budget(env string) (b float64, framed bool) {
 }
 
 // evalAt returns the return of the run's evaluation at the matched budget
-// frames, and false if the run has none. Without frame budgets (framed
-// false) it is the last evaluation made with at most frames frames. With
-// them it is the evaluation after the first iteration that reached frames:
-// each run stops there and evaluates, overshooting the budget by less than
-// one iteration's frames, whereas the last evaluation within the budget may
-// lie up to eval_every iterations earlier.
-func (r *Run) evalAt(frames float64, framed bool) (float64, bool) {
-	v, ok := 0.0, false
+// frames; without one, ok is false and why says why. Without frame budgets
+// (framed false) it is the last evaluation made with at most frames
+// frames. With them it is the evaluation after the first iteration that
+// reached frames: each run stops there and evaluates, overshooting the
+// budget by less than one iteration's frames, whereas the last evaluation
+// within the budget may lie up to eval_every iterations earlier.
+func (r *Run) evalAt(frames float64, framed bool) (v float64, ok bool, why string) {
+	if len(r.Eval) == 0 {
+		return 0, false, "no evaluation (eval.csv has no row)"
+	}
 	for _, e := range r.Eval {
 		if framed && e.Frames >= frames {
-			return e.Return, true
+			return e.Return, true, ""
 		}
 		if e.Frames > frames {
 			break
 		}
 		v, ok = e.Return, true
 	}
-	if framed {
-		return 0, false
+	switch {
+	case framed:
+		return 0, false, fmt.Sprintf("no evaluation at or after the frame budget of %s frames (its last at %s)", fmtNum(frames, 0), fmtNum(r.Eval[len(r.Eval)-1].Frames, 0))
+	case !ok:
+		return 0, false, fmt.Sprintf("no evaluation within the matched budget of %s frames (its first at %s)", fmtNum(frames, 0), fmtNum(r.Eval[0].Frames, 0))
 	}
-	return v, ok
+	return v, true, ""
 }
 
 // Controllers lists the controllers present or expected, sorted.
@@ -168,7 +176,7 @@ func (s *Set) Table(env string) []Row {
 		}
 	}
 	sort.Slice(expectedSeeds, func(i, j int) bool { return expectedSeeds[i] < expectedSeeds[j] })
-	atBudgetBySeed := s.budgetEvals(env)
+	atBudgetBySeed, _ := s.budgetEvals(env)
 	var rows []Row
 	for _, c := range sortedKeys(ctrls) {
 		row := Row{Controller: c, Expected: len(expectedSeeds)}
@@ -206,6 +214,7 @@ func (s *Set) Table(env string) []Row {
 		q := func(x []float64) [3]float64 { a, b, c := Quartiles(x); return [3]float64{a, b, c} }
 		row.TrainQ, row.EvalQ = q(train), q(eval)
 		row.BudgetEvalQ, row.DropQ = q(atBudget), q(drop)
+		row.BudgetSeeds = len(atBudget)
 		_, row.FramesMedian, _ = Quartiles(frames)
 		_, row.CtrlPer1000, _ = Quartiles(ctrl)
 		_, row.WallMedian, _ = Quartiles(wall)
@@ -347,21 +356,23 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		} else {
 			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(b, 0), env)
 		}
-		sb.WriteString("| controller | frames trained, median | evaluation return at the budget, median [IQR] | IQM [95 % CI] | final minus best evaluation return, median [IQR] |\n")
-		sb.WriteString("|---|---|---|---|---|\n")
-		noBudget := false
+		sb.WriteString("| controller | seeds at the budget | frames trained, median | evaluation return at the budget, median [IQR] | IQM [95 % CI] | final minus best evaluation return, median [IQR] |\n")
+		sb.WriteString("|---|---|---|---|---|---|\n")
 		for _, r := range rows {
 			iq := nanInterval
 			if es, ok := st.PerEnv[env][r.Controller]; ok {
 				iq = es.IQM
 			}
-			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r.Controller, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtIv(iq, 2), fmtQ(r.DropQ))
-			noBudget = noBudget || math.IsNaN(r.BudgetEvalQ[1])
+			fmt.Fprintf(&sb, "| %s | %d of %d | %s | %s | %s | %s |\n", r.Controller, r.BudgetSeeds, r.Finished, fmtNum(r.FramesMedian, 0), fmtQ(r.BudgetEvalQ), fmtIv(iq, 2), fmtQ(r.DropQ))
 		}
 		if note := s.evalNote(env); note != "" {
 			fmt.Fprintf(&sb, "\nEvaluations: %s.\n", note)
-		} else if noBudget {
-			sb.WriteString("\n–: no run of that controller evaluated within the matched budget.\n")
+		}
+		if _, dropped := s.budgetEvals(env); len(dropped) > 0 {
+			sb.WriteString("\nLeft out at the matched budget (finished, but without an evaluation return there; not in the statistics):\n")
+			for _, d := range dropped {
+				fmt.Fprintf(&sb, "- %s seed %d: %s\n", d.Controller, d.Seed, d.Why)
+			}
 		}
 		if len(notes) > 0 {
 			sb.WriteString("\nMissing or unfinished (not in the statistics):\n")
@@ -456,6 +467,9 @@ type HeadToHead struct {
 	// Wins is the number of seeds, among the Pairs seeds where both have a
 	// value, on which the controller's return is strictly higher.
 	Wins, Pairs int
+	// Unpaired says, for each finished seed of the controller that is not
+	// among the Pairs, why ("seed 3: no evaluation within ...").
+	Unpaired []string
 }
 
 // Beats reports whether the controller's median is strictly higher than
@@ -464,32 +478,50 @@ func (h HeadToHead) Beats() bool {
 	return !math.IsNaN(h.Median) && !math.IsNaN(h.RefMedian) && h.Median > h.RefMedian
 }
 
+// Dropped is a finished run left out of the scores at the matched budget.
+type Dropped struct {
+	Controller string `json:"controller"`
+	Seed       int64  `json:"seed"`
+	Dir        string `json:"dir"`
+	Why        string `json:"why"`
+}
+
 // budgetEvals returns each finished run's evaluation return at env's
-// matched budget, by controller and seed.
-func (s *Set) budgetEvals(env string) map[string]map[int64]float64 {
+// matched budget, by controller and seed, and the finished runs without
+// one, with the reason.
+func (s *Set) budgetEvals(env string) (map[string]map[int64]float64, []Dropped) {
 	budget, framed := s.budget(env)
 	out := map[string]map[int64]float64{}
+	var dropped []Dropped
 	for _, r := range s.Runs {
 		if r.Env != env || !r.Finished {
 			continue
 		}
-		if v, ok := r.evalAt(budget, framed); ok {
-			if out[r.Controller] == nil {
-				out[r.Controller] = map[int64]float64{}
-			}
-			out[r.Controller][r.Seed] = v
+		v, ok, why := r.evalAt(budget, framed)
+		if !ok {
+			dropped = append(dropped, Dropped{Controller: r.Controller, Seed: r.Seed, Dir: r.Dir, Why: why})
+			continue
 		}
+		if out[r.Controller] == nil {
+			out[r.Controller] = map[int64]float64{}
+		}
+		out[r.Controller][r.Seed] = v
 	}
-	return out
+	return out, dropped
 }
 
 // HeadToHead compares every controller of env except ref with ref, sorted
-// by controller name; nil when env has no finished run of ref.
+// by controller name; nil when env has no finished run of ref with a
+// return at the matched budget (empty, not nil, when ref is alone).
 func (s *Set) HeadToHead(env, ref string) []HeadToHead {
-	evals := s.budgetEvals(env)
+	evals, dropped := s.budgetEvals(env)
 	refs, ok := evals[ref]
 	if !ok {
 		return nil
+	}
+	why := map[string]string{} // controller/seed → why it has no score
+	for _, d := range dropped {
+		why[fmt.Sprintf("%s/%d", d.Controller, d.Seed)] = d.Why
 	}
 	values := func(m map[int64]float64) []float64 {
 		x := make([]float64, 0, len(m))
@@ -499,7 +531,7 @@ func (s *Set) HeadToHead(env, ref string) []HeadToHead {
 		return x
 	}
 	_, refMed, _ := Quartiles(values(refs))
-	var out []HeadToHead
+	out := []HeadToHead{} // not nil: env has the reference
 	for _, c := range sortedKeys(evals) {
 		if c == ref {
 			continue
@@ -512,6 +544,21 @@ func (s *Set) HeadToHead(env, ref string) []HeadToHead {
 				if v > rv {
 					h.Wins++
 				}
+			}
+		}
+		for _, r := range s.Runs {
+			if r.Env != env || r.Controller != c || !r.Finished {
+				continue
+			}
+			_, mine := evals[c][r.Seed]
+			_, theirs := refs[r.Seed]
+			switch {
+			case !mine:
+				h.Unpaired = append(h.Unpaired, fmt.Sprintf("seed %d: %s", r.Seed, why[fmt.Sprintf("%s/%d", c, r.Seed)]))
+			case !theirs && why[fmt.Sprintf("%s/%d", ref, r.Seed)] != "":
+				h.Unpaired = append(h.Unpaired, fmt.Sprintf("seed %d: %s's run has %s", r.Seed, ref, why[fmt.Sprintf("%s/%d", ref, r.Seed)]))
+			case !theirs:
+				h.Unpaired = append(h.Unpaired, fmt.Sprintf("seed %d: no finished %s run with that seed", r.Seed, ref))
 			}
 		}
 		out = append(out, h)
@@ -536,10 +583,21 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 			}
 		}
 	}
-	if len(tables) == 0 {
+	fmt.Fprintf(sb, "## Against %s\n\n", ref)
+	switch {
+	case len(tables) == 0:
+		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with an evaluation return at the matched budget, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, ref)
+		return
+	case len(ctrls) == 0:
+		fmt.Fprintf(sb, "Left out: the runs have no controller other than `%s` (the reference row; --reference names another) to compare with it.\n\n", ref)
 		return
 	}
-	fmt.Fprintf(sb, "## Against %s\n\n", ref)
+	var without []string
+	for _, env := range envs {
+		if _, ok := tables[env]; !ok {
+			without = append(without, env)
+		}
+	}
 	fmt.Fprintf(sb, "At equal experience (each run's evaluation return at its environment's matched budget), each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", ref, ref)
 	sb.WriteString("| controller | beats it on | environments |\n|---|---|---|\n")
 	for _, c := range sortedKeys(ctrls) {
@@ -571,6 +629,21 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 			}
 			fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %d of %d | %s |\n", env, h.Controller, fmtNum(h.Median, 2), fmtNum(h.RefMedian, 2), fmtNum(h.Median-h.RefMedian, 2), h.Wins, h.Pairs, fmtIv(poi, 2))
 		}
+	}
+	var unpaired []string
+	for _, env := range envs {
+		for _, h := range tables[env] {
+			if len(h.Unpaired) > 0 {
+				unpaired = append(unpaired, fmt.Sprintf("- %s, %s: %s", env, h.Controller, strings.Join(h.Unpaired, "; ")))
+			}
+		}
+	}
+	if len(unpaired) > 0 {
+		sb.WriteString("\nSeeds not counted in \"seeds higher\" (finished, but not paired):\n")
+		sb.WriteString(strings.Join(unpaired, "\n") + "\n")
+	}
+	if len(without) > 0 {
+		fmt.Fprintf(sb, "\nLeft out of this section: %s (no finished `%s` run with an evaluation return at the matched budget).\n", strings.Join(without, ", "), ref)
 	}
 	sb.WriteString("\n")
 }

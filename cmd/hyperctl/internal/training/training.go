@@ -43,6 +43,7 @@ type Options struct {
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
 	Version string         // hyperctl's version, recorded in the policies
+	Video   *VideoOptions  // record evaluation episodes into videos/ (nil: none)
 }
 
 // Result says what Train did.
@@ -92,6 +93,11 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	}
 	if reuse == rundir.Nothing {
 		return Result{AlreadyFinished: true}, nil
+	}
+	if opts.Video != nil {
+		if err := CheckVideo(plan.Env); err != nil {
+			return Result{}, fmt.Errorf("train: %w", err)
+		}
 	}
 	if err := rundir.CheckWritable(out); err != nil {
 		return Result{}, err
@@ -158,6 +164,10 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, err
 	}
 	defer elog.Close()
+	vids, err := startVideos(out, reuse, ps.Iteration, plan.Seed, opts)
+	if err != nil {
+		return Result{}, err
+	}
 	art, err := openArtifacts(out, ckptDir, plan, tr, reuse == rundir.Continue, opts.Version)
 	if err != nil {
 		return Result{}, err
@@ -239,6 +249,12 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 				return err
 			}
 			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
+			if vids != nil {
+				last := st.Iteration == runOpts.Iterations-1 || (runOpts.Frames > 0 && st.TotalFrames >= runOpts.Frames)
+				if err := vids.evaluated(ctx, st.Iteration, last, art.policy); err != nil {
+					return err
+				}
+			}
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames

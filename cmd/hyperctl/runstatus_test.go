@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+)
+
+// TestStatusOfRunFolders: outside a compare folder, status finds run
+// folders at any depth and tells finished, running (a process holds the
+// lock) and stopped runs apart, with their progress; a single run folder
+// works too, and a folder without runs is an error saying what was looked
+// for.
+func TestStatusOfRunFolders(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, ctrl string, seed int64, rows int, finished bool) string {
+		d := filepath.Join(root, rel)
+		os.MkdirAll(d, 0o755)
+		var b strings.Builder
+		b.WriteString("iteration,frames,wall_time_s\n")
+		for i := 0; i < rows; i++ {
+			fmt.Fprintf(&b, "%d,%d,1\n", i, (i+1)*100)
+		}
+		os.WriteFile(filepath.Join(d, rundir.TrainCSV), []byte(b.String()), 0o644)
+		os.WriteFile(filepath.Join(d, rundir.ConfigFile), []byte(fmt.Sprintf("env = \"reacher\"\nseed = %d\niterations = 50\n[controller]\nname = %q\n", seed, ctrl)), 0o644)
+		if finished {
+			if err := rundir.WriteSummary(d, rundir.Summary{Env: "reacher", Controller: ctrl, Seed: seed, Iterations: rows, WallTimeS: 12}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	fin := mk("a/reacher-fixed-seed0", "fixed", 0, 50, true)
+	run := mk("b/deep/reacher-gpucb-seed1", "gpucb", 1, 7, false)
+	stop := mk("b/reacher-random-seed2", "random", 2, 3, false)
+	lock, err := rundir.Acquire(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+
+	runs, err := folderStatus(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []folderRun{
+		{Dir: fin, Env: "reacher", Controller: "fixed", Seed: 0, State: runFinished, Done: 50, Iterations: 50, Detail: "12 s wall time"},
+		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: runRunning, Done: 7, Iterations: 50, Detail: fmt.Sprintf("pid %d", os.Getpid())},
+		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: runStopped, Done: 3, Iterations: 50, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
+	}
+	if len(runs) != len(want) {
+		t.Fatalf("%d runs, want %d: %+v", len(runs), len(want), runs)
+	}
+	for i := range want {
+		if runs[i] != want[i] {
+			t.Errorf("run %d: %+v, want %+v", i, runs[i], want[i])
+		}
+	}
+	var out bytes.Buffer
+	if err := printFolderStatus(&out, root, runs, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50", "status: 3 runs: 1 finished, 1 running, 1 stopped"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, out.String())
+		}
+	}
+	out.Reset()
+	if err := printFolderStatus(&out, root, runs, true); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Runs   []folderRun
+		Counts map[string]int
+	}
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 3 || js.Counts[runStopped] != 1 {
+		t.Errorf("JSON %v: %s", err, out.String())
+	}
+
+	// Through the CLI: a single run folder, and a folder without runs.
+	o, e, code := runCLI(t, "status", fin)
+	if code != 0 || !strings.Contains(o, "finished") || !strings.Contains(o, "status: 1 run: 1 finished, 0 running, 0 stopped") {
+		t.Errorf("status of one run: exit %d, %s %s", code, o, e)
+	}
+	empty := t.TempDir()
+	if _, e, code := runCLI(t, "status", empty); code != 1 || !strings.Contains(e, "no run in "+empty) {
+		t.Errorf("status of an empty folder: exit %d, %s", code, e)
+	}
+}
