@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tune-report.sh: one report over the variants of scripts/tune-control.sh,
-# each variant a row (named by its variant, e.g. hoof-b), on the tuning
+# each variant a row (named controller@variant, e.g. hoof@hoof-b), on the tuning
 # seeds, with issue 25's statistics against `fixed`. It copies the finished
 # runs into a temporary compare folder (OUT/<env>/<variant>/seed<N>) and
 # writes the report to results/tune-control/report.
@@ -12,19 +12,22 @@ command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
 VARIANTS=${VARIANTS:-fixed $(cd results/tune-control/configs && ls *.toml | sed 's/\.toml$//' | tr '\n' ' ')}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-envs=() seeds=()
+envs=() seeds=() rows=()
 for v in $VARIANTS; do
   for run in results/tune-control/"$v"/*/*/seed*; do
     [ -f "$run/summary.json" ] || continue
     env=$(basename "$(dirname "$(dirname "$run")")")
+    ctrl=$(basename "$(dirname "$run")")
     seed=$(basename "$run")
-    mkdir -p "$tmp/$env/$v"
-    cp -r "$run" "$tmp/$env/$v/$seed"
-    envs+=("$env") seeds+=("${seed#seed}")
+    row=$ctrl@$v # the report names a run by its controller, and a variant by its folder
+    [ "$v" = fixed ] && row=fixed
+    mkdir -p "$tmp/$env/$row"
+    cp -r "$run" "$tmp/$env/$row/$seed"
+    envs+=("$env") seeds+=("${seed#seed}") rows+=("$row")
   done
 done
 uniq_csv() { printf '%s\n' "$@" | sort -un | paste -sd, -; }
 uniq_words() { printf '%s\n' "$@" | sort -u | paste -sd, -; }
 printf '{"envs": ["%s"], "controllers": ["%s"], "seeds": [%s], "frames": 1000000, "iterations": 1000, "command": "scripts/tune-report.sh"}\n' \
-  "$(uniq_words "${envs[@]}" | sed 's/,/", "/g')" "$(echo $VARIANTS | sed 's/ /", "/g')" "$(uniq_csv "${seeds[@]}")" > "$tmp/compare.json"
+  "$(uniq_words "${envs[@]}" | sed 's/,/", "/g')" "$(uniq_words "${rows[@]}" | sed 's/,/", "/g')" "$(uniq_csv "${seeds[@]}")" > "$tmp/compare.json"
 go run ./cmd/hyperctl report "$tmp" --focus "${FOCUS:-fixed}" --out results/tune-control/report
