@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/configs/safefile"
@@ -44,6 +45,18 @@ type Options struct {
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
 	Version string         // hyperctl's version, recorded in the policies
+
+	// Given is the configuration of the tuned keys of a population member
+	// (controller name configs.Population) for this generation; such a run
+	// needs it, and any other run refuses it.
+	Given controller.Config
+	// Until pauses the run after the first iteration at which it has
+	// collected Until frames (0: never), when that is before its end: the
+	// checkpoint and policy-final are written and Train returns with
+	// Result.Paused, without a summary. A run whose checkpoint already
+	// holds Until frames returns at once. A population trains its members
+	// generation by generation this way.
+	Until int64
 }
 
 // Result says what Train did.
@@ -53,7 +66,14 @@ type Result struct {
 	AlreadyFinished bool
 	// Summary is the finished run's summary.json.
 	Summary rundir.Summary
+	// Paused: the run stopped at Options.Until, checkpointed; Frames is
+	// what it has collected.
+	Paused bool
+	Frames int64
 }
+
+// errPaused stops ppo.Run at Options.Until.
+var errPaused = errors.New("paused at the frame target")
 
 // ComparableConfig is a config's text with machine-only settings (threads)
 // neutralised: two runs with the same text train the same way (the
@@ -127,7 +147,7 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer tr.Close()
-	ctl, err := buildController(run, log)
+	ctl, err := buildController(run, opts.Given, log)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
@@ -160,6 +180,9 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	}
 	if ps.Iteration >= run.Iterations {
 		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, run.Iterations, out)
+	}
+	if pausesAt(run, opts.Until, tr.Frames()) {
+		return Result{Paused: true, Frames: tr.Frames()}, nil
 	}
 	runOpts := ppo.RunOptions{Iterations: run.Iterations, EvalEvery: run.EvalEvery, Frames: run.Frames,
 		AnnealTunedLR: ctl != nil && run.Controller.TunedLR == configs.TunedLRAnneal}
@@ -261,7 +284,8 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
-		if ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations && !(run.Frames > 0 && lastFrames >= run.Frames) {
+		pause := ps.Iteration < run.Iterations && pausesAt(run, opts.Until, lastFrames)
+		if pause || ps.Iteration%run.CheckpointEvery == 0 && ps.Iteration < run.Iterations && !(run.Frames > 0 && lastFrames >= run.Frames) {
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -269,11 +293,20 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 		if opts.Monitor != nil {
 			opts.Monitor.Iteration(ps, rep)
 		}
+		if pause {
+			return errPaused
+		}
 		return nil
 	}
 	err = ppo.Run(ctx, tr, ctl, runOpts, each)
 	if opts.Monitor != nil {
 		opts.Monitor.Finish()
+	}
+	if errors.Is(err, errPaused) {
+		if ferr := art.final(); ferr != nil {
+			return Result{}, fmt.Errorf("train: paused at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
+		}
+		return Result{Paused: true, Frames: lastFrames}, nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -314,11 +347,33 @@ func Train(ctx context.Context, run configs.Run, opts Options) (Result, error) {
 	return Result{Summary: sum}, nil
 }
 
+// pausesAt reports whether a run pausing at until frames stops once it
+// has collected frames: until is set, reached, and before the run's own
+// frame budget ends it.
+func pausesAt(run configs.Run, until, frames int64) bool {
+	return until > 0 && frames >= until && !(run.Frames > 0 && frames >= run.Frames)
+}
+
 // buildController builds run's controller (nil for the fixed controller),
-// with its settings adapted to the run and interval = "auto" resolved.
-func buildController(run configs.Run, log zerolog.Logger) (*controller.Controller, error) {
+// with its settings adapted to the run and interval = "auto" resolved. A
+// population member's controller runs the given configuration.
+func buildController(run configs.Run, given controller.Config, log zerolog.Logger) (*controller.Controller, error) {
+	if (run.Controller.Name == configs.Population) != (given != nil) {
+		if given == nil {
+			return nil, fmt.Errorf("controller %s: a population member trains only under `hyperctl population`, which gives it its hyperparameters for each generation; run that command on the population folder", configs.Population)
+		}
+		return nil, fmt.Errorf("a configuration is given, but the controller is %s, not %s", run.Controller.Name, configs.Population)
+	}
 	if run.Controller.Name == configs.Fixed {
 		return nil, nil
+	}
+	if given != nil {
+		space, err := run.Controller.Space()
+		if err != nil {
+			return nil, err
+		}
+		return controller.New(configs.Population, population.NewGiven(given), space,
+			controller.Options{Interval: int(run.Controller.Interval), Objective: run.Controller.Objective, Seed: uint64(run.Seed)})
 	}
 	space, err := run.Controller.Space()
 	if err != nil {
