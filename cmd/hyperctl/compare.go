@@ -25,7 +25,6 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )
@@ -359,13 +358,7 @@ func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, 
 }
 
 // writeManifest records the matrix.
-func writeManifest(out string, m report.Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
-}
+func writeManifest(out string, m report.Manifest) error { return report.WriteManifest(out, m) }
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,
 // for both backends (the caller adds --threads).
