@@ -22,15 +22,13 @@ type Spec struct {
 }
 
 // Define returns the population of spec whose members train with base:
-// base with controller name configs.Population (interval 1 when "auto")
+// base with controller name configs.Population (interval 1)
 // and the frame budget spec.Frames, validated. PB2's GP settings are
 // base's [controller.pb2] table, or PB2's defaults.
 func Define(base configs.Run, spec Spec) (popfile.Definition, configs.Run, error) {
 	run := base
 	run.Controller.Name = configs.Population
-	if run.Controller.Interval == configs.IntervalAuto {
-		run.Controller.Interval = 1
-	}
+	run.Controller.Interval = 1 // a member's configuration is the plan's at every iteration
 	run.Frames = spec.Frames
 	run.Controller.Settings = nil
 	if err := run.Validate(); err != nil {

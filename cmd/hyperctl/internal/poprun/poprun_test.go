@@ -144,6 +144,7 @@ func TestKillAtEveryPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkLastGeneration(t, ref)
 	want := "trained@0 decided@0 copied@0 logged@0 planned@0 trained@1 decided@1 copied@1 logged@1 planned@1 trained@2 finished@2"
 	if got := strings.Join(phases, " "); got != want {
 		t.Fatalf("phases: %s\nwant:   %s", got, want)
@@ -207,6 +208,39 @@ func checkCopy(t *testing.T, out string) {
 		return
 	}
 	t.Error("no member was exploited at the first step")
+}
+
+// checkLastGeneration: every member trains its last generation with the
+// clip its plan gives it, from the plan's first frame on.
+func checkLastGeneration(t *testing.T, out string) {
+	t.Helper()
+	def, _ := popfile.ReadDefinition(out)
+	plan, ok, err := popfile.ReadPlan(out, def.Generations()-1)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	for k, pm := range plan.Members {
+		l, err := rundir.ReadLog(filepath.Join(def.MemberDir(out, k), rundir.TrainCSV))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, _ := l.Col(rundir.ColFrames)
+		cc, _ := l.Col("clip")
+		rows := 0
+		for i := range l.Rows {
+			f, _ := l.Float(i, cf)
+			if int64(f)-64 < pm.Start { // the iteration started before the generation
+				continue
+			}
+			rows++
+			if c, _ := l.Float(i, cc); c != pm.Hyper["clip"] {
+				t.Errorf("member %d, row %d: clip %v, the plan's %v", k, i, c, pm.Hyper["clip"])
+			}
+		}
+		if rows != 4 {
+			t.Errorf("member %d: %d rows in the last generation, want 4", k, rows)
+		}
+	}
 }
 
 // PB2 on the same population: deterministic, and resumed after a kill

@@ -131,8 +131,8 @@ func (o Options) Validate() error {
 }
 
 // Task is one array task: a run folder and the `hyperctl train` arguments
-// that (re)start it there. Args must not hold --threads: the task passes
-// --cpus-per-task.
+// (or those of Script.Command) that (re)start it there. Args must not hold
+// --threads: the task passes --cpus-per-task.
 type Task struct {
 	Dir  string   // absolute run folder
 	Args []string // train arguments after "train", including --out Dir and --resume
@@ -145,6 +145,10 @@ type Script struct {
 	WorkDir string // absolute working folder of the tasks (the compare folder)
 	Tasks   []Task // index = array task id
 	Options Options
+	// Command is the hyperctl subcommand every task runs (nil: train). It
+	// must exit 0 only when the task's work is done (train: the run
+	// finished), which the task records as finished.
+	Command []string
 }
 
 // TaskFile is the file in a run folder where each Slurm attempt records its
@@ -200,6 +204,11 @@ func Render(s Script) (string, error) {
 	w("\nset -u\n")
 	w("HYPERCTL=%s\n", shellQuote(s.Binary))
 	w("threads=\"${SLURM_CPUS_PER_TASK:-%d}\"\n", o.CPUsPerTask)
+	command := s.Command
+	if command == nil {
+		command = []string{"train"}
+	}
+	w("command=(%s)\n", shellJoin(command))
 	w("case \"${SLURM_ARRAY_TASK_ID:-}\" in\n")
 	for i, t := range s.Tasks {
 		if !strings.HasPrefix(t.Dir, "/") {
@@ -239,13 +248,13 @@ rows_start=$(rows)
 term=0
 child=
 trap 'term=1; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM
-GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json train "${args[@]}" --threads "$threads" >>"$dir/@LOG@" 2>&1 &
+GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json "${command[@]}" "${args[@]}" --threads "$threads" >>"$dir/@LOG@" 2>&1 &
 child=$!
 if [ "$term" = 1 ]; then kill -TERM "$child" 2>/dev/null; fi
 wait "$child"
 rc=$?
 while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done
-if [ -f "$dir/@SUMMARY@" ]; then
+if [ -f "$dir/@SUMMARY@" ] || { [ "$rc" = 0 ] && [ "$term" = 0 ]; }; then
   record finished 0 ""
   echo "hyperctl: task $task finished"
   exit 0

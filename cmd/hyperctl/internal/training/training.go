@@ -372,8 +372,10 @@ func buildController(run configs.Run, given controller.Config, log zerolog.Logge
 		if err != nil {
 			return nil, err
 		}
+		// Interval 1: the given configuration is in force at every
+		// iteration, from the first one after a pause.
 		return controller.New(configs.Population, population.NewGiven(given), space,
-			controller.Options{Interval: int(run.Controller.Interval), Objective: run.Controller.Objective, Seed: uint64(run.Seed)})
+			controller.Options{Interval: 1, Objective: run.Controller.Objective, Seed: uint64(run.Seed)})
 	}
 	space, err := run.Controller.Space()
 	if err != nil {
