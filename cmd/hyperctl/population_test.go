@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,4 +182,72 @@ func TestPopulationUsage(t *testing.T) {
 	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(dir, "m")); code != 1 || !strings.Contains(e, "hyperctl population") {
 		t.Errorf("train of a population member: exit %d\n%s", code, e)
 	}
+}
+
+// TestSlurmPopulation runs a population of 2 members and 3 generations on a
+// real one-node Slurm (scripts/slurm-local.sh): each generation a job
+// array, the step after it a job that depends on it and submits the next.
+// No process of the test stays between the submission and the end. It must
+// end with the log, plans, steps and member CSVs of the same population run
+// locally. Skips, with the reason, when the daemons cannot start.
+func TestSlurmPopulation(t *testing.T) {
+	startLocalSlurm(t, "/tmp/hyperctl-slurm-pop-e2e", "6847", "6848")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "pop.toml")
+	if err := os.WriteFile(cfg, []byte(popTestConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "slurm")
+	args := slicesDeleteJobs(append(popArgs(cfg, out), "--backend", "slurm", "--time", "00:10:00"))
+	start := time.Now()
+	o, e, code := runCLI(t, args...)
+	if code != 0 || !strings.Contains(o, "submitted generation 0") {
+		t.Fatalf("population --backend slurm: exit %d\n%s\n%s", code, o, e)
+	}
+	t.Logf("%s", strings.TrimSpace(o))
+	if o, _, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "nothing submitted") {
+		t.Errorf("a second submission while the chain is queued: exit %d\n%s", code, o)
+	}
+	ref := filepath.Join(dir, "local")
+	if o, e, code := runCLI(t, popArgs(cfg, ref)...); code != 0 {
+		t.Fatalf("the local reference: exit %d\n%s\n%s", code, o, e)
+	}
+	for i := 0; ; i++ { // bounded: 5 minutes
+		if _, err := os.Stat(filepath.Join(out, popfile.ResultFile)); err == nil {
+			break
+		}
+		if i == 1500 {
+			logs, _ := filepath.Glob(filepath.Join(out, "slurm", "logs", "*"))
+			var b strings.Builder
+			for _, l := range logs {
+				c, _ := os.ReadFile(l)
+				fmt.Fprintf(&b, "== %s\n%s\n", l, c)
+			}
+			q, _ := exec.Command("squeue").CombinedOutput()
+			t.Fatalf("no result after 5 minutes; queue:\n%s\nSlurm logs:\n%s", q, b.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("the chain took %.1f s", time.Since(start).Seconds())
+	samePopulationFolders(t, out, ref)
+	var man struct {
+		SlurmJobs []struct{ ID string } `json:"slurm_jobs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "compare.json"))
+	if json.Unmarshal(b, &man) != nil || len(man.SlurmJobs) != 3 {
+		t.Errorf("compare.json records %d member arrays, want 3 (one per generation):\n%s", len(man.SlurmJobs), b)
+	}
+	if o, _, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "2 finished") {
+		t.Errorf("status: exit %d\n%s", code, o)
+	}
+}
+
+// slicesDeleteJobs drops --jobs N (a local flag) from population args.
+func slicesDeleteJobs(args []string) []string {
+	for i := range args {
+		if args[i] == "--jobs" {
+			return append(append([]string{}, args[:i]...), args[i+2:]...)
+		}
+	}
+	return args
 }
