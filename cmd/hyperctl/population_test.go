@@ -16,31 +16,9 @@ import (
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
-// popTestConfig: Reacher members of 64 frames per iteration; with --ready
-// 640 and --frames 1920 a population has 3 generations of 10 iterations.
-const popTestConfig = `env = "reacher"
-iterations = 100
-eval_every = 5
-checkpoint_every = 4
-
-[ppo]
-hidden = [16]
-num_envs = 2
-batch_size = 64
-minibatch_size = 32
-epochs = 1
-
-[[controller.tune]]
-name = "lr"
-low = 1e-4
-high = 1e-3
-scale = "log"
-
-[[controller.tune]]
-name = "clip"
-low = 0.1
-high = 0.3
-`
+// popTestConfig is the members' config of the population tests
+// (3 generations of 10 iterations with the ready and frames of popArgs).
+const popTestConfig = "internal/poprun/testdata/members.toml"
 
 func popArgs(cfg, out string) []string {
 	return []string{"population", "--env", "reacher", "--method", "pbt", "--size", "2", "--frames", "1920", "--ready", "640",
@@ -88,8 +66,8 @@ func samePopulationFolders(t *testing.T, got, want string) {
 // plans, steps and member CSVs.
 func TestPopulationKillAndResume(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "pop.toml")
-	if err := os.WriteFile(cfg, []byte(popTestConfig), 0o644); err != nil {
+	cfg, err := filepath.Abs(popTestConfig)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ref := filepath.Join(dir, "ref")
@@ -178,7 +156,11 @@ func TestPopulationUsage(t *testing.T) {
 	}
 	// A member trains only under population.
 	cfg := filepath.Join(dir, "m.toml")
-	os.WriteFile(cfg, []byte(strings.Replace(popTestConfig, "[ppo]", "[controller]\nname = \"population\"\ninterval = 1\n\n[ppo]", 1)), 0o644)
+	text, err := os.ReadFile(popTestConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "[ppo]", "[controller]\nname = \"population\"\ninterval = 1\n\n[ppo]", 1)), 0o644)
 	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(dir, "m")); code != 1 || !strings.Contains(e, "hyperctl population") {
 		t.Errorf("train of a population member: exit %d\n%s", code, e)
 	}
@@ -193,8 +175,8 @@ func TestPopulationUsage(t *testing.T) {
 func TestSlurmPopulation(t *testing.T) {
 	startLocalSlurm(t, "/tmp/hyperctl-slurm-pop-e2e", "6847", "6848")
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "pop.toml")
-	if err := os.WriteFile(cfg, []byte(popTestConfig), 0o644); err != nil {
+	cfg, err := filepath.Abs(popTestConfig)
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "slurm")

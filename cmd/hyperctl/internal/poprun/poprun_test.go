@@ -19,38 +19,14 @@ import (
 	_ "github.com/hyperctl/hyperctl/envs/all" // the environments
 )
 
-// tinyMembers: Reacher members of 64 frames per iteration, lr and clip
-// tuned; with ready = 256 and frames = 768 a population has 3 generations
-// of 4 iterations.
-const tinyMembers = `env = "reacher"
-iterations = 100
-eval_every = 2
-checkpoint_every = 100
-
-[ppo]
-hidden = [16]
-num_envs = 2
-batch_size = 64
-minibatch_size = 32
-epochs = 1
-threads = 1
-
-[[controller.tune]]
-name = "lr"
-low = 1e-4
-high = 1e-3
-scale = "log"
-
-[[controller.tune]]
-name = "clip"
-low = 0.1
-high = 0.3
-`
+// membersConfig is the members' config of the population tests, shared
+// with cmd/hyperctl's.
+const membersConfig = "testdata/members.toml"
 
 // setup writes a population of method with size members into a new folder.
 func setup(t *testing.T, dir, method string, size int) string {
 	t.Helper()
-	base, err := configs.Parse("tiny.toml", tinyMembers)
+	base, err := configs.Load(membersConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

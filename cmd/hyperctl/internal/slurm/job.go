@@ -40,15 +40,7 @@ func RenderJob(j Job) (string, error) {
 		w("#SBATCH --job-name=%s\n", o.JobName)
 	}
 	w("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n")
-	if o.Mem != "" {
-		w("#SBATCH --mem=%s\n", o.Mem)
-	}
-	if o.Time != "" {
-		w("#SBATCH --time=%s\n", o.Time)
-	}
-	if o.Partition != "" {
-		w("#SBATCH --partition=%s\n", o.Partition)
-	}
+	o.resourceLines(w)
 	w("#SBATCH --open-mode=append\n")
 	w("#SBATCH --chdir=%s\n", shellQuoteSbatch(j.WorkDir))
 	w("#SBATCH --output=%s\n", shellQuoteSbatch(j.LogDir+"/"+j.Name+"_%j.out"))

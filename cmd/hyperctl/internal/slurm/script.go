@@ -1,4 +1,5 @@
-// Package slurm is the Slurm backend of `hyperctl compare`, and the per-run
+// Package slurm is the Slurm backend of `hyperctl compare` (whose scripts
+// `hyperctl population` uses for its chain of generations), and the per-run
 // status of a compare folder (`hyperctl status`).
 //
 // A compare is a matrix of independent, resumable `hyperctl train` runs, one
@@ -130,6 +131,20 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// resourceLines writes the #SBATCH lines of the memory, time limit and
+// partition that are set.
+func (o Options) resourceLines(w func(format string, a ...any)) {
+	if o.Mem != "" {
+		w("#SBATCH --mem=%s\n", o.Mem)
+	}
+	if o.Time != "" {
+		w("#SBATCH --time=%s\n", o.Time)
+	}
+	if o.Partition != "" {
+		w("#SBATCH --partition=%s\n", o.Partition)
+	}
+}
+
 // Task is one array task: a run folder and the `hyperctl train` arguments
 // (or those of Script.Command) that (re)start it there. Args must not hold
 // --threads: the task passes --cpus-per-task.
@@ -184,15 +199,7 @@ func Render(s Script) (string, error) {
 	w("#SBATCH --array=%s\n", array)
 	w("#SBATCH --ntasks=1\n")
 	w("#SBATCH --cpus-per-task=%d\n", o.CPUsPerTask)
-	if o.Mem != "" {
-		w("#SBATCH --mem=%s\n", o.Mem)
-	}
-	if o.Time != "" {
-		w("#SBATCH --time=%s\n", o.Time)
-	}
-	if o.Partition != "" {
-		w("#SBATCH --partition=%s\n", o.Partition)
-	}
+	o.resourceLines(w)
 	w("#SBATCH --requeue\n")
 	w("#SBATCH --open-mode=append\n")
 	w("#SBATCH --signal=B:TERM@%d\n", SignalLead)
