@@ -154,6 +154,10 @@ func TestPopulationUsage(t *testing.T) {
 			t.Errorf("population %v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, e)
 		}
 	}
+	// A generation shorter than the largest batch (the paper's 6000) is refused.
+	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"); code != 1 || !strings.Contains(e, "less than one iteration may collect (6000 frames") {
+		t.Errorf("--ready below one batch: exit %d\n%s", code, e)
+	}
 	// A member trains only under population.
 	cfg := filepath.Join(dir, "m.toml")
 	text, err := os.ReadFile(popTestConfig)

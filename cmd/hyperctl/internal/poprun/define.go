@@ -7,6 +7,7 @@ import (
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 // Spec is what a population is asked to be (the command line's flags).
@@ -55,6 +56,15 @@ func Define(base configs.Run, spec Spec) (popfile.Definition, configs.Run, error
 	sp, err := run.Controller.Space()
 	if err != nil {
 		return popfile.Definition{}, run, err
+	}
+	// Every generation must train each member at least one iteration, or
+	// a step would rank scores that did not move.
+	hi := run.PPO.BatchSize
+	if i := sp.Index("batch_size"); i >= 0 {
+		hi = int(sp.Param(i).High)
+	}
+	if per := int64(ppo.IterationFrames(hi, run.PPO.NumEnvs)); spec.Ready < per {
+		return popfile.Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it", spec.Ready, per)
 	}
 	text, err := Neutral(run)
 	if err != nil {
