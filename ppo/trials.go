@@ -136,9 +136,6 @@ func (t *Trainer) iterateTrials(cands []Hyper, spec controller.TrialSpec) (IterS
 			return st, err
 		}
 	}
-	// The rolled-back updates of the candidates are not the iteration's:
-	// count only the kept one's.
-	t.ln.rejected -= countRejected(ends)
 	best := chooseTrial(tr.Scores, tr.KL, spec.MaxKL)
 	tr.Chosen = best
 	tr.SearchTime = time.Since(tu) - trialTime[best]
@@ -148,9 +145,6 @@ func (t *Trainer) iterateTrials(cands []Hyper, spec controller.TrialSpec) (IterS
 		return st, err
 	}
 	us := e.stats
-	if us.Rejected {
-		t.ln.rejected++
-	}
 	t.advantages(h, frames)
 	if rest := h.Epochs - us.Epochs; !us.Rejected && spec.Epochs > 0 && rest > 0 && !(h.TargetKL > 0 && us.ApproxKL > h.TargetKL) {
 		bt := t.batch(frames)
@@ -172,16 +166,6 @@ func (t *Trainer) iterateTrials(cands []Hyper, spec controller.TrialSpec) (IterS
 	st.Trial = tr
 	t.finish(&st, us, start)
 	return st, nil
-}
-
-func countRejected(ends []trialEnd) int {
-	n := 0
-	for _, e := range ends {
-		if e.stats.Rejected {
-			n++
-		}
-	}
-	return n
 }
 
 // chooseTrial returns the candidate with the highest score among those
