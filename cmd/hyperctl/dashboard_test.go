@@ -5,11 +5,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
@@ -35,31 +33,7 @@ func getPage(t *testing.T, addr, token, path string) (int, string) {
 // until it has written its address.
 func startDashboard(t *testing.T, args ...string) *server {
 	t.Helper()
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := exec.Command(binPath, append([]string{"--log-format", "json", "dashboard", "--listen", "127.0.0.1:0", "--addr-file", addrFile}, args...)...)
-	s := &server{cmd: cmd, logs: &syncBuf{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = s.logs, s.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(s.exited)
-	}()
-	t.Cleanup(s.kill)
-	for i := 0; i < 3000; i++ {
-		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			s.addr = strings.TrimSpace(string(b))
-			return s
-		}
-		select {
-		case <-s.exited:
-			t.Fatalf("hyperctl dashboard exited: %v\n%s", cmd.ProcessState, s.logs.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	t.Fatalf("hyperctl dashboard wrote no address within 30 s\n%s", s.logs.String())
-	return nil
+	return startListening(t, "dashboard", append([]string{"--listen", "127.0.0.1:0"}, args...)...)
 }
 
 // TestDashboardCommand: `hyperctl dashboard` refuses what `serve` refuses

@@ -52,9 +52,15 @@ func (b *syncBuf) String() string {
 // waits, bounded in polls, until it has written its address.
 func startServer(t *testing.T, listen, state string, extra ...string) *server {
 	t.Helper()
+	return startListening(t, "serve", append([]string{"--listen", listen, "--state", state}, extra...)...)
+}
+
+// startListening starts `hyperctl COMMAND ARGS --addr-file F` (serve or
+// dashboard) and waits, bounded in polls, until it has written its address.
+func startListening(t *testing.T, command string, args ...string) *server {
+	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
-	args := append([]string{"--log-format", "json", "serve", "--listen", listen, "--state", state, "--addr-file", addrFile}, extra...)
-	cmd := exec.Command(binPath, args...)
+	cmd := exec.Command(binPath, append(append([]string{"--log-format", "json", command}, args...), "--addr-file", addrFile)...)
 	s := &server{cmd: cmd, logs: &syncBuf{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
@@ -72,11 +78,11 @@ func startServer(t *testing.T, listen, state string, extra ...string) *server {
 		}
 		select {
 		case <-s.exited:
-			t.Fatalf("hyperctl serve exited: %v\n%s", cmd.ProcessState, s.logs.String())
+			t.Fatalf("hyperctl %s exited: %v\n%s", command, cmd.ProcessState, s.logs.String())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	t.Fatalf("hyperctl serve wrote no address within 60 s\n%s", s.logs.String())
+	t.Fatalf("hyperctl %s wrote no address within 6000 polls\n%s", command, s.logs.String())
 	return nil
 }
 
