@@ -324,6 +324,14 @@ func (c *Controller) Current() (cfg Config, ok bool) {
 	return slices.Clone(c.st.Current), true
 }
 
+// Previous returns R_{t−1}: the reward of the last observed iteration, the
+// one the next Observe's objective is taken against. ok is false before the
+// first Observe. The driver's state is the one home of this value in a run
+// with a controller (it is saved and restored with Snapshot and Restore).
+func (c *Controller) Previous() (reward float64, ok bool) {
+	return c.st.PrevReward, c.st.HavePrev
+}
+
 // Method returns the underlying method.
 func (c *Controller) Method() Method { return c.method }
 

@@ -466,3 +466,54 @@ func TestDriverRewardBound(t *testing.T) {
 		}
 	}
 }
+
+// TestPrevious: Previous is the last observed reward, in both observation
+// modes, survives Snapshot and Restore, and a refused Observe leaves it
+// unchanged.
+func TestPrevious(t *testing.T) {
+	for _, perInterval := range []bool{false, true} {
+		f := &fakeMethod{}
+		opts := controller.Options{Interval: 2, Seed: 1, PerInterval: perInterval}
+		ctl, err := controller.New("fake", f, twoParams(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ctl.Previous(); ok {
+			t.Fatalf("perInterval %v: Previous before the first Observe has a value", perInterval)
+		}
+		for it, r := range []float64{1.5, -2, 4} {
+			if _, err := ctl.Suggest(); err != nil {
+				t.Fatal(err)
+			}
+			if err := ctl.Observe(controller.Result{Reward: r}); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := ctl.Previous(); !ok || got != r {
+				t.Fatalf("perInterval %v, iteration %d: Previous = %v, %v; want %v", perInterval, it, got, ok, r)
+			}
+		}
+		snap, err := ctl.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := controller.New("fake", &fakeMethod{}, twoParams(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := back.Restore(snap); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := back.Previous(); !ok || got != 4 {
+			t.Fatalf("perInterval %v: restored Previous = %v, %v; want 4", perInterval, got, ok)
+		}
+		if _, err := back.Suggest(); err != nil {
+			t.Fatal(err)
+		}
+		if err := back.Observe(controller.Result{Reward: math.NaN()}); err == nil {
+			t.Fatalf("perInterval %v: a NaN reward was accepted", perInterval)
+		}
+		if got, _ := back.Previous(); got != 4 {
+			t.Fatalf("perInterval %v: a refused Observe changed Previous to %v", perInterval, got)
+		}
+	}
+}

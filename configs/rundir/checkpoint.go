@@ -21,7 +21,7 @@ type Progress struct {
 	Iteration  int     // iterations completed
 	WallS      float64 // cumulative wall time, s
 	CtrlS      float64 // cumulative controller time, s
-	PrevReward float64 // R_{t−1}, for the objective column
+	PrevReward float64 // R_{t−1} of a run without a controller (a controller's driver keeps its own: controller.Controller.Previous)
 	HavePrev   bool
 	LastEval   float64 // the last evaluation return
 	HaveEval   bool

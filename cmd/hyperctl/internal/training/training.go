@@ -201,6 +201,14 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	if opts.Monitor != nil {
 		opts.Monitor.Start(ps.Iteration, runOpts.Iterations, tr.Frames(), runOpts.Frames)
 	}
+	// R_{t−1}, for train.csv's objective column and the summary, has one
+	// home per run: the driver's state when there is a controller (saved in
+	// its snapshot), the checkpoint's progress when there is none. prev
+	// follows it while the run goes.
+	var prev, havePrev = ps.PrevReward, ps.HavePrev
+	if ctl != nil {
+		prev, havePrev = ctl.Previous()
+	}
 	segStart := time.Now()
 	baseWall := ps.WallS
 	lastFrames := tr.Frames()
@@ -214,8 +222,11 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		}
 		row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
 			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: hv, Rejected: tr.Rejected()}
-		row.Objective, row.HaveObjective = plan.Objective.Value(st.Result(), ps.PrevReward, ps.HavePrev)
-		ps.PrevReward, ps.HavePrev = st.Reward, true
+		row.Objective, row.HaveObjective = plan.Objective.Value(st.Result(), prev, havePrev)
+		prev, havePrev = st.Reward, true
+		if ctl == nil {
+			ps.PrevReward, ps.HavePrev = prev, havePrev
+		}
 		for _, r := range st.Returns {
 			row.MeanReturn += r
 		}
@@ -286,7 +297,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	}
 	sum := rundir.Summary{
 		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: runOpts.Frames,
-		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: ps.PrevReward,
+		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: prev,
 		RejectedUpdates: tr.Rejected(),
 	}
 	if ps.WallS > 0 {
