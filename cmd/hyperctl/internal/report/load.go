@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare`.
@@ -50,6 +51,15 @@ type SlurmJob struct {
 	// Runs are the run folders relative to the compare folder
 	// (<env>/<controller>/seed<N>); array task i runs Runs[i].
 	Runs []string `json:"runs"`
+}
+
+// WriteManifest writes m as dir's compare.json, atomically.
+func WriteManifest(dir string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return safefile.WriteAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // TrainRow is one row of train.csv (the columns the report uses).
