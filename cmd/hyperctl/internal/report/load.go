@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,8 +117,12 @@ type Set struct {
 // has one. A run is named by its environment, controller and seed as its
 // config.toml says (rundir.ReadIdentity), the controller by its folder
 // when the folder says more: a compare folder's <env>/<variant>/seed<N>
-// (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A run
-// that cannot be named, or names one already read, is a Problem.
+// (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A cell
+// of dir's own compare.json, <env>/<controller>/seed<N> with all three in
+// the matrix, is named by the matrix, as status and the dashboard name it
+// (a population's members, whose config.toml is an exploit donor's, and a
+// study's copies of picked runs). A run that cannot be named, or names one
+// already read, is a Problem.
 func Load(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -142,7 +147,7 @@ func Load(dir string) (*Set, error) {
 	}
 	seen := map[string]string{}
 	for _, f := range found {
-		env, ctrl, seed, err := runName(dir, f.Dir)
+		env, ctrl, seed, err := runName(dir, f.Dir, s.Manifest)
 		if err != nil {
 			s.Problems = append(s.Problems, err.Error())
 			continue
@@ -177,8 +182,9 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
-// runName names the run in dir (below root; see Load).
-func runName(root, dir string) (env, ctrl string, seed int64, err error) {
+// runName names the run in dir (below root, whose compare.json is m, nil
+// for none; see Load).
+func runName(root, dir string, m *Manifest) (env, ctrl string, seed int64, err error) {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
 	// The compare layout: <env>/<variant>/seed<N>, directly below root.
 	layout := func() (string, string, int64, bool) {
@@ -192,10 +198,14 @@ func runName(root, dir string) (env, ctrl string, seed int64, err error) {
 		}
 		return parts[len(parts)-3], parts[len(parts)-2], sd, true
 	}
+	rel, rerr := filepath.Rel(root, dir)
+	cell := rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 // <env>/<variant>/seed<N> directly below root
+	if e, c, sd, ok := layout(); ok && cell && m.holds(e, c, sd) {
+		return e, c, sd, nil
+	}
 	id, err := rundir.ReadIdentity(dir)
 	if err != nil {
-		rel, rerr := filepath.Rel(root, dir)
-		if e, c, sd, ok := layout(); ok && rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 {
+		if e, c, sd, ok := layout(); ok && cell {
 			return e, c, sd, nil // a compare run whose config cannot be read: its folder names it
 		}
 		return "", "", 0, err
@@ -211,6 +221,12 @@ func runName(root, dir string) (env, ctrl string, seed int64, err error) {
 		}
 	}
 	return id.Env, id.Controller, id.Seed, nil
+}
+
+// holds reports whether the matrix m (nil: none) has the run of env,
+// controller and seed.
+func (m *Manifest) holds(env, ctrl string, seed int64) bool {
+	return m != nil && slices.Contains(m.Envs, env) && slices.Contains(m.Controllers, ctrl) && slices.Contains(m.Seeds, seed)
 }
 
 // loadRun reads one run folder; nil when it holds no rows yet.
