@@ -285,7 +285,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 			}
 			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
 			if vids != nil {
-				last := st.Iteration == runOpts.Iterations-1 || (runOpts.Frames > 0 && st.TotalFrames >= runOpts.Frames)
+				last := st.Iteration == runOpts.Iterations-1 || runOpts.BudgetReached(st.TotalFrames)
 				if err := vids.evaluated(ctx, st.Iteration, last, art.policy); err != nil {
 					return err
 				}
@@ -294,7 +294,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
 		pause := ps.Iteration < runOpts.Iterations && pausesAt(runOpts, opts.Until, lastFrames)
-		if pause || ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !(runOpts.Frames > 0 && lastFrames >= runOpts.Frames) {
+		if pause || ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(lastFrames) {
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -360,7 +360,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 // has collected frames: until is set, reached, and before the run's own
 // frame budget ends it.
 func pausesAt(run ppo.RunOptions, until, frames int64) bool {
-	return until > 0 && frames >= until && !(run.Frames > 0 && frames >= run.Frames)
+	return until > 0 && frames >= until && !run.BudgetReached(frames)
 }
 
 // buildController builds the planned controller (nil for the fixed
