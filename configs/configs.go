@@ -29,6 +29,13 @@ var defaults embed.FS
 // controller): the reference baseline.
 const Fixed = "fixed"
 
+// Population is the controller name of a member of a population run
+// (`hyperctl population`): its tuned keys are set between generations by
+// the population's method (PBT or PB2), not by a registered controller, so
+// a member trains only under `hyperctl population`, which gives it its
+// configuration for each generation.
+const Population = "population"
+
 // Run is one training run's configuration.
 type Run struct {
 	Env             string     `toml:"env"`              // environment short name or Gymnasium id
@@ -400,12 +407,14 @@ func (r *Run) problems() []*Error {
 		}
 	}
 	c := &r.Controller
-	if c.Name != Fixed {
+	if c.Name != Fixed && c.Name != Population {
 		if _, err := controller.Lookup(c.Name); err != nil {
 			bad("controller.name", fmt.Sprintf("unknown controller %q; valid: %s, %s", c.Name, strings.Join(controller.Names(), ", "), Fixed))
 		}
 	}
-	if c.Interval == IntervalAuto {
+	if c.Name == Population && c.Interval == IntervalAuto {
+		bad("controller.interval", fmt.Sprintf("want an integer >= 1 for a %s member (its configuration changes only between generations), got \"auto\"", Population))
+	} else if c.Interval == IntervalAuto {
 		if len(out) == 0 { // the horizon rule reads the other settings
 			if _, err := r.DecisionInterval(); err != nil {
 				key, msg, _ := strings.Cut(err.Error(), ": ")

@@ -35,7 +35,9 @@ type Plan struct {
 	Controller *ControllerPlan
 }
 
-// ControllerPlan is what building a run's controller takes.
+// ControllerPlan is what building a run's controller takes. A population
+// member's (Name Population) has no settings: its method is the
+// configuration training is given for each generation.
 type ControllerPlan struct {
 	Name     string
 	Space    controller.Space
@@ -72,6 +74,15 @@ func (r Run) Resolve() (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.Run.AnnealTunedLR = r.Controller.TunedLR == TunedLRAnneal
+	if r.Controller.Name == Population {
+		// Interval 1 and no start: the configuration the population gives
+		// the member is in force at every iteration, from the first one
+		// after a pause.
+		p.Controller = &ControllerPlan{Name: Population, Space: space,
+			Options: controller.Options{Interval: 1, Objective: r.Controller.Objective, Seed: uint64(r.Seed)}}
+		return p, nil
+	}
 	settings, opts, err := r.ControllerSetup()
 	if err != nil {
 		return nil, err
@@ -79,7 +90,6 @@ func (r Run) Resolve() (*Plan, error) {
 	if opts.Start, err = r.StartConfig(space); err != nil {
 		return nil, err
 	}
-	p.Run.AnnealTunedLR = r.Controller.TunedLR == TunedLRAnneal
 	p.Controller = &ControllerPlan{Name: r.Controller.Name, Space: space, Settings: settings, Options: opts,
 		IntervalAuto: r.Controller.Interval == IntervalAuto}
 	return p, nil

@@ -27,6 +27,11 @@ func TestResolve(t *testing.T) {
 			c := p.Controller
 			return c.Options.Start == nil && !p.Run.AnnealTunedLR && c.Options.PerInterval && p.Objective == controller.Delta
 		}},
+		{"population member", []Override{func(r *Run) { r.Controller.Name = Population; r.Seed = 7 }}, func(p *Plan) bool {
+			c := p.Controller
+			return c != nil && p.ControllerName() == Population && c.Settings == nil && c.Options.Interval == 1 &&
+				c.Options.Start == nil && c.Options.Seed == 7 && c.Space.Dim() == 4 && p.Run.AnnealTunedLR
+		}},
 		{"threads do not count", []Override{func(r *Run) { r.PPO.Threads = 2 }}, func(p *Plan) bool {
 			base, _ := Default("reacher")
 			bp, _ := base.Resolve()

@@ -123,9 +123,9 @@ func candidates(ctl *controller.Controller, ctlTime *time.Duration) ([]controlle
 	return ctl.Candidates()
 }
 
-// budgetReached reports whether a run with options opts is over once frames
-// have been collected.
-func (opts RunOptions) budgetReached(frames int64) bool {
+// BudgetReached reports whether a run with options opts is over once frames
+// have been collected: it has a frame budget and frames reach it.
+func (opts RunOptions) BudgetReached(frames int64) bool {
 	return opts.Frames > 0 && frames >= opts.Frames
 }
 
@@ -162,7 +162,7 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			return fmt.Errorf("ppo: run: controller is at iteration %d, trainer at %d", ctl.Iteration(), t.Iteration())
 		}
 	}
-	for it := t.Iteration(); it < opts.Iterations && !opts.budgetReached(t.Frames()); it++ {
+	for it := t.Iteration(); it < opts.Iterations && !opts.BudgetReached(t.Frames()); it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -210,7 +210,7 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts RunOp
 			}
 		}
 		rep := Report{Stats: st, ControllerTime: ctlTime}
-		last := it == opts.Iterations-1 || opts.budgetReached(st.TotalFrames)
+		last := it == opts.Iterations-1 || opts.BudgetReached(st.TotalFrames)
 		if opts.EvalEvery > 0 && ((it+1)%opts.EvalEvery == 0 || last) {
 			// The iteration is trained: its evaluation and report complete
 			// even if ctx is cancelled meanwhile, so a caller that

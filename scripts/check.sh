@@ -14,8 +14,8 @@ fi
 echo "gofmt: clean"
 go vet ./...
 echo "go vet: clean"
-go test -count=1 -timeout 25m -skip '^TestSlurmEndToEnd$' ./...
+go test -count=1 -timeout 25m -skip '^TestSlurm(EndToEnd|Population)$' ./...
 # The Slurm end-to-end test runs on its own, verbosely, so the output shows
 # whether it ran (job ids, the requeued and the cancelled task, the counts)
 # or why it skipped.
-go test -count=1 -timeout 10m -run '^TestSlurmEndToEnd$' -v ./cmd/hyperctl
+go test -count=1 -timeout 10m -run '^TestSlurm(EndToEnd|Population)$' -v ./cmd/hyperctl

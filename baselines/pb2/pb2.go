@@ -180,12 +180,22 @@ func (m *PB2) stamp(o controller.Observation) []float64 {
 	return []float64{start, o.PrevReward}
 }
 
+// data is PB2's GP data: rows of w inputs (the time and the reward before
+// the row's interval, then the configuration in [0, 1]^d), row-major, and
+// their targets. The single-run method keeps its decision periods here; the
+// population's explore step (Choose) builds it from the population's
+// intervals.
+type data struct {
+	x, y []float64
+	w    int
+}
+
 // window returns the GP inputs for the last L rows (time and reward min-max
 // scaled over those rows) and the scaling of the two fixed columns.
-func (m *PB2) window(L int) (x, y []float64, lo, span [2]float64) {
-	w := m.width()
-	n := len(m.st.Y)
-	rows := m.st.X[(n-L)*w:]
+func (d data) window(L int) (x, y []float64, lo, span [2]float64) {
+	w := d.w
+	n := len(d.y)
+	rows := d.x[(n-L)*w:]
 	for c := range 2 {
 		lo[c] = math.Inf(1)
 		hi := math.Inf(-1)
@@ -202,7 +212,54 @@ func (m *PB2) window(L int) (x, y []float64, lo, span [2]float64) {
 			x[i*w+c] = scaleTo(x[i*w+c], lo[c], span[c])
 		}
 	}
-	return x, m.st.Y[n-L:], lo, span
+	return x, d.y[n-L:], lo, span
+}
+
+// fitted is one fit of PB2's GP: the model, the rows it used (the last
+// Window) and the scaling of the two fixed columns over them.
+type fitted struct {
+	model  *gp.Model
+	x      []float64 // the scaled inputs of the rows it used
+	window int
+	lo     [2]float64
+	span   [2]float64
+}
+
+// fixedAt returns the two fixed inputs (time, reward) scaled as the fit
+// scaled its rows.
+func (f fitted) fixedAt(now, reward float64) []float64 {
+	return []float64{scaleTo(now, f.lo[0], f.span[0]), scaleTo(reward, f.lo[1], f.span[1])}
+}
+
+// selectWindow is Ray's select_length: with fewer than WindowMin rows it
+// uses them all; otherwise it fits the GP to the last L = WindowMin,
+// WindowMin + WindowStep, … rows (L ≤ rows), each from the warm start only,
+// and keeps the L with the highest log marginal likelihood.
+func (s *Settings) selectWindow(d data, warm *gp.Hyper, rng *rand.Rand) int {
+	n := len(d.y)
+	if n < s.WindowMin {
+		return n
+	}
+	bestL, bestLL := s.WindowMin, math.Inf(-1)
+	for l := s.WindowMin; l <= n; l += s.WindowStep {
+		x, y, _, _ := d.window(l)
+		model, err := gp.Fit(x, y, s.fitOptions(d.w, warm, 0), rng)
+		if err == nil && model.LogLikelihood() > bestLL {
+			bestL, bestLL = l, model.LogLikelihood()
+		}
+	}
+	return bestL
+}
+
+// fit fits the GP to the last L rows of d with restarts random ML-II
+// restarts besides the warm start (nil: Ray's starting point).
+func (s *Settings) fit(d data, L int, warm *gp.Hyper, restarts int, rng *rand.Rand) (fitted, error) {
+	x, y, lo, span := d.window(L)
+	model, err := gp.Fit(x, y, s.fitOptions(d.w, warm, restarts), rng)
+	if err != nil {
+		return fitted{}, err
+	}
+	return fitted{model: model, x: x, window: L, lo: lo, span: span}, nil
 }
 
 // scaleTo min-max scales v; a zero (or non-finite) span maps to 0.
@@ -213,23 +270,25 @@ func scaleTo(v, lo, span float64) float64 {
 	return (v - lo) / span
 }
 
-func (m *PB2) fitOptions(restarts int) gp.FitOptions {
+// fitOptions are the GP fit's options for rows of w inputs, warm-started
+// from warm (nil: Ray's starting point).
+func (s *Settings) fitOptions(w int, warm *gp.Hyper, restarts int) gp.FitOptions {
 	b := gp.DefaultBounds()
 	// Ray clips its ℓ_R ∈ [1e-5, 1] with k = exp(−d²/ℓ_R); ℓ = √(ℓ_R/2).
 	b.Lengthscale = gp.Range{Lo: math.Sqrt(0.5e-5), Hi: math.Sqrt(0.5)}
 	b.Epsilon = gp.Range{Lo: 0, Hi: epsMax}
-	init := m.st.Hyper
+	init := warm
 	if init == nil {
 		// Ray's starting point: variance 1, ℓ_R = 1, ε from the settings,
 		// GPy's default noise variance 1.
-		init = &gp.Hyper{SignalVar: 1, Lengthscales: []float64{math.Sqrt(0.5)}, NoiseVar: 1, Epsilon: m.set.Epsilon}
+		init = &gp.Hyper{SignalVar: 1, Lengthscales: []float64{math.Sqrt(0.5)}, NoiseVar: 1, Epsilon: s.Epsilon}
 	}
 	return gp.FitOptions{
-		Kernel:   gp.Kernel{Kind: gp.SquaredExp, Dim: m.width(), TimeVarying: true},
+		Kernel:   gp.Kernel{Kind: gp.SquaredExp, Dim: w, TimeVarying: true},
 		Bounds:   b,
 		Init:     init,
 		Restarts: restarts,
-		Clip:     m.set.Clip,
+		Clip:     s.Clip,
 	}
 }
 
@@ -246,37 +305,23 @@ func (m *PB2) Suggest(dst controller.Config) error {
 // member is PB2's part of the loop's decision.
 type member PB2
 
-// Fit applies select_length — L = WindowMin, +WindowStep, … ≤ n, keeping
-// the best log marginal likelihood, where trial fits start from the warm
-// start only — then fits the GP to the last L rows with the restarts of
-// the loop's schedule (k = the fits so far).
+// Fit applies select_length (selectWindow), then fits the GP to the last L
+// rows with the restarts of the loop's schedule (k = the fits so far).
 func (p *member) Fit() error {
 	m := (*PB2)(p)
-	n := len(m.st.Y)
-	L := n
-	if n >= m.set.WindowMin {
-		bestL, bestLL := m.set.WindowMin, math.Inf(-1)
-		for l := m.set.WindowMin; l <= n; l += m.set.WindowStep {
-			x, y, _, _ := m.window(l)
-			model, err := gp.Fit(x, y, m.fitOptions(0), m.loop.Rng())
-			if err == nil && model.LogLikelihood() > bestLL {
-				bestL, bestLL = l, model.LogLikelihood()
-			}
-		}
-		L = bestL
-	}
+	d := data{x: m.st.X, y: m.st.Y, w: m.width()}
+	L := m.set.selectWindow(d, m.st.Hyper, m.loop.Rng())
 	m.st.Window = L
-	x, y, lo, span := m.window(L)
 	restarts := m.set.Fitting.At(m.st.Hyper != nil, L, m.st.Fits)
 	m.st.Fits++
-	model, err := gp.Fit(x, y, m.fitOptions(restarts), m.loop.Rng())
+	f, err := m.set.fit(d, L, m.st.Hyper, restarts, m.loop.Rng())
 	if err != nil {
 		return err
 	}
-	h := model.Hyper()
+	h := f.model.Hyper()
 	m.st.Hyper = &h
-	m.model = model
-	m.fixed = []float64{scaleTo(m.st.Now, lo[0], span[0]), scaleTo(m.st.Reward, lo[1], span[1])}
+	m.model = f.model
+	m.fixed = f.fixedAt(m.st.Now, m.st.Reward)
 	return nil
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )
@@ -364,13 +363,7 @@ func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, 
 }
 
 // writeManifest records the matrix.
-func writeManifest(out string, m report.Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteAtomic(filepath.Join(out, report.ManifestFile), append(b, '\n'))
-}
+func writeManifest(out string, m report.Manifest) error { return report.WriteManifest(out, m) }
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,
 // for both backends (the caller adds --threads).
@@ -434,14 +427,20 @@ func waitUnlocked(ctx context.Context, log zerolog.Logger, dir string) error {
 // exiting; if compare dies, the child gets SIGTERM (Pdeathsig, Linux) and
 // checkpoints too.
 func runTrainJob(ctx context.Context, log zerolog.Logger, self string, j job, f *compareFlags, threads int) error {
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+	return runFolderJob(ctx, log, self, j.dir, append([]string{"train"}, trainArgs(f, j.env, j.ctrl, j.seed, j.dir)...), threads)
+}
+
+// runFolderJob runs `hyperctl ARGS --threads N` as a child process that
+// writes the run folder dir, as runTrainJob describes.
+func runFolderJob(ctx context.Context, log zerolog.Logger, self, dir string, args []string, threads int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for {
-		if err := waitUnlocked(ctx, log, j.dir); err != nil {
+		if err := waitUnlocked(ctx, log, dir); err != nil {
 			return err
 		}
-		err := runTrainChild(ctx, self, j, f, threads)
+		err := runChild(ctx, self, dir, args, threads)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == exitLocked {
 			continue // another writer took the folder meanwhile: wait for it
@@ -450,14 +449,15 @@ func runTrainJob(ctx context.Context, log zerolog.Logger, self string, j job, f 
 	}
 }
 
-func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, threads int) error {
-	logf, err := os.OpenFile(filepath.Join(j.dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// runChild runs `hyperctl --log-format json ARGS --threads N`, its output
+// appended to dir's train.log.
+func runChild(ctx context.Context, self, dir string, cmdArgs []string, threads int) error {
+	logf, err := os.OpenFile(filepath.Join(dir, rundir.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	args := append([]string{"--log-format", "json", "train"}, trainArgs(f, j.env, j.ctrl, j.seed, j.dir)...)
-	args = append(args, "--threads", strconv.Itoa(threads))
+	args := append(append([]string{"--log-format", "json"}, cmdArgs...), "--threads", strconv.Itoa(threads))
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = logf, logf
 	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
@@ -475,7 +475,7 @@ func runTrainChild(ctx context.Context, self string, j job, f *compareFlags, thr
 	select {
 	case err := <-waitDone:
 		if err != nil {
-			return fmt.Errorf("%w (see %s)", err, filepath.Join(j.dir, rundir.LogFile))
+			return fmt.Errorf("%w (see %s)", err, filepath.Join(dir, rundir.LogFile))
 		}
 		return nil
 	case <-ctx.Done():

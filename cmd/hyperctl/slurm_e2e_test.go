@@ -56,32 +56,7 @@ type statusJSON struct {
 // folder and ports, so a cluster started by hand is not touched. Skips, with
 // the reason, when the daemons cannot start.
 func TestSlurmEndToEnd(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("skipped: the Slurm daemons need root (scripts/slurm-local.sh start)")
-	}
-	script, err := filepath.Abs("../../scripts/slurm-local.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scratch := "/tmp/hyperctl-slurm-e2e"
-	lock := lockFile(t, scratch+".lock")
-	t.Cleanup(func() { lock.Close() }) // registered first, so released after the daemons stop
-	env := append(os.Environ(), "HYPERCTL_SLURM_DIR="+scratch, "HYPERCTL_SLURM_CTLD_PORT=6837", "HYPERCTL_SLURM_D_PORT=6838")
-	sh := func(arg string) (string, error) {
-		c := exec.Command("bash", script, arg)
-		c.Env = env
-		out, err := c.CombinedOutput()
-		return string(out), err
-	}
-	if out, err := sh("start"); err != nil {
-		sh("stop")
-		t.Skipf("skipped: the Slurm daemons cannot start here (%v):\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		out, err := sh("stop")
-		t.Logf("slurm-local.sh stop: %v\n%s", err, out)
-	})
-	t.Setenv("SLURM_CONF", filepath.Join(scratch, "slurm.conf"))
+	startLocalSlurm(t, "/tmp/hyperctl-slurm-e2e", "6837", "6838")
 	slurmCmd := func(name string, args ...string) string {
 		t.Helper()
 		out, err := exec.Command(name, args...).CombinedOutput()
@@ -258,6 +233,39 @@ func detailOf(s statusJSON, dir string) string {
 		}
 	}
 	return ""
+}
+
+// startLocalSlurm starts a one-node Slurm (scripts/slurm-local.sh) in its
+// own scratch folder and on its own ports, points SLURM_CONF at it for the
+// test, and stops it at the end; it skips the test, with the reason, when
+// the daemons cannot start (not root, Slurm not installed).
+func startLocalSlurm(t *testing.T, scratch, ctldPort, dPort string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("skipped: the Slurm daemons need root (scripts/slurm-local.sh start)")
+	}
+	script, err := filepath.Abs("../../scripts/slurm-local.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := lockFile(t, scratch+".lock")
+	t.Cleanup(func() { lock.Close() }) // registered first, so released after the daemons stop
+	env := append(os.Environ(), "HYPERCTL_SLURM_DIR="+scratch, "HYPERCTL_SLURM_CTLD_PORT="+ctldPort, "HYPERCTL_SLURM_D_PORT="+dPort)
+	sh := func(arg string) (string, error) {
+		c := exec.Command("bash", script, arg)
+		c.Env = env
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := sh("start"); err != nil {
+		sh("stop")
+		t.Skipf("skipped: the Slurm daemons cannot start here (%v):\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		out, err := sh("stop")
+		t.Logf("slurm-local.sh stop: %v\n%s", err, out)
+	})
+	t.Setenv("SLURM_CONF", filepath.Join(scratch, "slurm.conf"))
 }
 
 // lockFile takes an exclusive lock on path, waiting (bounded) while another

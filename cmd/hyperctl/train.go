@@ -226,7 +226,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if name := run.Controller.Name; name != configs.Fixed {
+	if name := run.Controller.Name; name != configs.Fixed && name != configs.Population {
 		s, err := run.Controller.MethodSettings(name)
 		if err != nil {
 			return err

@@ -77,6 +77,12 @@
 // one is refused unless resume (continue it) or force (start over, after
 // Clear). A run is continued only with the config it was started with
 // (CheckSameConfig shows the difference).
+//
+// # Copying a run
+//
+// CopyRun makes one folder a copy of another's run, checkpoints included,
+// so a run continued from the copy continues exactly as the original would
+// have: a population's exploit step (`hyperctl population`).
 package rundir
 
 import (

@@ -27,6 +27,16 @@ type Maximizer struct {
 // found, and that UCB (in the model's standardised units). extra are
 // additional candidates (free coordinates only), e.g. the observed ones.
 func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float64, rng *rand.Rand, extra [][]float64) ([]float64, float64) {
+	return a.MaximizeSplit(m, m, fixed, free, kappa, rng, extra)
+}
+
+// MaximizeSplit is Maximize with the mean μ taken from m and the variance σ²
+// from v, a GP with m's hyperparameters conditioned on more inputs: the
+// configurations of a batch already chosen but not yet observed, which
+// lowers σ there so the next choice goes elsewhere (GP-BUCB, Desautels et
+// al. 2014, as PB2 chooses for several members at once). v == m is
+// Maximize.
+func (a Maximizer) MaximizeSplit(m, v *gp.Model, fixed []float64, free int, kappa float64, rng *rand.Rand, extra [][]float64) ([]float64, float64) {
 	nf := len(fixed)
 	d := nf + free
 	nc := a.Candidates + len(extra)
@@ -43,7 +53,11 @@ func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float6
 		}
 	}
 	mean, vr := make([]float64, nc), make([]float64, nc)
-	if err := m.PredictStd(xs, mean, vr); err != nil {
+	err := m.PredictStd(xs, mean, vr)
+	if err == nil && v != m {
+		err = v.PredictStd(xs, make([]float64, nc), vr)
+	}
+	if err != nil {
 		// Inputs are finite by construction; fall back to the first candidate.
 		return append([]float64(nil), xs[nf:d]...), math.Inf(-1)
 	}
@@ -64,6 +78,11 @@ func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float6
 	copy(x, fixed)
 	dm, dv := make([]float64, d), make([]float64, d)
 	buf := &gp.Gradient{}
+	var dm2 []float64 // v's mean gradient, unused
+	var buf2 *gp.Gradient
+	if v != m {
+		dm2, buf2 = make([]float64, d), &gp.Gradient{}
+	}
 	// f(z) = −UCB(u(z)) and its gradient in z.
 	var memo struct {
 		z, g []float64
@@ -80,8 +99,11 @@ func (a Maximizer) Maximize(m *gp.Model, fixed []float64, free int, kappa float6
 		for c := range free {
 			x[nf+c] = 0.5 * (1 - math.Cos(math.Pi*z[c]))
 		}
-		mu, v := m.PredictGrad(x, dm, dv, buf)
-		sd := math.Sqrt(v)
+		mu, vx := m.PredictGrad(x, dm, dv, buf)
+		if v != m {
+			_, vx = v.PredictGrad(x, dm2, dv, buf2)
+		}
+		sd := math.Sqrt(vx)
 		val := mu + kappa*sd
 		for c := range free {
 			g := dm[nf+c]

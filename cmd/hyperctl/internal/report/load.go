@@ -20,11 +20,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare`.
@@ -50,6 +52,15 @@ type SlurmJob struct {
 	// Runs are the run folders relative to the compare folder
 	// (<env>/<controller>/seed<N>); array task i runs Runs[i].
 	Runs []string `json:"runs"`
+}
+
+// WriteManifest writes m as dir's compare.json, atomically.
+func WriteManifest(dir string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return safefile.WriteAtomic(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
 // TrainRow is one row of train.csv (the columns the report uses).
@@ -106,8 +117,12 @@ type Set struct {
 // has one. A run is named by its environment, controller and seed as its
 // config.toml says (rundir.ReadIdentity), the controller by its folder
 // when the folder says more: a compare folder's <env>/<variant>/seed<N>
-// (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A run
-// that cannot be named, or names one already read, is a Problem.
+// (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A cell
+// of dir's own compare.json, <env>/<controller>/seed<N> with all three in
+// the matrix, is named by the matrix, as status and the dashboard name it
+// (a population's members, whose config.toml is an exploit donor's, and a
+// study's copies of picked runs). A run that cannot be named, or names one
+// already read, is a Problem.
 func Load(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -132,7 +147,7 @@ func Load(dir string) (*Set, error) {
 	}
 	seen := map[string]string{}
 	for _, f := range found {
-		env, ctrl, seed, err := runName(dir, f.Dir)
+		env, ctrl, seed, err := runName(dir, f.Dir, s.Manifest)
 		if err != nil {
 			s.Problems = append(s.Problems, err.Error())
 			continue
@@ -167,8 +182,9 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
-// runName names the run in dir (below root; see Load).
-func runName(root, dir string) (env, ctrl string, seed int64, err error) {
+// runName names the run in dir (below root, whose compare.json is m, nil
+// for none; see Load).
+func runName(root, dir string, m *Manifest) (env, ctrl string, seed int64, err error) {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
 	// The compare layout: <env>/<variant>/seed<N>, directly below root.
 	layout := func() (string, string, int64, bool) {
@@ -182,10 +198,14 @@ func runName(root, dir string) (env, ctrl string, seed int64, err error) {
 		}
 		return parts[len(parts)-3], parts[len(parts)-2], sd, true
 	}
+	rel, rerr := filepath.Rel(root, dir)
+	cell := rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 // <env>/<variant>/seed<N> directly below root
+	if e, c, sd, ok := layout(); ok && cell && m.holds(e, c, sd) {
+		return e, c, sd, nil
+	}
 	id, err := rundir.ReadIdentity(dir)
 	if err != nil {
-		rel, rerr := filepath.Rel(root, dir)
-		if e, c, sd, ok := layout(); ok && rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 {
+		if e, c, sd, ok := layout(); ok && cell {
 			return e, c, sd, nil // a compare run whose config cannot be read: its folder names it
 		}
 		return "", "", 0, err
@@ -201,6 +221,12 @@ func runName(root, dir string) (env, ctrl string, seed int64, err error) {
 		}
 	}
 	return id.Env, id.Controller, id.Seed, nil
+}
+
+// holds reports whether the matrix m (nil: none) has the run of env,
+// controller and seed.
+func (m *Manifest) holds(env, ctrl string, seed int64) bool {
+	return m != nil && slices.Contains(m.Envs, env) && slices.Contains(m.Controllers, ctrl) && slices.Contains(m.Seeds, seed)
 }
 
 // loadRun reads one run folder; nil when it holds no rows yet.

@@ -24,7 +24,9 @@ func writeConfig(t *testing.T, dir, env, ctrl string, seed int64) {
 // TestLoadAnyFolder: a single run folder, a folder of train's runs (named
 // by their config, with the @preset of train's default folder name kept),
 // nested runs, a compare folder below the root (its variant folders kept),
-// and a second copy of a run (left out, said why).
+// a second copy of a run (left out, said why), and a compare.json's cells
+// named by the matrix although their configs say otherwise (a
+// population's members after an exploit: the donor's config, its seed).
 func TestLoadAnyFolder(t *testing.T) {
 	root := t.TempDir()
 	mk := func(rel, env, ctrl string, seed int64, finished bool) string {
@@ -39,6 +41,11 @@ func TestLoadAnyFolder(t *testing.T) {
 	mk("runs/cmp/reacher/hypercontroller@kframe/seed2", "reacher", "hypercontroller", 2, true)
 	mk("runs/renamed", "reacher", "gpucb", 3, true) // named by its config alone
 	copied := mk("runs/zz-copy", "reacher", "fixed", 0, true)
+	mk("pop/reacher/pb2/seed0", "reacher", "population", 0, true)
+	mk("pop/reacher/pb2/seed1", "reacher", "population", 0, true)
+	if err := WriteManifest(filepath.Join(root, "pop"), Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{0, 1}, Iterations: 20}); err != nil {
+		t.Fatal(err)
+	}
 
 	names := func(s *Set) []string {
 		var out []string
@@ -62,6 +69,7 @@ func TestLoadAnyFolder(t *testing.T) {
 			"reacher/hypercontroller@rl/1/true",
 		}, []string{copied + ": the same run (reacher, fixed, seed 0) as " + single + "; left out"}},
 		{"a nested unfinished run", filepath.Join(root, "runs/old"), []string{"pusher/random/4/false"}, nil},
+		{"a matrix names its cells", filepath.Join(root, "pop"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Load(tc.dir)

@@ -1,4 +1,5 @@
-// Package slurm is the Slurm backend of `hyperctl compare`, and the per-run
+// Package slurm is the Slurm backend of `hyperctl compare` (whose scripts
+// `hyperctl population` uses for its chain of generations), and the per-run
 // status of a compare folder (`hyperctl status`).
 //
 // A compare is a matrix of independent, resumable `hyperctl train` runs, one
@@ -130,9 +131,23 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// resourceLines writes the #SBATCH lines of the memory, time limit and
+// partition that are set.
+func (o Options) resourceLines(w func(format string, a ...any)) {
+	if o.Mem != "" {
+		w("#SBATCH --mem=%s\n", o.Mem)
+	}
+	if o.Time != "" {
+		w("#SBATCH --time=%s\n", o.Time)
+	}
+	if o.Partition != "" {
+		w("#SBATCH --partition=%s\n", o.Partition)
+	}
+}
+
 // Task is one array task: a run folder and the `hyperctl train` arguments
-// that (re)start it there. Args must not hold --threads: the task passes
-// --cpus-per-task.
+// (or those of Script.Command) that (re)start it there. Args must not hold
+// --threads: the task passes --cpus-per-task.
 type Task struct {
 	Dir  string   // absolute run folder
 	Args []string // train arguments after "train", including --out Dir and --resume
@@ -145,6 +160,10 @@ type Script struct {
 	WorkDir string // absolute working folder of the tasks (the compare folder)
 	Tasks   []Task // index = array task id
 	Options Options
+	// Command is the hyperctl subcommand every task runs (nil: train). It
+	// must exit 0 only when the task's work is done (train: the run
+	// finished), which the task records as finished.
+	Command []string
 }
 
 // TaskFile is the file in a run folder where each Slurm attempt records its
@@ -180,15 +199,7 @@ func Render(s Script) (string, error) {
 	w("#SBATCH --array=%s\n", array)
 	w("#SBATCH --ntasks=1\n")
 	w("#SBATCH --cpus-per-task=%d\n", o.CPUsPerTask)
-	if o.Mem != "" {
-		w("#SBATCH --mem=%s\n", o.Mem)
-	}
-	if o.Time != "" {
-		w("#SBATCH --time=%s\n", o.Time)
-	}
-	if o.Partition != "" {
-		w("#SBATCH --partition=%s\n", o.Partition)
-	}
+	o.resourceLines(w)
 	w("#SBATCH --requeue\n")
 	w("#SBATCH --open-mode=append\n")
 	w("#SBATCH --signal=B:TERM@%d\n", SignalLead)
@@ -200,6 +211,11 @@ func Render(s Script) (string, error) {
 	w("\nset -u\n")
 	w("HYPERCTL=%s\n", shellQuote(s.Binary))
 	w("threads=\"${SLURM_CPUS_PER_TASK:-%d}\"\n", o.CPUsPerTask)
+	command := s.Command
+	if command == nil {
+		command = []string{"train"}
+	}
+	w("command=(%s)\n", shellJoin(command))
 	w("case \"${SLURM_ARRAY_TASK_ID:-}\" in\n")
 	for i, t := range s.Tasks {
 		if !strings.HasPrefix(t.Dir, "/") {
@@ -239,13 +255,13 @@ rows_start=$(rows)
 term=0
 child=
 trap 'term=1; [ -n "$child" ] && kill -TERM "$child" 2>/dev/null' TERM
-GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json train "${args[@]}" --threads "$threads" >>"$dir/@LOG@" 2>&1 &
+GOMAXPROCS="$threads" OMP_NUM_THREADS="$threads" "$HYPERCTL" --log-format json "${command[@]}" "${args[@]}" --threads "$threads" >>"$dir/@LOG@" 2>&1 &
 child=$!
 if [ "$term" = 1 ]; then kill -TERM "$child" 2>/dev/null; fi
 wait "$child"
 rc=$?
 while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done
-if [ -f "$dir/@SUMMARY@" ]; then
+if [ -f "$dir/@SUMMARY@" ] || { [ "$rc" = 0 ] && [ "$term" = 0 ]; }; then
   record finished 0 ""
   echo "hyperctl: task $task finished"
   exit 0

@@ -8,6 +8,7 @@ package training
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/configs/safefile"
@@ -44,6 +46,18 @@ type Options struct {
 	Monitor Monitor        // optional
 	Version string         // hyperctl's version, recorded in the policies
 	Video   *VideoOptions  // record evaluation episodes into videos/ (nil: none)
+
+	// Given is the configuration of the tuned keys of a population member
+	// (controller name configs.Population) for this generation; such a run
+	// needs it, and any other run refuses it.
+	Given controller.Config
+	// Until pauses the run after the first iteration at which it has
+	// collected Until frames (0: never), when that is before its end: the
+	// checkpoint and policy-final are written and Train returns with
+	// Result.Paused, without a summary. A run whose checkpoint already
+	// holds Until frames returns at once. A population trains its members
+	// generation by generation this way.
+	Until int64
 }
 
 // Result says what Train did.
@@ -53,7 +67,14 @@ type Result struct {
 	AlreadyFinished bool
 	// Summary is the finished run's summary.json.
 	Summary rundir.Summary
+	// Paused: the run stopped at Options.Until, checkpointed; Frames is
+	// what it has collected.
+	Paused bool
+	Frames int64
 }
+
+// errPaused stops ppo.Run at Options.Until.
+var errPaused = errors.New("paused at the frame target")
 
 // Train runs plan, a config resolved by package configs, into opts.Out. It
 // refuses to reuse a folder against the rules of rundir.Decide, and to
@@ -115,7 +136,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer tr.Close()
-	ctl, err := buildController(plan.Controller, log)
+	ctl, err := buildController(plan.Controller, opts.Given, log)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
@@ -149,6 +170,9 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	runOpts := plan.Run
 	if ps.Iteration >= runOpts.Iterations {
 		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, runOpts.Iterations, out)
+	}
+	if pausesAt(runOpts, opts.Until, tr.Frames()) {
+		return Result{Paused: true, Frames: tr.Frames()}, nil
 	}
 	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(plan.Text)); err != nil {
 		return Result{}, err
@@ -261,7 +285,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 			}
 			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
 			if vids != nil {
-				last := st.Iteration == runOpts.Iterations-1 || (runOpts.Frames > 0 && st.TotalFrames >= runOpts.Frames)
+				last := st.Iteration == runOpts.Iterations-1 || runOpts.BudgetReached(st.TotalFrames)
 				if err := vids.evaluated(ctx, st.Iteration, last, art.policy); err != nil {
 					return err
 				}
@@ -269,7 +293,8 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		}
 		ps.Iteration = st.Iteration + 1
 		lastFrames = st.TotalFrames
-		if ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !(runOpts.Frames > 0 && lastFrames >= runOpts.Frames) {
+		pause := ps.Iteration < runOpts.Iterations && pausesAt(runOpts, opts.Until, lastFrames)
+		if pause || ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(lastFrames) {
 			if err := checkpoint(); err != nil {
 				return err
 			}
@@ -277,11 +302,20 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		if opts.Monitor != nil {
 			opts.Monitor.Iteration(ps, rep)
 		}
+		if pause {
+			return errPaused
+		}
 		return nil
 	}
 	err = ppo.Run(ctx, tr, ctl, runOpts, each)
 	if opts.Monitor != nil {
 		opts.Monitor.Finish()
+	}
+	if errors.Is(err, errPaused) {
+		if ferr := art.final(); ferr != nil {
+			return Result{}, fmt.Errorf("train: paused at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
+		}
+		return Result{Paused: true, Frames: lastFrames}, nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -322,11 +356,32 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	return Result{Summary: sum}, nil
 }
 
+// pausesAt reports whether a run pausing at until frames stops once it
+// has collected frames: until is set, reached, and before the run's own
+// frame budget ends it.
+func pausesAt(run ppo.RunOptions, until, frames int64) bool {
+	return until > 0 && frames >= until && !run.BudgetReached(frames)
+}
+
 // buildController builds the planned controller (nil for the fixed
-// controller), with the sources of a transferring one read.
-func buildController(cp *configs.ControllerPlan, log zerolog.Logger) (*controller.Controller, error) {
+// controller), with the sources of a transferring one read. A population
+// member's controller runs the given configuration.
+func buildController(cp *configs.ControllerPlan, given controller.Config, log zerolog.Logger) (*controller.Controller, error) {
+	name := configs.Fixed
+	if cp != nil {
+		name = cp.Name
+	}
+	if (name == configs.Population) != (given != nil) {
+		if given == nil {
+			return nil, fmt.Errorf("controller %s: a population member trains only under `hyperctl population`, which gives it its hyperparameters for each generation; run that command on the population folder", configs.Population)
+		}
+		return nil, fmt.Errorf("a configuration is given, but the controller is %s, not %s", name, configs.Population)
+	}
 	if cp == nil {
 		return nil, nil
+	}
+	if given != nil {
+		return controller.New(cp.Name, population.NewGiven(given), cp.Space, cp.Options)
 	}
 	if cp.IntervalAuto {
 		log.Info().Int("interval", cp.Options.Interval).Msg(`controller.interval = "auto" resolved`)

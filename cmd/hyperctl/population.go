@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/poprun"
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
+	"github.com/hyperctl/hyperctl/configs"
+	popfile "github.com/hyperctl/hyperctl/configs/population"
+	"github.com/hyperctl/hyperctl/envs"
+)
+
+// A population is its own command, not `train --population N`: train
+// writes one run folder (--out, --resume, --force, one summary), a
+// population writes a folder of member runs plus its log and is continued
+// by running the same command again, as compare is.
+
+type populationFlags struct {
+	env, method, config, preset, out, backend string
+	size, jobs, iterations                    int
+	seed, frames, ready                       int64
+	quantile, resample                        float64
+	slurm                                     slurm.Options
+}
+
+func newPopulationCmd(a *app) *cobra.Command {
+	f := &populationFlags{}
+	cmd := &cobra.Command{
+		Use:   "population --env NAME --method pbt|pb2 --size N --frames F --ready R --out DIR [flags]",
+		Short: "Population-based training: PBT or PB2 with a real population (resumable: run again to continue)",
+		Long: `population trains --size members of PPO at once. Every --ready frames (a
+generation) each member pauses with its checkpoint written; the bottom 25 %
+by score (the mean return of its last 10 training episodes) copy a top-25 %
+member's complete state (exploit) and move its hyperparameters (explore):
+PBT perturbs each by ×0.8 or ×1.2 or resamples it (probability 0.25), PB2
+picks them by GP-UCB over (time, score, hyperparameters) → score change on
+the population's data. Then the next generation trains.
+
+DIR holds one ordinary run folder per member, DIR/<env>/<method>/seed<S>
+(S = seed·size + k), so 'hyperctl status DIR' and 'hyperctl report DIR'
+read it, and the population log DIR/population.jsonl: every member's score
+at every ready point, every exploit (who copied whom, at which frame) and
+every explore (old → new hyperparameters). Killed at any moment, the same
+command continues it exactly. The tuned keys are the config's
+[[controller.tune]] entries (default: the paper's four).
+
+--backend slurm submits each generation as a job array, one task per
+member, and the step after it as a job that depends on the array and
+submits the next generation: no process stays on the login node.`,
+		Example: `  hyperctl population --env halfcheetah --method pb2 --size 8 --frames 1000000 --ready 50000 --jobs 2 --out runs/pop
+  hyperctl population --env reacher --method pbt --size 4 --frames 200000 --ready 20000 --out runs/pbt --backend slurm --time 01:00:00`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPopulation(cmd.Context(), a, cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
+	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: pbt or pb2")
+	fl.IntVar(&f.size, "size", 8, "members")
+	fl.Int64Var(&f.frames, "frames", 1_000_000, "frame budget of every member")
+	fl.Int64Var(&f.ready, "ready", 50_000, "frames per generation: members exploit and explore every this many frames")
+	fl.Int64Var(&f.seed, "seed", 0, "population seed: member k trains with seed seed·size + k, and every random draw of the steps derives from it")
+	fl.StringVar(&f.config, "config", "", "TOML config of the members (its env is replaced by --env); default: configs/<env>.toml")
+	fl.StringVar(&f.preset, "preset", "", "presets applied to the members' config (see 'hyperctl train --help')")
+	fl.IntVar(&f.iterations, "iterations", 0, "iterations cap of every member (default: the config's)")
+	fl.Float64Var(&f.quantile, "quantile", 0.25, "fraction of members in the bottom (copying) and top (copied) quantiles")
+	fl.Float64Var(&f.resample, "resample", 0.25, "pbt: probability of resampling a hyperparameter instead of perturbing it")
+	fl.StringVar(&f.out, "out", "", "population folder (required)")
+	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "members trained at once (local backend)")
+	fl.StringVar(&f.backend, "backend", backendLocal, "where members train: local (a pool of --jobs processes) or slurm")
+	fl.StringVar(&f.slurm.Partition, "partition", "", "slurm: partition")
+	fl.StringVar(&f.slurm.Time, "time", "", "slurm: time limit per member task and per step job, HH:MM:SS")
+	fl.IntVar(&f.slurm.CPUsPerTask, "cpus-per-task", 1, "slurm: CPUs per member, also its threads")
+	fl.StringVar(&f.slurm.Mem, "mem", "", "slurm: memory per member, e.g. 2G")
+	fl.IntVar(&f.slurm.MaxParallel, "max-parallel", 0, "slurm: at most this many members at once (0: no limit)")
+	fl.StringArrayVar(&f.slurm.SbatchArgs, "sbatch-arg", nil, "slurm: an extra sbatch option, e.g. --sbatch-arg=--account=proj (repeatable)")
+	cmd.AddCommand(newPopulationMemberCmd(a), newPopulationStepCmd(a))
+	return cmd
+}
+
+// defaultJobs is compare's default: one member per core.
+func defaultJobs() int { return max(1, jobThreads(1)) }
+
+// check validates the flags; every failure is a usage error naming the flag.
+func (f *populationFlags) check(cmd *cobra.Command) error {
+	if f.out == "" {
+		return usagef("population: --out is required")
+	}
+	if f.env == "" {
+		return usagef("population: --env is required")
+	}
+	spec, err := envs.Lookup(f.env)
+	if err != nil {
+		return envError("--env", f.env)
+	}
+	f.env = spec.Name
+	f.method = strings.ToLower(f.method)
+	if !slices.Contains(popmethod.Methods(), f.method) {
+		return usagef("--method %q: want one of %s", f.method, strings.Join(popmethod.Methods(), ", "))
+	}
+	switch {
+	case f.size < 2 || f.size > popfile.MaxSize:
+		return usagef("--size: want an integer in [2, %d] members, got %d", popfile.MaxSize, f.size)
+	case f.frames < 1:
+		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
+	case f.ready < 1 || f.ready > f.frames:
+		return usagef("--ready: want an integer in [1, --frames = %d], got %d", f.frames, f.ready)
+	case f.seed < 0:
+		return usagef("--seed: want an integer >= 0, got %d", f.seed)
+	case cmd.Flags().Changed("iterations") && f.iterations < 1:
+		return usagef("--iterations: want an integer >= 1, got %d", f.iterations)
+	case !(f.quantile > 0 && f.quantile <= 0.5):
+		return usagef("--quantile: want a fraction in (0, 0.5], got %v", f.quantile)
+	case !(f.resample >= 0 && f.resample <= 1):
+		return usagef("--resample: want a probability in [0, 1], got %v", f.resample)
+	case cmd.Flags().Changed("resample") && f.method != popmethod.PBT:
+		return usagef("--resample: only with --method pbt")
+	case f.jobs < 1:
+		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
+	}
+	if f.preset != "" {
+		if err := configs.CheckPreset(f.preset); err != nil {
+			return usagef("--preset: %v", err)
+		}
+	}
+	cf := &compareFlags{backend: f.backend, slurm: f.slurm}
+	return checkBackendFlags(cmd, cf)
+}
+
+// define resolves the members' config and the population's definition.
+func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
+	set := []configs.Override{func(r *configs.Run) { r.Env, r.Frames = f.env, f.frames }}
+	if f.iterations > 0 {
+		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
+	}
+	var base configs.Run
+	var err error
+	if f.config != "" {
+		base, err = configs.Load(f.config, set...)
+	} else {
+		base, err = configs.Default(f.env, set...)
+	}
+	if err != nil {
+		return popfile.Definition{}, base, err
+	}
+	if f.preset != "" {
+		// Presets need a controller: they are applied to the members'
+		// config with population's name in place.
+		base.Controller.Name = configs.Population
+		if err := configs.ApplyPreset(&base, f.preset); err != nil {
+			return popfile.Definition{}, base, usagef("--preset: %v", err)
+		}
+	}
+	def, run, err := poprun.Define(base, poprun.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
+		Quantile: f.quantile, Resample: f.resample, Command: "hyperctl " + strings.Join(os.Args[1:], " ")})
+	if err != nil {
+		return def, run, fmt.Errorf("population: %w", err)
+	}
+	return def, run, nil
+}
+
+func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populationFlags) error {
+	if err := f.check(cmd); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(f.out)
+	if err != nil {
+		return usagef("--out %s: %v", f.out, err)
+	}
+	f.out = abs
+	def, run, err := f.define()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("population: cannot find the hyperctl executable: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(self); err == nil {
+		self = p
+	}
+	if f.backend == backendSlurm {
+		if def.Backend, err = json.Marshal(poprun.Backend{Binary: self, Options: f.slurm}); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("population: --out %s: %w", f.out, err)
+	}
+	if err := poprun.Init(f.out, def, run); err != nil {
+		return err
+	}
+	if r, err := popfile.ReadResult(f.out); err == nil {
+		return printResult(cmd, f.out, r, "already finished")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if f.backend == backendSlurm {
+		return submitPopulation(ctx, cmd, f.out)
+	}
+	threads := jobThreads(f.jobs)
+	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
+		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
+	res, err := poprun.Run(ctx, poprun.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
+		Train: func(ctx context.Context, g, k int) error {
+			args := []string{"population", "member", "--out", f.out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}
+			return runFolderJob(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
+		}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("population interrupted; run the same command again to continue")
+		}
+		return err
+	}
+	return printResult(cmd, f.out, res, "finished")
+}
+
+// submitPopulation submits the current generation's chain unless the
+// population's jobs are already queued.
+func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error {
+	r := slurm.ExecRunner{}
+	if err := r.LookPath("sbatch"); err != nil {
+		return fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
+	}
+	if q, err := poprun.Queued(ctx, r, out); err != nil {
+		return err
+	} else if len(q) > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
+		return nil
+	}
+	g, err := poprun.Current(out)
+	if err != nil {
+		return err
+	}
+	sub, err := poprun.SubmitGeneration(ctx, r, out, g)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
+		g, sub.Array, sub.Step, out)
+	return nil
+}
+
+func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) error {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "population %s: %s\n", what, out)
+	for k, m := range r.Members {
+		ev := "none"
+		if m.FinalEvalReturn != nil {
+			ev = strconv.FormatFloat(*m.FinalEvalReturn, 'f', 2, 64)
+		}
+		mark := ""
+		if k == r.Best {
+			mark = "  <- best"
+		}
+		fmt.Fprintf(w, "  member %d  %-34s final eval %10s  score %10.2f%s\n", k, m.Dir, ev, m.Score, mark)
+	}
+	fmt.Fprintf(w, "Log: %s. Next: hyperctl report %s\n", filepath.Join(out, popfile.LogFile), out)
+	return nil
+}
+
+// newPopulationMemberCmd is the work of one member in one generation: a
+// child of the local pool, or a Slurm array task.
+func newPopulationMemberCmd(a *app) *cobra.Command {
+	var out string
+	var g, k, threads int
+	cmd := &cobra.Command{
+		Use:    "member --out DIR --generation G --member K",
+		Short:  "Train one member of a population through one generation (run by 'hyperctl population')",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" || g < 0 || k < 0 {
+				return usagef("population member: --out, --generation >= 0 and --member >= 0 are required")
+			}
+			return poprun.TrainMember(cmd.Context(), out, g, k, poprun.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "population folder")
+	cmd.Flags().IntVar(&g, "generation", -1, "generation")
+	cmd.Flags().IntVar(&k, "member", -1, "member")
+	cmd.Flags().IntVar(&threads, "threads", 0, "libtorch threads and environment workers (0: the config's)")
+	return cmd
+}
+
+// newPopulationStepCmd is the step after a generation, as a Slurm job: it
+// exploits and explores, then submits the next generation (or, after the
+// last, writes the result).
+func newPopulationStepCmd(a *app) *cobra.Command {
+	var out string
+	var g int
+	cmd := &cobra.Command{
+		Use:    "step --out DIR --generation G",
+		Short:  "The exploit/explore step after a generation, then the next generation's submission (a Slurm job of 'hyperctl population --backend slurm')",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" || g < 0 {
+				return usagef("population step: --out and --generation >= 0 are required")
+			}
+			return populationStep(cmd, a, out, g)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "population folder")
+	cmd.Flags().IntVar(&g, "generation", -1, "the generation that ended")
+	return cmd
+}
+
+func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
+	ctx := cmd.Context()
+	lock, err := poprun.Lock(out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	def, err := popfile.ReadDefinition(out)
+	if err != nil {
+		return err
+	}
+	if def.Last(g) {
+		res, err := poprun.Finish(out, g, nil)
+		if err != nil {
+			return err
+		}
+		return printResult(cmd, out, res, "finished")
+	}
+	if err := poprun.Step(out, g, nil); err != nil {
+		return err
+	}
+	a.log.Info().Int("generation", g).Msg("population: step done")
+	if len(def.Backend) == 0 {
+		return nil
+	}
+	r := slurm.ExecRunner{}
+	q, err := poprun.Queued(ctx, r, out)
+	if err != nil {
+		return err
+	}
+	self := os.Getenv("SLURM_JOB_ID")
+	if q = slices.DeleteFunc(q, func(id string) bool { return id == self }); len(q) > 0 {
+		a.log.Warn().Strs("jobs", q).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
+		return nil
+	}
+	sub, err := poprun.SubmitGeneration(ctx, r, out, g+1)
+	if err != nil {
+		return err
+	}
+	a.log.Info().Int("generation", g+1).Str("array", sub.Array).Str("step", sub.Step).Msg("population: next generation submitted")
+	return nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	popfile "github.com/hyperctl/hyperctl/configs/population"
+	"github.com/hyperctl/hyperctl/configs/rundir"
+)
+
+// popTestConfig is the members' config of the population tests
+// (3 generations of 10 iterations with the ready and frames of popArgs).
+const popTestConfig = "internal/poprun/testdata/members.toml"
+
+func popArgs(cfg, out string) []string {
+	return []string{"population", "--env", "reacher", "--method", "pbt", "--size", "2", "--frames", "1920", "--ready", "640",
+		"--jobs", "2", "--seed", "3", "--config", cfg, "--out", out}
+}
+
+// samePopulationFolders fails unless two population folders hold the same
+// log, plans, steps and result, and members with the same CSVs (timing
+// aside).
+func samePopulationFolders(t *testing.T, got, want string) {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(want, func(p string, d os.DirEntry, err error) error {
+		rel, _ := filepath.Rel(want, p)
+		switch {
+		case err != nil || d.IsDir():
+		case rel == popfile.LogFile || rel == popfile.ResultFile || strings.HasPrefix(rel, popfile.GenerationsDir):
+			files = append(files, rel)
+		case filepath.Base(rel) == rundir.TrainCSV || filepath.Base(rel) == rundir.EvalCSV:
+			same, total, diff, err := rundir.CompareCSV(filepath.Join(got, rel), p)
+			if err != nil || diff != "" || same != total || total == 0 {
+				t.Errorf("%s: %d/%d rows identical, %v: %s", rel, same, total, err, diff)
+			}
+		}
+		return nil
+	})
+	if len(files) < 7 {
+		t.Fatalf("the reference holds %d population files: %v", len(files), files)
+	}
+	for _, rel := range files {
+		a, err1 := os.ReadFile(filepath.Join(got, rel))
+		b, err2 := os.ReadFile(filepath.Join(want, rel))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs from the uninterrupted population's (%v, %v)", rel, err1, err2)
+		}
+	}
+}
+
+// TestPopulationKillAndResume runs a population through the binary
+// uninterrupted, then again with two real SIGKILLs: of a member's training
+// process in the middle of generation 1 (the population reports the
+// failure and stops after the generation), and of the population process
+// itself in the middle of generation 2 (its children checkpoint on the
+// SIGTERM they get); run again each time, it ends with the same log,
+// plans, steps and member CSVs.
+func TestPopulationKillAndResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := filepath.Abs(popTestConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref")
+	if o, e, code := runCLI(t, popArgs(cfg, ref)...); code != 0 || !strings.Contains(o, "population finished") {
+		t.Fatalf("uninterrupted: exit %d\n%s\n%s", code, o, e)
+	}
+	out := filepath.Join(dir, "killed")
+	members := []string{filepath.Join(out, "reacher", "pbt", "seed6"), filepath.Join(out, "reacher", "pbt", "seed7")}
+	// busy returns the pid of a member process writing a folder past row
+	// rows, once there is one (bounded: 60 s).
+	busy := func(rows int) int {
+		t.Helper()
+		for i := 0; i < 30000; i++ {
+			for _, m := range members {
+				if it, _, ok := rundir.LastRow(m); ok && it >= rows {
+					if pid, held, _ := rundir.Holder(m); held && pid > 0 {
+						return pid
+					}
+				}
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		t.Fatal("no member process was found training")
+		return 0
+	}
+	start := func() (*exec.Cmd, *bytes.Buffer) {
+		c := exec.Command(binPath, popArgs(cfg, out)...)
+		var buf bytes.Buffer
+		c.Stdout, c.Stderr = &buf, &buf
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c, &buf
+	}
+	// 1. A member's process dies in generation 1.
+	c, buf := start()
+	pid := busy(12)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wait(); err == nil || !strings.Contains(buf.String(), "failed") {
+		t.Fatalf("population after a member's SIGKILL: %v\n%s", err, buf)
+	}
+	// 2. The population process dies in generation 2.
+	c, buf = start()
+	busy(22)
+	if err := c.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	// 3. Continued to the end.
+	if o, e, code := runCLI(t, popArgs(cfg, out)...); code != 0 {
+		t.Fatalf("resumed: exit %d\n%s\n%s\nkilled run's output:\n%s", code, o, e, buf)
+	}
+	samePopulationFolders(t, out, ref)
+	// The same command again does nothing and says so.
+	if o, _, code := runCLI(t, popArgs(cfg, out)...); code != 0 || !strings.Contains(o, "already finished") {
+		t.Errorf("re-run of a finished population: exit %d\n%s", code, o)
+	}
+	// Another population in the same folder is refused, naming the difference.
+	other := append(popArgs(cfg, out), "--ready", "320")
+	if _, e, code := runCLI(t, other...); code != 1 || !strings.Contains(e, `"ready": 640`) {
+		t.Errorf("another population in the folder: exit %d\n%s", code, e)
+	}
+}
+
+func TestPopulationUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--env", "reacher"}, "--out is required"},
+		{[]string{"--env", "nope", "--out", dir}, "--env"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "ga"}, "--method \"ga\": want one of pbt, pb2"},
+		{[]string{"--env", "reacher", "--out", dir, "--size", "1"}, "--size"},
+		{[]string{"--env", "reacher", "--out", dir, "--ready", "0"}, "--ready"},
+		{[]string{"--env", "reacher", "--out", dir, "--frames", "100", "--ready", "200"}, "--ready"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "pb2", "--resample", "0.5"}, "--resample: only with --method pbt"},
+		{[]string{"--env", "reacher", "--out", dir, "--time", "01:00:00"}, "--time: only with --backend slurm"},
+	} {
+		_, e, code := runCLI(t, append([]string{"population"}, c.args...)...)
+		if code != 2 || !strings.Contains(e, c.want) {
+			t.Errorf("population %v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, e)
+		}
+	}
+	// A generation shorter than the largest batch (the paper's 6000) is refused.
+	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"); code != 1 || !strings.Contains(e, "less than one iteration may collect (6000 frames") {
+		t.Errorf("--ready below one batch: exit %d\n%s", code, e)
+	}
+	// A member trains only under population.
+	cfg := filepath.Join(dir, "m.toml")
+	text, err := os.ReadFile(popTestConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "[ppo]", "[controller]\nname = \"population\"\ninterval = 1\n\n[ppo]", 1)), 0o644)
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(dir, "m")); code != 1 || !strings.Contains(e, "hyperctl population") {
+		t.Errorf("train of a population member: exit %d\n%s", code, e)
+	}
+}
+
+// TestSlurmPopulation runs a population of 2 members and 3 generations on a
+// real one-node Slurm (scripts/slurm-local.sh): each generation a job
+// array, the step after it a job that depends on it and submits the next.
+// No process of the test stays between the submission and the end. It must
+// end with the log, plans, steps and member CSVs of the same population run
+// locally. Skips, with the reason, when the daemons cannot start.
+func TestSlurmPopulation(t *testing.T) {
+	startLocalSlurm(t, "/tmp/hyperctl-slurm-pop-e2e", "6847", "6848")
+	dir := t.TempDir()
+	cfg, err := filepath.Abs(popTestConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "slurm")
+	args := slicesDeleteJobs(append(popArgs(cfg, out), "--backend", "slurm", "--time", "00:10:00"))
+	start := time.Now()
+	o, e, code := runCLI(t, args...)
+	if code != 0 || !strings.Contains(o, "submitted generation 0") {
+		t.Fatalf("population --backend slurm: exit %d\n%s\n%s", code, o, e)
+	}
+	t.Logf("%s", strings.TrimSpace(o))
+	if o, _, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "nothing submitted") {
+		t.Errorf("a second submission while the chain is queued: exit %d\n%s", code, o)
+	}
+	ref := filepath.Join(dir, "local")
+	if o, e, code := runCLI(t, popArgs(cfg, ref)...); code != 0 {
+		t.Fatalf("the local reference: exit %d\n%s\n%s", code, o, e)
+	}
+	for i := 0; ; i++ { // bounded: 5 minutes
+		if _, err := os.Stat(filepath.Join(out, popfile.ResultFile)); err == nil {
+			break
+		}
+		if i == 1500 {
+			logs, _ := filepath.Glob(filepath.Join(out, "slurm", "logs", "*"))
+			var b strings.Builder
+			for _, l := range logs {
+				c, _ := os.ReadFile(l)
+				fmt.Fprintf(&b, "== %s\n%s\n", l, c)
+			}
+			q, _ := exec.Command("squeue").CombinedOutput()
+			t.Fatalf("no result after 5 minutes; queue:\n%s\nSlurm logs:\n%s", q, b.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("the chain took %.1f s", time.Since(start).Seconds())
+	samePopulationFolders(t, out, ref)
+	var man struct {
+		SlurmJobs []struct{ ID string } `json:"slurm_jobs"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "compare.json"))
+	if json.Unmarshal(b, &man) != nil || len(man.SlurmJobs) != 3 {
+		t.Errorf("compare.json records %d member arrays, want 3 (one per generation):\n%s", len(man.SlurmJobs), b)
+	}
+	if o, _, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "2 finished") {
+		t.Errorf("status: exit %d\n%s", code, o)
+	}
+}
+
+// slicesDeleteJobs drops --jobs N (a local flag) from population args.
+func slicesDeleteJobs(args []string) []string {
+	for i := range args {
+		if args[i] == "--jobs" {
+			return append(append([]string{}, args[:i]...), args[i+2:]...)
+		}
+	}
+	return args
+}

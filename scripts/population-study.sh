@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# population-study.sh: issue 26's comparison at equal compute, resumable and
+# niced. A population of N members trains N × FRAMES frames; against it
+# stand N `fixed` runs of FRAMES frames each, of which the best by its own
+# final evaluation is taken, as the population's best member is taken by
+# its own final evaluation (result.json, "best").
+#
+#   populations  ENVS x METHODS x SIZES x SEEDS, each `hyperctl population`
+#                --size N --seed S --frames FRAMES --ready READY, into
+#                OUT/pop/<env>/<method>-<N>/seed<S>; member k trains with
+#                seed S·N + k
+#   fixed        `hyperctl compare --controllers fixed` on ENVS with seeds
+#                0 … (max SIZES)·(max SEED + 1) − 1, into OUT/fixed: the runs
+#                of population seed S and size N are seeds S·N … S·N + N − 1,
+#                the seeds its members started from
+#   report       per size N, OUT/compare-<N>/<env>/<row>/seed<S> holds copies
+#                (CSVs, summary, config) of the best member of each
+#                population (rows <method>-<N>) and of the best of its N fixed
+#                runs (row fixed-best<N>); `hyperctl report` on it, with
+#                fixed-best<N> as the reference, writes OUT/compare-<N>/report:
+#                IQM, P(> fixed-best<N>) and their 95 % CIs
+#
+# Resumable: every population and the compare continue where they stopped
+# (Ctrl-C checkpoints), finished ones are skipped, so run it again after an
+# interruption. Everything runs at nice 19. The binary is built once per
+# commit into bin/ (git-ignored); a re-run on another commit refuses to mix
+# binaries unless ALLOW_NEW_BINARY=1 (scripts/study-binary.sh).
+#
+# Settings (environment variables), with issue 26's values as defaults:
+#   OUT      output folder            results/population
+#   ENVS     environments             halfcheetah,pusher,bipedalwalker
+#   METHODS  population methods       pb2,pbt
+#   SIZES    population sizes         4,8
+#   SEEDS    population seeds         0-4 (a range A-B)
+#   FRAMES   frames per member        1000000
+#   READY    frames per generation    50000
+#   ITERS    iterations cap           FRAMES/1000: the paper's space never picks fewer than 1000 frames
+#   JOBS     processes at once        2
+#   HYPERCTL use this binary instead of building one (BUILD: its commit)
+#
+# The dry check of the script itself (one environment, population 2, 20,000
+# frames; a few minutes):
+#   OUT=/tmp/popstudy-dry ENVS=reacher METHODS=pb2 SIZES=2 SEEDS=0-0 FRAMES=20000 READY=6000 scripts/population-study.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
+
+OUT=${OUT:-results/population}
+ENVS=${ENVS:-halfcheetah,pusher,bipedalwalker}
+METHODS=${METHODS:-pb2,pbt}
+SIZES=${SIZES:-4,8}
+SEEDS=${SEEDS:-0-4}
+FRAMES=${FRAMES:-1000000}
+READY=${READY:-50000}
+ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
+JOBS=${JOBS:-2}
+
+first=${SEEDS%-*}
+last=${SEEDS#*-}
+if ! [[ "$first" =~ ^[0-9]+$ && "$last" =~ ^[0-9]+$ ]] || [ "$first" -gt "$last" ]; then
+  echo "population-study: SEEDS=$SEEDS: want a range A-B of seeds, A <= B" >&2
+  exit 2
+fi
+maxsize=0
+for n in ${SIZES//,/ }; do
+  if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 2 ]; then
+    echo "population-study: SIZES=$SIZES: want sizes >= 2" >&2
+    exit 2
+  fi
+  [ "$n" -gt "$maxsize" ] && maxsize=$n
+done
+
+source scripts/study-binary.sh
+hc() { nice -n 19 "$bin" --log-format json "$@"; }
+
+start=$(date -u +%FT%TZ)
+echo "population-study: $ENVS x $METHODS x sizes $SIZES x seeds $SEEDS, $FRAMES frames per member, ready every $READY, $JOBS jobs, into $OUT ($start)"
+
+# 1. The populations, one after another (each uses JOBS processes).
+for env in ${ENVS//,/ }; do
+  for n in ${SIZES//,/ }; do
+    for m in ${METHODS//,/ }; do
+      for s in $(seq "$first" "$last"); do
+        dir="$OUT/pop/$env/$m-$n/seed$s"
+        echo "population-study: $dir"
+        hc population --env "$env" --method "$m" --size "$n" --seed "$s" --frames "$FRAMES" --ready "$READY" \
+          --iterations "$ITERS" --jobs "$JOBS" --out "$dir" >>"$OUT/population-study.log" 2>&1 \
+          || { echo "population-study: $dir failed; see $OUT/population-study.log and its members' train.log" >&2; exit 1; }
+      done
+    done
+  done
+done
+
+# 2. The fixed runs: the seeds every population's members started from.
+hc compare --env "$ENVS" --controllers fixed --seeds "0-$(( maxsize * (last + 1) - 1 ))" \
+  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT/fixed" >>"$OUT/population-study.log" 2>&1
+
+# 3. Per size, the best member of each population against the best of its
+#    N fixed runs, each picked by its own final evaluation.
+final_eval() { jq -r '.final_eval_return // empty' "$1/summary.json"; }
+take() { # copy the files report reads from run folder $1 into $2
+  rm -rf "$2"
+  mkdir -p "$2"
+  cp "$1/train.csv" "$1/eval.csv" "$1/summary.json" "$1/config.toml" "$2/"
+}
+for n in ${SIZES//,/ }; do
+  cmp="$OUT/compare-$n"
+  for env in ${ENVS//,/ }; do
+    for s in $(seq "$first" "$last"); do
+      for m in ${METHODS//,/ }; do
+        pop="$OUT/pop/$env/$m-$n/seed$s"
+        best=$(jq -r '.best' "$pop/result.json")
+        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$cmp/$env/$m-$n/seed$s"
+      done
+      bestdir= bestv=
+      for k in $(seq 0 $(( n - 1 ))); do
+        d="$OUT/fixed/$env/fixed/seed$(( s * n + k ))"
+        v=$(final_eval "$d")
+        if [ -n "$v" ] && { [ -z "$bestv" ] || jq -en "$v > $bestv" >/dev/null; }; then
+          bestdir=$d bestv=$v
+        fi
+      done
+      take "$bestdir" "$cmp/$env/fixed-best$n/seed$s"
+    done
+  done
+  rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
+  jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
+    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY)" \
+    '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
+    >"$cmp/compare.json"
+  focus=${METHODS%%,*}-$n
+  nice -n 19 "$bin" report "$cmp" --reference "fixed-best$n" --focus "$focus" --out "$cmp/report" >>"$OUT/population-study.log" 2>&1
+  echo "population-study: size $n: $cmp/report/report.md"
+done
+echo "population-study: started $start, done $(date -u +%FT%TZ)"
