@@ -25,17 +25,23 @@ type Keeper struct {
 // checkpoint at iteration resumedAt (0 for a new run) that ckptDir covers
 // gets back the Best of the checkpoint when the folder's Best is from a
 // later iteration (training went on after the checkpoint before it was
-// interrupted); with no such copy that Best is removed.
+// interrupted), or when a kill tore the folder's Best mid-save; with no such
+// copy that Best is removed.
 func OpenKeeper(dir, ckptDir string, resumedAt int) (*Keeper, error) {
 	k := &Keeper{dir: dir}
 	if !Exists(dir, Best) {
 		return k, nil
 	}
 	p, err := Load(dir, Best)
-	if err != nil {
+	torn := errors.Is(err, ErrTorn)
+	if err != nil && !torn {
 		return nil, fmt.Errorf("policy: the run's %s: %w", Best, err)
 	}
-	if p.Meta.Iteration >= resumedAt { // trained past the checkpoint (iteration index resumedAt is the first one after it)
+	// A torn pair (the weights file of a new Best beside the sidecar of the
+	// old one) is a save that a kill interrupted. A save happens at an
+	// evaluation, before the checkpoint of its iteration, so that Best is
+	// from after the checkpoint, like one the run trained past.
+	if torn || p.Meta.Iteration >= resumedAt { // trained past the checkpoint (iteration index resumedAt is the first one after it)
 		if err := k.restore(ckptDir, resumedAt); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,5 +128,66 @@ func TestKeeperBoundary(t *testing.T) {
 	}
 	if p, err := policy.Load(dir, policy.Best); err != nil || p.Meta.Iteration != 6 {
 		t.Fatalf("version 1 sidecar: %v, %v", p, err)
+	}
+}
+
+// TestKeeperTornBest: a kill between the two files of a Best's save leaves
+// the new weights beside the old sidecar; resuming treats that Best as one
+// from after the checkpoint: the checkpoint's copy comes back, or, with
+// none, the Best is removed.
+func TestKeeperTornBest(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		withCopy bool
+	}{{"checkpoint copy", true}, {"no copy", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ck := filepath.Join(dir, "checkpoint")
+			k, err := policy.OpenKeeper(dir, ck, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.Evaluated(at(10), 5); err != nil {
+				t.Fatal(err)
+			}
+			if tc.withCopy {
+				if err := k.Checkpoint(ck); err != nil { // checkpoint at 20
+					t.Fatal(err)
+				}
+			}
+			// The save of iteration 40's Best, killed after its weights.
+			other := t.TempDir()
+			if err := at(40).Save(other, policy.Best); err != nil {
+				t.Fatal(err)
+			}
+			src, _ := policy.Paths(other, policy.Best)
+			dst, _ := policy.Paths(dir, policy.Best)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := policy.Load(dir, policy.Best); !errors.Is(err, policy.ErrTorn) {
+				t.Fatalf("the set-up pair is not torn: %v", err)
+			}
+			k2, err := policy.OpenKeeper(dir, ck, 20)
+			if err != nil {
+				t.Fatalf("resume over a torn Best: %v", err)
+			}
+			if !tc.withCopy {
+				if policy.Exists(dir, policy.Best) {
+					t.Fatal("a torn Best was kept without a checkpoint copy")
+				}
+				if _, ok := k2.BestReturn(); ok {
+					t.Fatal("BestReturn reports a removed best")
+				}
+				return
+			}
+			if it, r := bestOf(t, dir); it != 10 || r != 5 {
+				t.Fatalf("best after resuming = iteration %d return %v, want the checkpoint's 10 and 5", it, r)
+			}
+		})
 	}
 }
