@@ -50,7 +50,7 @@ jobs=()
 for pair in ${CONFIG_ROWS:-}; do
   row=${pair%%=*} cfg=${pair#*=}
   [ -f "$cfg" ] || { echo "decide-control: CONFIG_ROWS: $row: no config file $cfg" >&2; exit 1; }
-  ctrl=$(sed -n '/^\[controller\]/,/^\[/s/^name = "\([a-z]*\)".*/\1/p' "$cfg" | head -1)
+  ctrl=$(scripts/config-controller.sh "$cfg")
   [ "${row%%@*}" = "$ctrl" ] || { echo "decide-control: CONFIG_ROWS: row $row must be named $ctrl@<variant> ($cfg's controller)" >&2; exit 1; }
   for seed in 0 1 2 3 4 5 6 7 8 9; do
     for env in "${envs[@]}"; do

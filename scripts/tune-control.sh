@@ -33,7 +33,7 @@ for seed in $SEEDS; do
     if [ "$v" = fixed ]; then
       OUT=results/tune-control/fixed ROWS=fixed FOCUS=fixed CONFIG= SEEDS=$first-$seed GROW=1 scripts/study.sh
     else
-      name=$(sed -n '/^\[controller\]/,/^\[/s/^name = "\([a-z]*\)".*/\1/p' "results/tune-control/configs/$v.toml" | head -1)
+      name=$(scripts/config-controller.sh "results/tune-control/configs/$v.toml")
       OUT=results/tune-control/$v ROWS=$name FOCUS=$name CONFIG=results/tune-control/configs/$v.toml SEEDS=$first-$seed GROW=1 scripts/study.sh
     fi
   done
