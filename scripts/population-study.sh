@@ -76,24 +76,39 @@ hc() { nice -n 19 "$bin" --log-format json "$@"; }
 start=$(date -u +%FT%TZ)
 echo "population-study: $ENVS x $METHODS x sizes $SIZES x seeds $SEEDS, $FRAMES frames per member, ready every $READY, $JOBS jobs, into $OUT ($start)"
 
-# 1. The populations, one after another (each uses JOBS processes).
-for env in ${ENVS//,/ }; do
-  for n in ${SIZES//,/ }; do
-    for m in ${METHODS//,/ }; do
-      for s in $(seq "$first" "$last"); do
-        dir="$OUT/pop/$env/$m-$n/seed$s"
-        echo "population-study: $dir"
-        hc population --env "$env" --method "$m" --size "$n" --seed "$s" --frames "$FRAMES" --ready "$READY" \
-          --iterations "$ITERS" --jobs "$JOBS" --out "$dir" >>"$OUT/population-study.log" 2>&1 \
-          || { echo "population-study: $dir failed; see $OUT/population-study.log and its members' train.log" >&2; exit 1; }
-      done
+# 1. The populations, one after another (each uses JOBS processes), the
+#    largest size first and METHODS in their order, so that the goal's
+#    comparison (PB2 with 8 members) is complete first when the study runs
+#    over several sessions; 2. the fixed runs (the seeds every population's
+#    members started from) right after the first size and method.
+populations() { # method size
+  for env in ${ENVS//,/ }; do
+    for s in $(seq "$first" "$last"); do
+      dir="$OUT/pop/$env/$1-$2/seed$s"
+      echo "population-study: $dir"
+      hc population --env "$env" --method "$1" --size "$2" --seed "$s" --frames "$FRAMES" --ready "$READY" \
+        --iterations "$ITERS" --jobs "$JOBS" --out "$dir" >>"$OUT/population-study.log" 2>&1 \
+        || { echo "population-study: $dir failed; see $OUT/population-study.log and its members' train.log" >&2; exit 1; }
     done
   done
+}
+fixed_runs() {
+  echo "population-study: $OUT/fixed (seeds 0-$(( maxsize * (last + 1) - 1 )))"
+  hc compare --env "$ENVS" --controllers fixed --seeds "0-$(( maxsize * (last + 1) - 1 ))" \
+    --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT/fixed" >>"$OUT/population-study.log" 2>&1 \
+    || { echo "population-study: $OUT/fixed failed; see $OUT/population-study.log" >&2; exit 1; }
+}
+sizes_desc=$(tr ',' '\n' <<<"$SIZES" | sort -rn)
+fixed_done=
+for n in $sizes_desc; do
+  for m in ${METHODS//,/ }; do
+    populations "$m" "$n"
+    if [ -z "$fixed_done" ]; then
+      fixed_runs
+      fixed_done=1
+    fi
+  done
 done
-
-# 2. The fixed runs: the seeds every population's members started from.
-hc compare --env "$ENVS" --controllers fixed --seeds "0-$(( maxsize * (last + 1) - 1 ))" \
-  --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT/fixed" >>"$OUT/population-study.log" 2>&1
 
 # 3. Per size, the best member of each population against the best of its
 #    N fixed runs, each picked by its own final evaluation.
