@@ -40,7 +40,7 @@
 #
 # The dry check of the script itself (one environment, population 2, 20,000
 # frames; a few minutes):
-#   OUT=/tmp/popstudy-dry ENVS=reacher METHODS=pb2 SIZES=2 SEEDS=0-0 FRAMES=20000 READY=6000 scripts/population-study.sh
+#   OUT=/tmp/popstudy-dry ENVS=reacher METHODS=pb2 SIZES=2 SEEDS=0-0 FRAMES=24000 READY=6000 scripts/population-study.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"

@@ -58,13 +58,20 @@ func Define(base configs.Run, spec Spec) (popfile.Definition, configs.Run, error
 		return popfile.Definition{}, run, err
 	}
 	// Every generation must train each member at least one iteration, or
-	// a step would rank scores that did not move.
+	// a step would rank scores that did not move; and the last generation
+	// must span at least one iteration, or a member crossing the last
+	// ready point in its largest iteration could reach its whole budget
+	// there and finish instead of pausing for the step.
 	hi := run.PPO.BatchSize
 	if i := sp.Index("batch_size"); i >= 0 {
 		hi = int(sp.Param(i).High)
 	}
-	if per := int64(ppo.IterationFrames(hi, run.PPO.NumEnvs)); spec.Ready < per {
+	per := int64(ppo.IterationFrames(hi, run.PPO.NumEnvs))
+	if spec.Ready < per {
 		return popfile.Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it", spec.Ready, per)
+	}
+	if last := spec.Frames % spec.Ready; spec.Frames > spec.Ready && last > 0 && last < per {
+		return popfile.Definition{}, run, fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d", last, per, per)
 	}
 	text, err := Neutral(run)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/controller"
 	_ "github.com/hyperctl/hyperctl/envs/all" // the environments
 )
 
@@ -248,4 +249,40 @@ func TestPB2Population(t *testing.T) {
 		t.Fatal(err)
 	}
 	samePopulation(t, out, ref, 3)
+}
+
+// TestLastSpan checks that a population whose last generation is shorter
+// than a member's largest iteration is refused (a member would finish
+// before its last ready point), and that one long enough is accepted.
+func TestLastSpan(t *testing.T) {
+	base, err := configs.Load(membersConfig) // batch_size 64 on 2 environments, not tuned
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := base
+	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
+		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})
+	for _, c := range []struct {
+		name          string
+		base          configs.Run
+		frames, ready int64
+		want          string // "" for accepted
+	}{
+		{"one generation", base, 100, 100, ""},
+		{"frames a multiple of ready", base, 768, 256, ""},
+		{"last span = one iteration", base, 832, 256, ""},
+		{"last span < one iteration", base, 800, 256, "spans frames mod ready = 32 frames, less than one iteration may collect (64 frames"},
+		{"tuned batch, rounded up to the environments", tuned, 1100, 500, "spans frames mod ready = 100 frames, less than one iteration may collect (102 frames"},
+		{"tuned batch, long enough", tuned, 1102, 500, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := Define(c.base, Spec{Method: "pbt", Size: 2, Seed: 1, Frames: c.frames, Ready: c.ready, Resample: -1, Command: "test"})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
 }
