@@ -20,7 +20,7 @@ build: setup
 test: setup
 	@bash scripts/check.sh
 
-## train: setup, build, then train HalfCheetah with HyperController on the default config
+## train: setup, build, then train HalfCheetah on the default config (fixed hyperparameters; ARGS="--controller hoof" for a controller)
 train: build
 	./bin/hyperctl train --env halfcheetah $(ARGS)
 

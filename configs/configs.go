@@ -153,9 +153,14 @@ func leaves(err error) []error {
 	return []error{err}
 }
 
-// Base returns the built-in defaults that every file is decoded over.
-// The controller's part, and the run's seed and iterations, are
-// controller.DefaultSetup's.
+// DefaultController is the controller of a run whose config names none
+// (and the one the default configs name): fixed, because no controller
+// passed the rule of issue 25's deciding matrix (README, Study).
+const DefaultController = Fixed
+
+// Base returns the built-in defaults that every file is decoded over: the
+// controller is DefaultController; the other controller settings, and the
+// run's seed and iterations, are controller.DefaultSetup's.
 func Base() Run {
 	d := controller.DefaultSetup()
 	return Run{
@@ -165,7 +170,7 @@ func Base() Run {
 		CheckpointEvery: 10,
 		PPO:             ppo.DefaultConfig(),
 		Controller: Controller{
-			Name:      d.Method,
+			Name:      DefaultController,
 			Interval:  Interval(d.Interval),
 			Objective: d.Objective,
 			Tune:      PaperSpace(),
@@ -321,6 +326,9 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	}
 	for _, f := range o {
 		f(&run)
+	}
+	if md.IsDefined("controller", "tune") && !md.IsDefined("controller", "name") && run.Controller.Name == Fixed {
+		problems = append(problems, &Error{Key: "controller.tune", Msg: fmt.Sprintf("tuned hyperparameters, but no controller.name: a config that names none trains %s, which tunes nothing; name the controller (e.g. name = \"hypercontroller\" under [controller], or --controller), or name = \"%s\" to keep the list unused", DefaultController, Fixed)})
 	}
 	run.sets = nil
 	if spec := run.preset; spec != "" {

@@ -38,8 +38,8 @@ func TestDefaultsParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Env != name || r.Iterations != 1000 || r.EvalEvery != 10 || r.Controller.Interval != 5 {
-				t.Fatalf("unexpected defaults: env %q iterations %d eval_every %d interval %d", r.Env, r.Iterations, r.EvalEvery, r.Controller.Interval)
+			if r.Env != name || r.Iterations != 1000 || r.EvalEvery != 10 || r.Controller.Interval != 5 || r.Controller.Name != DefaultController {
+				t.Fatalf("unexpected defaults: env %q iterations %d eval_every %d interval %d controller %s", r.Env, r.Iterations, r.EvalEvery, r.Controller.Interval, r.Controller.Name)
 			}
 			hc, ok := r.Controller.Settings["hypercontroller"]
 			if !ok {
@@ -81,18 +81,19 @@ func TestErrors(t *testing.T) {
 		{"tuned bound outside ppo's range", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 1.5\n", []string{"controller.tune[0]", "high: ppo.clip", "(0, 1)"}},
 		{"missing env", "seed = 1\n", []string{"env", "missing"}},
 		{"minibatch larger than the batch", "env = \"halfcheetah\"\n[ppo]\nbatch_size = 512\nminibatch_size = 1024\n[controller]\nname = \"fixed\"\n", []string{"ppo.minibatch_size", "want an integer <= 512", "(ppo.batch_size)", "got 1024"}},
-		{"minibatch larger than the tuned lower bound", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 1500\n", []string{"ppo.minibatch_size", "<= 1000", "lower bound of the tuned batch_size"}},
-		{"too many frames", "env = \"halfcheetah\"\niterations = 10000000\n", []string{"iterations", "10000000 × 6000", "more than the limit of 10000000000"}},
+		{"minibatch larger than the tuned lower bound", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 1500\n[controller]\nname = \"cfgtest\"\n", []string{"ppo.minibatch_size", "<= 1000", "lower bound of the tuned batch_size"}},
+		{"too many frames", "env = \"halfcheetah\"\niterations = 10000000\n[controller]\nname = \"cfgtest\"\n", []string{"iterations", "10000000 × 6000", "more than the limit of 10000000000"}},
 		{"seed beyond ppo's", "env = \"halfcheetah\"\nseed = 9223372036854775807\n", []string{"seed", "[0, 2305843009213693951]"}},
 		{"hidden too large", "env = \"halfcheetah\"\n[ppo]\nhidden = [4096, 4096]\n", []string{"ppo.hidden", "at most 4194304 weights", "16777216 weights"}},
 		{"negative frames", "env = \"halfcheetah\"\nframes = -1\n", []string{"cfg.toml", "frames", "0: no frame budget"}},
-		{"frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n", []string{"cfg.toml", "frames", "as few as 1000 frames", "iterations >= 1000"}},
+		{"frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n[controller]\nname = \"cfgtest\"\n", []string{"cfg.toml", "frames", "as few as 1000 frames", "iterations >= 1000"}},
 		{"fixed frames beyond the cap", "env = \"halfcheetah\"\niterations = 100\nframes = 1000000\n[controller]\nname = \"fixed\"\n", []string{"frames", "as few as 2048 frames", "iterations >= 489"}},
 		{"minibatch above batch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 4096\n", []string{"cfg.toml", "ppo.minibatch_size", "want an integer <= 2048 (ppo.batch_size)"}},
-		{"tuned minibatch above the tuned batch", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 1000\nhigh = 6000\n[[controller.tune]]\nname = \"minibatch_size\"\nlow = 32\nhigh = 2048\n", []string{"controller.tune[1]", "minibatch_size may reach 2048", "batch_size may be as low as 1000"}},
-		{"tuned batch below the minibatch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 512\n[[controller.tune]]\nname = \"batch_size\"\nlow = 256\nhigh = 6000\n", []string{"ppo.minibatch_size", "want an integer <= 256, the smallest batch this run can use (the lower bound of the tuned batch_size), got 512"}},
-		{"lr and lr_scale both tuned", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 2\n", []string{"controller.tune[1]", "lr and lr_scale are both tuned"}},
-		{"tuned lr_scale beyond lr 1", "env = \"halfcheetah\"\n[ppo]\nlr = 0.01\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 200\n", []string{"controller.tune[0]", "lr × lr_scale <= 1"}},
+		{"tuned minibatch above the tuned batch", "env = \"halfcheetah\"\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 1000\nhigh = 6000\n[[controller.tune]]\nname = \"minibatch_size\"\nlow = 32\nhigh = 2048\n", []string{"controller.tune[1]", "minibatch_size may reach 2048", "batch_size may be as low as 1000"}},
+		{"tuned batch below the minibatch", "env = \"halfcheetah\"\n[ppo]\nminibatch_size = 512\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 256\nhigh = 6000\n", []string{"ppo.minibatch_size", "want an integer <= 256, the smallest batch this run can use (the lower bound of the tuned batch_size), got 512"}},
+		{"lr and lr_scale both tuned", "env = \"halfcheetah\"\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"lr\"\nlow = 1e-5\nhigh = 1e-3\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 2\n", []string{"controller.tune[1]", "lr and lr_scale are both tuned"}},
+		{"tuned lr_scale beyond lr 1", "env = \"halfcheetah\"\n[ppo]\nlr = 0.01\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"lr_scale\"\nlow = 0.5\nhigh = 200\n", []string{"controller.tune[0]", "lr × lr_scale <= 1"}},
+		{"tune without a controller", "env = \"halfcheetah\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 0.3\n", []string{"cfg.toml", "controller.tune", "no controller.name", "trains fixed, which tunes nothing"}},
 		{"syntax", "env = \n", []string{"cfg.toml", "line 1"}},
 	}
 	for _, c := range cases {
@@ -160,7 +161,7 @@ func TestOverrides(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "config cfg.toml: iterations") {
 		t.Fatalf("invalid override: %v", err)
 	}
-	if r, err := Default("reacher", func(r *Run) { r.Controller.Name = Fixed }); err != nil || r.Controller.Name != Fixed {
+	if r, err := Default("reacher", func(r *Run) { r.Controller.Name = "hypercontroller" }); err != nil || r.Controller.Name != "hypercontroller" {
 		t.Fatalf("Default with an override: %v", err)
 	}
 }
@@ -202,15 +203,15 @@ func TestLoadOnlyRegularFiles(t *testing.T) {
 // A frame budget within the iteration cap is accepted; the cap counts the
 // smallest batch a controller may pick, rounded up to num_envs.
 func TestFrameBudget(t *testing.T) {
-	r, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 1000000\n")
+	r, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 1000000\n[controller]\nname = \"cfgtest\"\n")
 	if err != nil || r.Frames != 1_000_000 || r.MinFramesPerIteration() != 1000 {
 		t.Fatalf("frames %d, min frames per iteration %d (%v)", r.Frames, r.MinFramesPerIteration(), err)
 	}
-	r, err = Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4000\niterations = 4\n[ppo]\nnum_envs = 3\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n")
+	r, err = Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4000\niterations = 4\n[ppo]\nnum_envs = 3\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n")
 	if err != nil || r.MinFramesPerIteration() != 1002 { // ceil(999.5) = 1000 → 334 steps of 3
 		t.Fatalf("min frames per iteration %d (%v), want 1002", r.MinFramesPerIteration(), err)
 	}
-	if _, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4009\niterations = 4\n[ppo]\nnum_envs = 3\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n"); err == nil {
+	if _, err := Parse("cfg.toml", "env = \"halfcheetah\"\nframes = 4009\niterations = 4\n[ppo]\nnum_envs = 3\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"batch_size\"\nlow = 999.5\nhigh = 2000\n"); err == nil {
 		t.Fatal("4009 frames in 4 iterations of at least 1002 accepted")
 	}
 }
@@ -224,7 +225,7 @@ func TestLoggedHyper(t *testing.T) {
 	}{
 		{"env = \"halfcheetah\"\n", "batch_size,clip,gae_lambda,lr"},
 		{"env = \"halfcheetah\"\n[controller]\nname = \"fixed\"\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.999\n", "batch_size,clip,gae_lambda,lr"},
-		{"env = \"halfcheetah\"\n[[controller.tune]]\nname = \"target_kl\"\nlow = 0.01\nhigh = 0.1\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.999\n", "batch_size,clip,gae_lambda,lr,gamma,target_kl"},
+		{"env = \"halfcheetah\"\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"target_kl\"\nlow = 0.01\nhigh = 0.1\n[[controller.tune]]\nname = \"gamma\"\nlow = 0.9\nhigh = 0.999\n", "batch_size,clip,gae_lambda,lr,gamma,target_kl"},
 	} {
 		r, err := Parse("cfg.toml", tc.text)
 		if err != nil {
@@ -240,7 +241,8 @@ func TestLoggedHyper(t *testing.T) {
 // three options, "paper" undoes them, and misfits are errors naming the
 // preset.
 func TestPresets(t *testing.T) {
-	base, err := Default("pusher")
+	hc := WithSet("controller.name=hypercontroller") // the defaults train fixed, which presets do not fit
+	base, err := Default("pusher", hc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestPresets(t *testing.T) {
 		{"intercept+kframe+period", true, controller.DeltaPerKFrame, "batch_size,clip,gae_lambda,lr"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			r, err := Default("pusher", WithPreset(tc.spec))
+			r, err := Default("pusher", hc, WithPreset(tc.spec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,9 +302,9 @@ func TestPresets(t *testing.T) {
 		spec, text, want string
 	}{
 		{"fast", "env = \"pusher\"\n", `unknown "fast"`},
-		{"rl", "env = \"pusher\"\n[controller]\nname = \"fixed\"\n", "fixed has none"},
+		{"rl", "env = \"pusher\"\n", "fixed has none; name one (--controller, or controller.name in the config)"},
 		{"intercept", "env = \"pusher\"\n[controller]\nname = \"cfgtest\"\n", "only hypercontroller has an intercept"},
-		{"lr-scale", "env = \"pusher\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 0.3\n", "does not tune lr"},
+		{"lr-scale", "env = \"pusher\"\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 0.3\n", "does not tune lr"},
 	} {
 		_, err := Parse("cfg.toml", tc.text, WithPreset(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), "config cfg.toml: preset "+tc.spec) || !strings.Contains(err.Error(), tc.want) {

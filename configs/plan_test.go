@@ -9,21 +9,22 @@ import (
 
 // TestResolve: a plan holds every fact training reads, derived once.
 func TestResolve(t *testing.T) {
+	hc := WithSet("controller.name=hypercontroller")
 	for _, tc := range []struct {
 		name string
 		o    []Override
 		ok   func(*Plan) bool
 	}{
-		{"fixed", []Override{func(r *Run) { r.Controller.Name = Fixed; r.Frames = 50_000 }}, func(p *Plan) bool {
+		{"fixed, the defaults", []Override{func(r *Run) { r.Frames = 50_000 }}, func(p *Plan) bool {
 			return p.Controller == nil && p.ControllerName() == Fixed && p.Run.Frames == 50_000 && !p.Run.AnnealTunedLR &&
 				strings.Join(p.Logged, ",") == "batch_size,clip,gae_lambda,lr"
 		}},
-		{"hypercontroller, the defaults", nil, func(p *Plan) bool {
+		{"hypercontroller, the defaults otherwise", []Override{hc}, func(p *Plan) bool {
 			c := p.Controller
 			return c != nil && c.Name == "hypercontroller" && c.Options.Interval == 5 && c.Options.Start != nil &&
 				c.Options.Start[c.Space.Index("clip")] == 0.2 && p.Run.AnnealTunedLR && !c.IntervalAuto && !c.Options.PerInterval
 		}},
-		{"paper preset", []Override{WithPreset("paper+period")}, func(p *Plan) bool {
+		{"paper preset", []Override{hc, WithPreset("paper+period")}, func(p *Plan) bool {
 			c := p.Controller
 			return c.Options.Start == nil && !p.Run.AnnealTunedLR && c.Options.PerInterval && p.Objective == controller.Delta
 		}},

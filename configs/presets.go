@@ -123,7 +123,7 @@ func ApplyPreset(r *Run, spec string) error {
 		return err
 	}
 	if r.Controller.Name == Fixed {
-		return fmt.Errorf("preset %s: presets change the controller, and %s has none", spec, Fixed)
+		return fmt.Errorf("preset %s: presets change the controller, and %s has none; name one (--controller, or controller.name in the config)", spec, Fixed)
 	}
 	for _, p := range ps {
 		if err := p.apply(r); err != nil {

@@ -37,7 +37,9 @@ type Setup struct {
 // IntervalAuto is Setup.Interval's request for a recommended interval.
 const IntervalAuto = -1
 
-// DefaultMethod is the method a run uses when it names none.
+// DefaultMethod is the method a Setup names by default: a service session,
+// which always has a controller, uses it when its request names none. (A
+// training run's default is configs.DefaultController.)
 const DefaultMethod = "hypercontroller"
 
 // Bounds of the run a controller is set up for.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
+	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all" // register the environments
@@ -49,7 +50,7 @@ func newControllersCmd() *cobra.Command {
 			for _, e := range controller.Entries() {
 				fmt.Fprintf(tw, "%s\t%s\n", e.Name, e.Summary)
 			}
-			fmt.Fprintf(tw, "%s\t%s\n", "fixed", "no controller: PPO with the configured hyperparameters (reference baseline)")
+			fmt.Fprintf(tw, "%s\t%s\n", configs.Fixed, "no controller: PPO with the configured hyperparameters (the default of train; the reference baseline)")
 			return tw.Flush()
 		},
 	}

@@ -142,7 +142,9 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 
 // define resolves the members' config and the population's definition.
 func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
-	set := []configs.Override{func(r *configs.Run) { r.Env, r.Frames = f.env, f.frames }}
+	// The members' controller is the population's: the config's tuned
+	// keys are its space.
+	set := []configs.Override{func(r *configs.Run) { r.Env, r.Frames, r.Controller.Name = f.env, f.frames, configs.Population }}
 	if f.iterations > 0 {
 		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
 	}
@@ -157,9 +159,7 @@ func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
 		return popfile.Definition{}, base, err
 	}
 	if f.preset != "" {
-		// Presets need a controller: they are applied to the members'
-		// config with population's name in place.
-		base.Controller.Name = configs.Population
+		// Presets are applied to the members' config, population's.
 		if err := configs.ApplyPreset(&base, f.preset); err != nil {
 			return popfile.Definition{}, base, usagef("--preset: %v", err)
 		}

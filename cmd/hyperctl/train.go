@@ -37,9 +37,10 @@ func newTrainCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train --env NAME [flags]",
 		Short: "Train PPO on an environment while a controller tunes its hyperparameters",
-		Long: `train runs PPO on one environment. Before every iteration the controller
-(default: hypercontroller) chooses the tuned hyperparameters; 'fixed' trains
-with the configured ones. Defaults come from the built-in configs/<env>.toml;
+		Long: `train runs PPO on one environment. With a controller (--controller),
+it chooses the tuned hyperparameters as the run trains; 'fixed', the default,
+trains with the configured ones (no controller beat them in the deciding
+matrix of the README's Study). Defaults come from the built-in configs/<env>.toml;
 --config replaces them and the flags override both; --set KEY=VALUE sets
 any key of the config, checked and reported as the same key in a file.
 
@@ -80,7 +81,7 @@ Study), names joined by +:
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
   hyperctl train --out runs/r --resume
   hyperctl train --env halfcheetah --frames 1000000 --preset rl
-  hyperctl train --env halfcheetah --set ppo.lr=1e-4 --set controller.hypercontroller.d=5`,
+  hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(cmd); err != nil {

@@ -24,13 +24,21 @@ import (
 // with cmd/hyperctl's.
 const membersConfig = "testdata/members.toml"
 
-// setup writes a population of method with size members into a new folder.
-func setup(t *testing.T, dir, method string, size int) string {
+// members loads the members' config as `hyperctl population` does: its
+// controller is the population's, its tuned keys the population's space.
+func members(t *testing.T) configs.Run {
 	t.Helper()
-	base, err := configs.Load(membersConfig)
+	base, err := configs.Load(membersConfig, func(r *configs.Run) { r.Controller.Name = configs.Population })
 	if err != nil {
 		t.Fatal(err)
 	}
+	return base
+}
+
+// setup writes a population of method with size members into a new folder.
+func setup(t *testing.T, dir, method string, size int) string {
+	t.Helper()
+	base := members(t)
 	def, run, err := Define(base, Spec{Method: method, Size: size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -255,10 +263,7 @@ func TestPB2Population(t *testing.T) {
 // than a member's largest iteration is refused (a member would finish
 // before its last ready point), and that one long enough is accepted.
 func TestLastSpan(t *testing.T) {
-	base, err := configs.Load(membersConfig) // batch_size 64 on 2 environments, not tuned
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := members(t) // batch_size 64 on 2 environments, not tuned
 	tuned := base
 	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
 		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})

@@ -258,6 +258,11 @@ func TestVerdict(t *testing.T) {
 	if st.Verdict.Winner != "" || !strings.Contains(st.VerdictText(), "no row passes") || !strings.Contains(st.VerdictText(), "`fixed` stays the default") {
 		t.Errorf("without a: verdict %+v %q, want no row passes", st.Verdict, st.VerdictText())
 	}
+	// Against another reference the rule names no default.
+	st.Reference = "fixed-best8"
+	if v, r := st.VerdictText(), RuleText(st.Reference); strings.Contains(v+r, "default") || !strings.Contains(v, "No row beats `fixed-best8` by the rule") {
+		t.Errorf("against fixed-best8: rule %q, verdict %q", r, v)
+	}
 }
 
 // Seeded: the same data and seed give the same CIs; another seed others.
