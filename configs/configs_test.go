@@ -302,7 +302,7 @@ func TestPresets(t *testing.T) {
 		spec, text, want string
 	}{
 		{"fast", "env = \"pusher\"\n", `unknown "fast"`},
-		{"rl", "env = \"pusher\"\n", "fixed has none; name one (--controller, or controller.name in the config)"},
+		{"rl", "env = \"pusher\"\n", "fixed has none; name a controller"},
 		{"intercept", "env = \"pusher\"\n[controller]\nname = \"cfgtest\"\n", "only hypercontroller has an intercept"},
 		{"lr-scale", "env = \"pusher\"\n[controller]\nname = \"cfgtest\"\n[[controller.tune]]\nname = \"clip\"\nlow = 0.1\nhigh = 0.3\n", "does not tune lr"},
 	} {

@@ -113,18 +113,27 @@ func CheckPreset(spec string) error {
 	return err
 }
 
+// CheckPresetFor is CheckPreset for a run of the named controller: presets
+// change a controller, so the fixed controller takes none.
+func CheckPresetFor(controller, spec string) error {
+	if err := CheckPreset(spec); err != nil {
+		return err
+	}
+	if controller == Fixed {
+		return fmt.Errorf("preset %s: presets change the controller, and %s has none; name a controller", spec, Fixed)
+	}
+	return nil
+}
+
 // ApplyPreset applies the presets of spec (names joined by "+") to r, in
 // order. It needs r's final controller: apply it after the other overrides.
 // Errors name the preset and what does not fit (e.g. intercept on a
 // controller other than HyperController).
 func ApplyPreset(r *Run, spec string) error {
-	ps, err := expandPreset(spec)
-	if err != nil {
+	if err := CheckPresetFor(r.Controller.Name, spec); err != nil {
 		return err
 	}
-	if r.Controller.Name == Fixed {
-		return fmt.Errorf("preset %s: presets change the controller, and %s has none; name one (--controller, or controller.name in the config)", spec, Fixed)
-	}
+	ps, _ := expandPreset(spec) // checked above
 	for _, p := range ps {
 		if err := p.apply(r); err != nil {
 			return fmt.Errorf("preset %s: %s: %w", spec, p.name, err)

@@ -140,10 +140,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		}
 		name, preset := splitVariant(c)
 		if strings.Contains(c, "@") {
-			if name == configs.Fixed {
-				return usagef("--controllers: %s: presets change the controller, and %s has none", c, configs.Fixed)
-			}
-			if err := configs.CheckPreset(preset); err != nil {
+			if err := configs.CheckPresetFor(name, preset); err != nil {
 				return usagef("--controllers: %s: %v", c, err)
 			}
 		}
