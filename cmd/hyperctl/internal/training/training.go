@@ -390,5 +390,11 @@ func buildController(cp *configs.ControllerPlan, given controller.Config, log ze
 	if err != nil {
 		return nil, err
 	}
-	return controller.Build(cp.Name, settings, cp.Space, cp.Options)
+	ctl, err := controller.Build(cp.Name, settings, cp.Space, cp.Options)
+	if err == nil && cp.Options.Interval > 1 {
+		if _, ok := ctl.Method().(controller.Trials); ok {
+			log.Info().Int("interval", cp.Options.Interval).Msgf("%s chooses at every iteration (each choice is one update's); controller.interval does not apply", cp.Name)
+		}
+	}
+	return ctl, err
 }
