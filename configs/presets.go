@@ -120,9 +120,14 @@ func CheckPresetFor(controller, spec string) error {
 		return err
 	}
 	if controller == Fixed {
-		return fmt.Errorf("preset %s: presets change the controller, and %s has none; name a controller", spec, Fixed)
+		return errFixedPreset(spec)
 	}
 	return nil
+}
+
+// errFixedPreset refuses presets on a run without a controller.
+func errFixedPreset(spec string) error {
+	return fmt.Errorf("preset %s: presets change the controller, and %s has none; name a controller", spec, Fixed)
 }
 
 // ApplyPreset applies the presets of spec (names joined by "+") to r, in
@@ -130,10 +135,13 @@ func CheckPresetFor(controller, spec string) error {
 // Errors name the preset and what does not fit (e.g. intercept on a
 // controller other than HyperController).
 func ApplyPreset(r *Run, spec string) error {
-	if err := CheckPresetFor(r.Controller.Name, spec); err != nil {
+	ps, err := expandPreset(spec)
+	if err != nil {
 		return err
 	}
-	ps, _ := expandPreset(spec) // checked above
+	if r.Controller.Name == Fixed {
+		return errFixedPreset(spec)
+	}
 	for _, p := range ps {
 		if err := p.apply(r); err != nil {
 			return fmt.Errorf("preset %s: %s: %w", spec, p.name, err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/envs/rng"
 )
 
@@ -504,15 +505,11 @@ func fmtIv(iv Interval, prec int) string {
 	return fmt.Sprintf("%s [%s, %s]", fmtNum(iv.Point, prec), fmtNum(iv.Lo, prec), fmtNum(iv.Hi, prec))
 }
 
-// defaultRef is the reference row against which the rule chooses the
-// default controller (issue 25); against another reference (a
-// population's best-of-N fixed runs, say) it only says which rows beat it.
-const defaultRef = "fixed"
-
-// RuleText states the rule: against `fixed` the one that chooses the
-// default controller, against another reference which rows beat it.
+// RuleText states the rule: against `fixed` (configs.Fixed) the one that
+// chooses the default controller (issue 25), against another reference (a
+// population's best-of-N fixed runs, say) which rows beat it.
 func RuleText(ref string) string {
-	if ref != defaultRef {
+	if ref != configs.Fixed {
 		return fmt.Sprintf("a row beats `%s` when its probability of improvement over `%s` has a 95 %% CI lower bound above 0.5; of those, the one with the highest aggregate IQM is the best", ref, ref)
 	}
 	return fmt.Sprintf("the default controller becomes the row with the highest aggregate IQM whose probability of improvement over `%s` has a 95 %% CI lower bound above 0.5; if no row passes, `%s` stays the default", ref, ref)
@@ -542,7 +539,7 @@ func (st *Stats) VerdictText() string {
 	if best != "" {
 		t += fmt.Sprintf(" (the highest lower bound is `%s`'s, %s)", best, fmtLow(bestLo))
 	}
-	if ref != defaultRef {
+	if ref != configs.Fixed {
 		return t + fmt.Sprintf(". No row beats `%s` by the rule.", ref)
 	}
 	return t + fmt.Sprintf(". By the rule, `%s` stays the default.", ref)
