@@ -13,12 +13,10 @@
 #                0 … (max SIZES)·(max SEED + 1) − 1, into OUT/fixed: the runs
 #                of population seed S and size N are seeds S·N … S·N + N − 1,
 #                the seeds its members started from
-#   report       per size N, OUT/compare-<N>/<env>/<row>/seed<S> holds copies
-#                (CSVs, summary, config) of the best member of each
-#                population (rows <method>-<N>) and of the best of its N fixed
-#                runs (row fixed-best<N>); `hyperctl report` on it, with
-#                fixed-best<N> as the reference, writes OUT/compare-<N>/report:
-#                IQM, P(> fixed-best<N>) and their 95 % CIs
+#   report       per size N, scripts/population-compare.sh: the best member
+#                of each population against the best of its N fixed runs,
+#                each picked by its own final evaluation, in OUT/compare-<N>,
+#                and `hyperctl report` on it with fixed-best<N> as reference
 #
 # Resumable: every population and the compare continue where they stopped
 # (Ctrl-C checkpoints), finished ones are skipped, so run it again after an
@@ -111,40 +109,8 @@ for n in $sizes_desc; do
 done
 
 # 3. Per size, the best member of each population against the best of its
-#    N fixed runs, each picked by its own final evaluation.
-final_eval() { jq -r '.final_eval_return // empty' "$1/summary.json"; }
-take() { # copy the files report reads from run folder $1 into $2
-  rm -rf "$2"
-  mkdir -p "$2"
-  cp "$1/train.csv" "$1/eval.csv" "$1/summary.json" "$1/config.toml" "$2/"
-}
-for n in ${SIZES//,/ }; do
-  cmp="$OUT/compare-$n"
-  for env in ${ENVS//,/ }; do
-    for s in $(seq "$first" "$last"); do
-      for m in ${METHODS//,/ }; do
-        pop="$OUT/pop/$env/$m-$n/seed$s"
-        best=$(jq -r '.best' "$pop/result.json")
-        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$cmp/$env/$m-$n/seed$s"
-      done
-      bestdir= bestv=
-      for k in $(seq 0 $(( n - 1 ))); do
-        d="$OUT/fixed/$env/fixed/seed$(( s * n + k ))"
-        v=$(final_eval "$d")
-        if [ -n "$v" ] && { [ -z "$bestv" ] || jq -en "$v > $bestv" >/dev/null; }; then
-          bestdir=$d bestv=$v
-        fi
-      done
-      take "$bestdir" "$cmp/$env/fixed-best$n/seed$s"
-    done
-  done
-  rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
-  jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
-    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY)" \
-    '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
-    >"$cmp/compare.json"
-  focus=${METHODS%%,*}-$n
-  nice -n 19 "$bin" report "$cmp" --reference "fixed-best$n" --focus "$focus" --out "$cmp/report" >>"$OUT/population-study.log" 2>&1
-  echo "population-study: size $n: $cmp/report/report.md"
-done
+#    N fixed runs, each picked by its own final evaluation, and the report.
+OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY ITERS=$ITERS \
+  scripts/population-compare.sh >>"$OUT/population-study.log" 2>&1 \
+  || { echo "population-study: the comparison failed; see $OUT/population-study.log" >&2; exit 1; }
 echo "population-study: started $start, done $(date -u +%FT%TZ)"

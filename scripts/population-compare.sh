@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# population-compare.sh: the comparison step of issue 26's study
+# (scripts/population-study.sh runs it last; run it alone to compare the
+# populations that are finished). Per size N, OUT/compare-<N>/<env>/<row>/seed<S>
+# holds copies (CSVs, summary, config) of the best member of each population
+# (rows <method>-<N>) and of the best of its N fixed runs (row fixed-best<N>),
+# each picked by its own final evaluation; `hyperctl report` on it, with
+# fixed-best<N> as the reference, writes OUT/compare-<N>/report: IQM,
+# P(> fixed-best<N>) and their 95 % CIs. The runs of population seed S and
+# size N are fixed seeds S·N … S·N + N − 1, the seeds its members started
+# from.
+#
+# Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
+# FRAMES, READY, ITERS). The report needs no training, so it runs with
+# hyperctl built from this commit (bin/hyperctl-report-<commit>, or
+# $REPORT_BIN), not with the study's binary. For example, PB2 with 8
+# members alone:
+#   METHODS=pb2 SIZES=8 scripts/population-compare.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
+
+OUT=${OUT:-results/population}
+ENVS=${ENVS:-halfcheetah,pusher,bipedalwalker}
+METHODS=${METHODS:-pb2,pbt}
+SIZES=${SIZES:-4,8}
+SEEDS=${SEEDS:-0-4}
+FRAMES=${FRAMES:-1000000}
+READY=${READY:-50000}
+ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
+first=${SEEDS%-*}
+last=${SEEDS#*-}
+
+if [ -n "${REPORT_BIN:-}" ]; then
+  report_bin=$REPORT_BIN
+  report_build=${REPORT_BUILD:-unknown}
+else
+  report_build=$(git rev-parse --short=12 HEAD)
+  if [ -n "$(git status --porcelain --untracked-files=no -- '*.go' go.mod go.sum configs)" ]; then
+    report_build="$report_build-dirty"
+  fi
+  report_bin=bin/hyperctl-report-$report_build
+  if [ ! -x "$report_bin" ]; then
+    mkdir -p bin
+    go build -o "$report_bin" ./cmd/hyperctl
+  fi
+fi
+
+need() { # a file the comparison reads, or a clear refusal
+  [ -f "$1" ] || { echo "population-compare: $1: missing; $2 is not finished (run scripts/population-study.sh)" >&2; exit 1; }
+}
+final_eval() { jq -r '.final_eval_return // empty' "$1/summary.json"; }
+take() { # copy the files report reads from run folder $1 into $2
+  rm -rf "$2"
+  mkdir -p "$2"
+  cp "$1/train.csv" "$1/eval.csv" "$1/summary.json" "$1/config.toml" "$2/"
+}
+for n in ${SIZES//,/ }; do
+  cmp="$OUT/compare-$n"
+  rm -rf "$cmp"
+  for env in ${ENVS//,/ }; do
+    for s in $(seq "$first" "$last"); do
+      for m in ${METHODS//,/ }; do
+        pop="$OUT/pop/$env/$m-$n/seed$s"
+        need "$pop/result.json" "population $pop"
+        best=$(jq -r '.best' "$pop/result.json")
+        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$cmp/$env/$m-$n/seed$s"
+      done
+      bestdir= bestv=
+      for k in $(seq 0 $(( n - 1 ))); do
+        d="$OUT/fixed/$env/fixed/seed$(( s * n + k ))"
+        need "$d/summary.json" "fixed run $d"
+        v=$(final_eval "$d")
+        if [ -n "$v" ] && { [ -z "$bestv" ] || jq -en "$v > $bestv" >/dev/null; }; then
+          bestdir=$d bestv=$v
+        fi
+      done
+      take "$bestdir" "$cmp/$env/fixed-best$n/seed$s"
+    done
+  done
+  rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
+  jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
+    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
+    '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
+    >"$cmp/compare.json"
+  focus=${METHODS%%,*}-$n
+  nice -n 19 "$report_bin" report "$cmp" --reference "fixed-best$n" --focus "$focus" --out "$cmp/report"
+  echo "population-compare: size $n: $cmp/report/report.md"
+done
