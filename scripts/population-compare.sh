@@ -57,14 +57,15 @@ take() { # copy the files report reads from run folder $1 into $2
 }
 for n in ${SIZES//,/ }; do
   cmp="$OUT/compare-$n"
-  rm -rf "$cmp"
+  new="$cmp.new" # assembled beside, so a refusal leaves the last comparison whole
+  rm -rf "$new"
   for env in ${ENVS//,/ }; do
     for s in $(seq "$first" "$last"); do
       for m in ${METHODS//,/ }; do
         pop="$OUT/pop/$env/$m-$n/seed$s"
         need "$pop/result.json" "population $pop"
         best=$(jq -r '.best' "$pop/result.json")
-        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$cmp/$env/$m-$n/seed$s"
+        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$new/$env/$m-$n/seed$s"
       done
       bestdir= bestv=
       for k in $(seq 0 $(( n - 1 ))); do
@@ -75,14 +76,16 @@ for n in ${SIZES//,/ }; do
           bestdir=$d bestv=$v
         fi
       done
-      take "$bestdir" "$cmp/$env/fixed-best$n/seed$s"
+      take "$bestdir" "$new/$env/fixed-best$n/seed$s"
     done
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
   jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
     --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
     '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
-    >"$cmp/compare.json"
+    >"$new/compare.json"
+  rm -rf "$cmp"
+  mv "$new" "$cmp"
   focus=${METHODS%%,*}-$n
   nice -n 19 "$report_bin" report "$cmp" --reference "fixed-best$n" --focus "$focus" --out "$cmp/report"
   echo "population-compare: size $n: $cmp/report/report.md"
