@@ -268,6 +268,15 @@ func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) 
 		}
 		fmt.Fprintf(w, "  member %d  %-34s final eval %10s  score %10.2f%s\n", k, m.Dir, ev, m.Score, mark)
 	}
+	ps, ok, err := populationStatus(out)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := printLineages(w, ps); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(w, "Log: %s. Next: hyperctl report %s\n", filepath.Join(out, popfile.LogFile), out)
 	return nil
 }

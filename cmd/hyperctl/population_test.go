@@ -124,8 +124,40 @@ func TestPopulationKillAndResume(t *testing.T) {
 	}
 	samePopulationFolders(t, out, ref)
 	// The same command again does nothing and says so.
-	if o, _, code := runCLI(t, popArgs(cfg, out)...); code != 0 || !strings.Contains(o, "already finished") {
+	if o, _, code := runCLI(t, popArgs(cfg, out)...); code != 0 || !strings.Contains(o, "already finished") || !strings.Contains(o, "lineages: the members' weights descend from") {
 		t.Errorf("re-run of a finished population: exit %d\n%s", code, o)
+	}
+	// status says how far it is, its best member and its lineages, as the
+	// log and result.json say.
+	recs, err := popfile.ReadLog(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origins, roots, err := popfile.Lineages(recs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := popfile.ReadResult(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, e, code := runCLI(t, "status", ref)
+	for _, want := range []string{
+		fmt.Sprintf("population: pbt, 2 members, 3 of 3 generations logged, finished; best member %d (final evaluation return %.2f)", res.Best, *res.Members[res.Best].FinalEvalReturn),
+		fmt.Sprintf("lineages: the members' weights descend from %d of 2 starting members", len(roots)),
+		fmt.Sprintf("by member: %d %d\n", origins[0], origins[1]),
+	} {
+		if code != 0 || !strings.Contains(o, want) {
+			t.Errorf("status of a finished population: exit %d, want %q in\n%s\n%s", code, want, o, e)
+		}
+	}
+	o, _, code = runCLI(t, "status", "--json", ref)
+	var js struct {
+		Population *popStatus `json:"population"`
+	}
+	if err := json.Unmarshal([]byte(o), &js); code != 0 || err != nil || js.Population == nil ||
+		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(origins) || *js.Population.Best != res.Best {
+		t.Errorf("status --json of a finished population: exit %d, %v: %s", code, err, o)
 	}
 	// Another population in the same folder is refused, naming the difference.
 	other := append(popArgs(cfg, out), "--ready", "320")

@@ -72,8 +72,9 @@ func folderStatus(root string) ([]folderRun, error) {
 	return out, nil
 }
 
-// printFolderStatus prints folderStatus's runs as a table or JSON.
-func printFolderStatus(w io.Writer, root string, runs []folderRun, asJSON bool) error {
+// printFolderStatus prints folderStatus's runs as a table or JSON, with
+// pop (a population folder's status; nil for none) in the JSON.
+func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatus, asJSON bool) error {
 	counts := map[string]int{}
 	for _, r := range runs {
 		counts[r.State]++
@@ -82,9 +83,10 @@ func printFolderStatus(w io.Writer, root string, runs []folderRun, asJSON bool) 
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Runs   []folderRun    `json:"runs"`
-			Counts map[string]int `json:"counts"`
-		}{runs, counts})
+			Runs       []folderRun    `json:"runs"`
+			Counts     map[string]int `json:"counts"`
+			Population *popStatus     `json:"population,omitempty"`
+		}{runs, counts, pop})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tENV\tCONTROLLER\tSEED\tSTATE\tITERATIONS\tDETAIL")

@@ -63,7 +63,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := printFolderStatus(&out, root, runs, false); err != nil {
+	if err := printFolderStatus(&out, root, runs, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50", "status: 3 runs: 1 finished, 1 running, 1 stopped"} {
@@ -72,7 +72,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := printFolderStatus(&out, root, runs, true); err != nil {
+	if err := printFolderStatus(&out, root, runs, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	var js struct {

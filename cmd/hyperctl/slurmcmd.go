@@ -132,11 +132,18 @@ folders below it (found recursively), and each run is
   finished  summary.json exists
   running   a process writes it (holds its lock; its pid follows)
   stopped   unfinished, and no process writes it (continue it with
-            hyperctl train --out RUN --resume)`,
+            hyperctl train --out RUN --resume)
+
+A population folder (hyperctl population) also gets two lines above its
+members: its method, size, generations logged of all, finished or not, and
+its best member; and its lineages, the starting members whose weights the
+members' descend from after every exploit (one lineage: every member is a
+copy of one starting member's line).`,
 		Example: `  hyperctl status runs/cmp
   hyperctl status runs/cmp --json
   hyperctl status runs                 # every run folder below runs/
-  hyperctl status runs/halfcheetah-hypercontroller-seed0`,
+  hyperctl status runs/halfcheetah-hypercontroller-seed0
+  hyperctl status runs/pop             # a population: its generations, best member and lineages, then its members`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStatusCmd(cmd, a, args[0], asJSON)
@@ -147,6 +154,17 @@ folders below it (found recursively), and each run is
 }
 
 func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
+	var pop *popStatus
+	if ps, ok, err := populationStatus(dir); err != nil {
+		return err
+	} else if ok {
+		pop = &ps
+		if !asJSON {
+			if err := printPopulationStatus(cmd.OutOrStdout(), ps); err != nil {
+				return err
+			}
+		}
+	}
 	path := filepath.Join(dir, report.ManifestFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -160,7 +178,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		if len(runs) == 0 {
 			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, report.ManifestFile, rundir.TrainCSV)
 		}
-		return printFolderStatus(cmd.OutOrStdout(), dir, runs, asJSON)
+		return printFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
@@ -188,7 +206,8 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 			Counts     map[string]int    `json:"counts"`
 			SlurmJobs  []string          `json:"slurm_jobs,omitempty"`
 			QueueError string            `json:"queue_error,omitempty"`
-		}{Runs: st.Runs, Counts: counts}
+			Population *popStatus        `json:"population,omitempty"`
+		}{Runs: st.Runs, Counts: counts, Population: pop}
 		for _, j := range man.SlurmJobs {
 			out.SlurmJobs = append(out.SlurmJobs, j.ID)
 		}

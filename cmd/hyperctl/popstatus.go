@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	popfile "github.com/hyperctl/hyperctl/configs/population"
+)
+
+// popStatus is what `hyperctl status` says about a population folder
+// beside its members' runs: how far it is, its best member, and how many
+// of its starting members' lines of weights survive its exploits.
+type popStatus struct {
+	Method      string `json:"method"`
+	Size        int    `json:"size"`
+	Generations int    `json:"generations"`
+	// Logged is the number of generations the population log records.
+	Logged   int  `json:"generations_logged"`
+	Finished bool `json:"finished"`
+	// Best and BestReturn are result.json's pick (finished populations).
+	Best       *int     `json:"best,omitempty"`
+	BestReturn *float64 `json:"best_final_eval_return,omitempty"`
+	// Origins[k] is the starting member whose weights member k's descend
+	// from; Lineages lists the surviving origins.
+	Origins  []int `json:"origins"`
+	Lineages []int `json:"lineages"`
+}
+
+// populationStatus reads dir as a population folder; ok is false when dir
+// holds no population.json.
+func populationStatus(dir string) (ps popStatus, ok bool, err error) {
+	def, err := popfile.ReadDefinition(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ps, false, nil
+	}
+	if err != nil {
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	ps = popStatus{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
+	recs, err := popfile.ReadLog(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	for _, r := range recs {
+		ps.Logged = max(ps.Logged, r.Generation+1)
+	}
+	if ps.Origins, ps.Lineages, err = popfile.Lineages(recs, def.Size); err != nil {
+		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, popfile.LogFile), err)
+	}
+	res, err := popfile.ReadResult(dir)
+	switch {
+	case err == nil:
+		ps.Finished = true
+		if res.Best >= 0 && res.Best < len(res.Members) {
+			ps.Best, ps.BestReturn = &res.Best, res.Members[res.Best].FinalEvalReturn
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	return ps, true, nil
+}
+
+// printPopulationStatus writes the population's lines above the run table.
+func printPopulationStatus(w io.Writer, ps popStatus) error {
+	state := "in progress"
+	if ps.Finished {
+		state = "finished"
+	}
+	fmt.Fprintf(w, "population: %s, %d members, %d of %d generations logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, state)
+	if ps.Best != nil && ps.BestReturn != nil {
+		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
+	}
+	fmt.Fprintln(w)
+	return printLineages(w, ps)
+}
+
+// printLineages writes how many starting members' lines of weights survive.
+func printLineages(w io.Writer, ps popStatus) error {
+	roots := make([]string, len(ps.Lineages))
+	for i, o := range ps.Lineages {
+		roots[i] = fmt.Sprint(o)
+	}
+	origins := make([]string, len(ps.Origins))
+	for k, o := range ps.Origins {
+		origins[k] = fmt.Sprint(o)
+	}
+	_, err := fmt.Fprintf(w, "lineages: the members' weights descend from %d of %d starting members (%s); by member: %s\n",
+		len(ps.Lineages), ps.Size, strings.Join(roots, ", "), strings.Join(origins, " "))
+	return err
+}
