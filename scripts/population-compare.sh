@@ -81,7 +81,7 @@ for n in ${SIZES//,/ }; do
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
   jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
-    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
+    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
     '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
     >"$new/compare.json"
   rm -rf "$cmp"
