@@ -25,9 +25,11 @@ type popStatus struct {
 	Best       *int     `json:"best,omitempty"`
 	BestReturn *float64 `json:"best_final_eval_return,omitempty"`
 	// Origins[k] is the starting member whose weights member k's descend
-	// from; Lineages lists the surviving origins.
+	// from; Lineages lists the surviving origins; OneSince is the
+	// generation whose step left one lineage (absent: more survive).
 	Origins  []int `json:"origins"`
 	Lineages []int `json:"lineages"`
+	OneSince *int  `json:"one_lineage_since_generation,omitempty"`
 }
 
 // populationStatus reads dir as a population folder; ok is false when dir
@@ -48,8 +50,13 @@ func populationStatus(dir string) (ps popStatus, ok bool, err error) {
 	for _, r := range recs {
 		ps.Logged = max(ps.Logged, r.Generation+1)
 	}
-	if ps.Origins, ps.Lineages, err = popfile.Lineages(recs, def.Size); err != nil {
+	l, err := popfile.Lineages(recs, def.Size)
+	if err != nil {
 		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, popfile.LogFile), err)
+	}
+	ps.Origins, ps.Lineages = l.Origin, l.Roots
+	if l.OneSince >= 0 {
+		ps.OneSince = &l.OneSince
 	}
 	res, err := popfile.ReadResult(dir)
 	switch {
@@ -88,7 +95,11 @@ func printLineages(w io.Writer, ps popStatus) error {
 	for k, o := range ps.Origins {
 		origins[k] = fmt.Sprint(o)
 	}
-	_, err := fmt.Fprintf(w, "lineages: the members' weights descend from %d of %d starting members (%s); by member: %s\n",
-		len(ps.Lineages), ps.Size, strings.Join(roots, ", "), strings.Join(origins, " "))
+	since := ""
+	if ps.OneSince != nil {
+		since = fmt.Sprintf(", since the step after generation %d", *ps.OneSince)
+	}
+	_, err := fmt.Fprintf(w, "lineages: the members' weights descend from %d of %d starting members (%s%s); by member: %s\n",
+		len(ps.Lineages), ps.Size, strings.Join(roots, ", "), since, strings.Join(origins, " "))
 	return err
 }

@@ -133,7 +133,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	origins, roots, err := popfile.Lineages(recs, 2)
+	lin, err := popfile.Lineages(recs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,16 @@ func TestPopulationKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	since := "starting members ("
+	if lin.OneSince >= 0 {
+		since = fmt.Sprintf(", since the step after generation %d)", lin.OneSince)
+	}
 	o, e, code := runCLI(t, "status", ref)
 	for _, want := range []string{
+		since,
 		fmt.Sprintf("population: pbt, 2 members, 3 of 3 generations logged, finished; best member %d (final evaluation return %.2f)", res.Best, *res.Members[res.Best].FinalEvalReturn),
-		fmt.Sprintf("lineages: the members' weights descend from %d of 2 starting members", len(roots)),
-		fmt.Sprintf("by member: %d %d\n", origins[0], origins[1]),
+		fmt.Sprintf("lineages: the members' weights descend from %d of 2 starting members", len(lin.Roots)),
+		fmt.Sprintf("by member: %d %d\n", lin.Origin[0], lin.Origin[1]),
 	} {
 		if code != 0 || !strings.Contains(o, want) {
 			t.Errorf("status of a finished population: exit %d, want %q in\n%s\n%s", code, want, o, e)
@@ -156,7 +161,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 		Population *popStatus `json:"population"`
 	}
 	if err := json.Unmarshal([]byte(o), &js); code != 0 || err != nil || js.Population == nil ||
-		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(origins) || *js.Population.Best != res.Best {
+		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(lin.Origin) || *js.Population.Best != res.Best {
 		t.Errorf("status --json of a finished population: exit %d, %v: %s", code, err, o)
 	}
 	// Another population in the same folder is refused, naming the difference.
