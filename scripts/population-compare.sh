@@ -20,16 +20,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
 
-OUT=${OUT:-results/population}
-ENVS=${ENVS:-halfcheetah,pusher,bipedalwalker}
-METHODS=${METHODS:-pb2,pbt}
-SIZES=${SIZES:-4,8}
-SEEDS=${SEEDS:-0-4}
-FRAMES=${FRAMES:-1000000}
-READY=${READY:-50000}
-ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
-first=${SEEDS%-*}
-last=${SEEDS#*-}
+source scripts/population-settings.sh
+
 
 if [ -n "${REPORT_BIN:-}" ]; then
   report_bin=$REPORT_BIN

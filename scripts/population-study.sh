@@ -43,22 +43,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
 
-OUT=${OUT:-results/population}
-ENVS=${ENVS:-halfcheetah,pusher,bipedalwalker}
-METHODS=${METHODS:-pb2,pbt}
-SIZES=${SIZES:-4,8}
-SEEDS=${SEEDS:-0-4}
-FRAMES=${FRAMES:-1000000}
-READY=${READY:-50000}
-ITERS=${ITERS:-$(( (FRAMES + 999) / 1000 ))}
-JOBS=${JOBS:-2}
-
-first=${SEEDS%-*}
-last=${SEEDS#*-}
-if ! [[ "$first" =~ ^[0-9]+$ && "$last" =~ ^[0-9]+$ ]] || [ "$first" -gt "$last" ]; then
-  echo "population-study: SEEDS=$SEEDS: want a range A-B of seeds, A <= B" >&2
-  exit 2
-fi
+source scripts/population-settings.sh
 maxsize=0
 for n in ${SIZES//,/ }; do
   if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 2 ]; then
