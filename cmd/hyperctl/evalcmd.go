@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,19 +23,31 @@ import (
 var policyNames = map[string]string{"best": policy.Best, "final": policy.Final}
 
 // loadRunPolicy loads the policy which ("best" or "final") of the run in
-// dir and checks it against the run's environment (config.toml).
-func loadRunPolicy(dir, which string) (*policy.Policy, error) {
+// dir and checks it against the run's environment (config.toml). dir may
+// also be a finished population folder: its best member's run is loaded,
+// and a line on note says which. It returns the run folder it read.
+func loadRunPolicy(note io.Writer, dir, which string) (*policy.Policy, string, error) {
 	name, ok := policyNames[which]
 	if !ok {
-		return nil, usagef("--policy %q: want best or final", which)
+		return nil, "", usagef("--policy %q: want best or final", which)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+		return nil, "", fmt.Errorf("run folder %s: %w", dir, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("run folder %s: is a file, not a folder", dir)
+		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
 	}
+	dir, err = populationBestMember(note, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := loadPolicy(dir, name)
+	return p, dir, err
+}
+
+// loadPolicy loads policy name of the run folder dir.
+func loadPolicy(dir, name string) (*policy.Policy, error) {
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s holds no run (no %s)", dir, rundir.ConfigFile)
 	}
@@ -89,8 +102,11 @@ evaluate_policy), the minimum and the maximum of the returns.
 
 It works on finished runs and on runs still training (policies are written
 atomically). A policy whose environment or sizes differ from the run's
-config.toml is refused.`,
+config.toml is refused. RUN_DIR may be a finished population folder: its
+best member (the highest final evaluation return, as result.json names it)
+is evaluated, and a line on stderr says which.`,
 		Example: `  hyperctl eval runs/halfcheetah-hypercontroller-seed0
+  hyperctl eval runs/pop --episodes 100         # a population's best member
   hyperctl eval runs/r --policy final --episodes 20 --seed 100 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -100,7 +116,7 @@ config.toml is refused.`,
 			if seed < 0 {
 				return usagef("--seed: want an integer >= 0, got %d", seed)
 			}
-			p, err := loadRunPolicy(args[0], which)
+			p, dir, err := loadRunPolicy(cmd.ErrOrStderr(), args[0], which)
 			if err != nil {
 				return err
 			}
@@ -119,7 +135,7 @@ config.toml is refused.`,
 					Iteration  int      `json:"iteration"`
 					Frames     int64    `json:"frames"`
 					EvalReturn *float64 `json:"training_eval_return,omitempty"`
-				}{args[0], policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
+				}{dir, policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
 			}
 			fmt.Fprintln(w, describePolicy(policyNames[which], p))
 			fmt.Fprintf(w, "%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n",
@@ -175,6 +191,9 @@ are piped to ffmpeg (Debian's package; scripts/setup.sh installs it).
 --still saves one frame of the first episode as a PNG, with the video or,
 without --out, alone (drawn up to --still-step; no ffmpeg needed).
 
+RUN_DIR may be a finished population folder: its best member is recorded,
+as with 'hyperctl eval'.
+
 A progress bar shows the frames drawn on a terminal (a log line every 5 s
 otherwise); its total assumes every episode runs to the time limit.`,
 		Example: `  hyperctl render runs/halfcheetah-hypercontroller-seed0 --out cheetah.mp4
@@ -201,7 +220,7 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
-			p, err := loadRunPolicy(args[0], which)
+			p, _, err := loadRunPolicy(cmd.ErrOrStderr(), args[0], which)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs"
+	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
@@ -151,5 +152,48 @@ func TestRenderCommand(t *testing.T) {
 		if _, e, code := runCLI(t, c.args...); code != 2 || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, e, c.want)
 		}
+	}
+}
+
+// TestEvalPopulation: eval on a finished population folder evaluates its
+// best member and says so; on an unfinished one it says how to name a
+// member.
+func TestEvalPopulation(t *testing.T) {
+	pop := t.TempDir()
+	member := filepath.Join(pop, "reacher", "pb2", "seed1")
+	if err := os.MkdirAll(filepath.Dir(member), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fakeRun(t, "reacher"), member); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pop, popfile.DefinitionFile), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ret := func(v float64) *float64 { return &v }
+	if err := popfile.WriteResult(pop, popfile.Result{Best: 1, Members: []popfile.ResultMember{
+		{Dir: "reacher/pb2/seed0", FinalEvalReturn: ret(-7)},
+		{Dir: "reacher/pb2/seed1", FinalEvalReturn: ret(-4)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	o, e, code := runCLI(t, "eval", pop, "--episodes", "2", "--json")
+	var res struct {
+		RunDir   string `json:"run_dir"`
+		Episodes int
+	}
+	if code != 0 || json.Unmarshal([]byte(o), &res) != nil {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, o, e)
+	}
+	if res.RunDir != member || res.Episodes != 2 || !strings.Contains(e, "is a population: using its best member, member 1 (final evaluation return -4.00): "+member) {
+		t.Fatalf("result %+v, stderr %q", res, e)
+	}
+
+	if err := os.Remove(filepath.Join(pop, popfile.ResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, e, code = runCLI(t, "eval", pop)
+	if code != 1 || !strings.Contains(e, "is not finished (no result.json yet)") || !strings.Contains(e, "'hyperctl status "+pop+"' lists them") {
+		t.Fatalf("exit %d, stderr %q", code, e)
 	}
 }

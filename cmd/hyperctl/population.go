@@ -277,7 +277,11 @@ func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) 
 			return err
 		}
 	}
-	fmt.Fprintf(w, "Log: %s. Next: hyperctl report %s\n", filepath.Join(out, popfile.LogFile), out)
+	next := "hyperctl report " + out
+	if r.Best >= 0 {
+		next += "; hyperctl eval " + out + " (its best member)"
+	}
+	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, popfile.LogFile), next)
 	return nil
 }
 

@@ -124,7 +124,8 @@ func TestPopulationKillAndResume(t *testing.T) {
 	}
 	samePopulationFolders(t, out, ref)
 	// The same command again does nothing and says so.
-	if o, _, code := runCLI(t, popArgs(cfg, out)...); code != 0 || !strings.Contains(o, "already finished") || !strings.Contains(o, "lineages: the members' weights descend from") {
+	if o, _, code := runCLI(t, popArgs(cfg, out)...); code != 0 || !strings.Contains(o, "already finished") || !strings.Contains(o, "lineages: the members' weights descend from") ||
+		!strings.Contains(o, "Next: hyperctl report "+out+"; hyperctl eval "+out+" (its best member)") {
 		t.Errorf("re-run of a finished population: exit %d\n%s", code, o)
 	}
 	// status says how far it is, its best member and its lineages, as the
@@ -163,6 +164,15 @@ func TestPopulationKillAndResume(t *testing.T) {
 	if err := json.Unmarshal([]byte(o), &js); code != 0 || err != nil || js.Population == nil ||
 		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(lin.Origin) || *js.Population.Best != res.Best {
 		t.Errorf("status --json of a finished population: exit %d, %v: %s", code, err, o)
+	}
+	// eval on the population evaluates its best member's policy.
+	o, e, code = runCLI(t, "eval", ref, "--episodes", "1", "--json")
+	var ev struct {
+		RunDir string `json:"run_dir"`
+	}
+	if err := json.Unmarshal([]byte(o), &ev); code != 0 || err != nil || ev.RunDir != filepath.Join(ref, res.Members[res.Best].Dir) ||
+		!strings.Contains(e, fmt.Sprintf("is a population: using its best member, member %d (final evaluation return %.2f)", res.Best, *res.Members[res.Best].FinalEvalReturn)) {
+		t.Errorf("eval of a finished population: exit %d, %v\n%s\n%s", code, err, o, e)
 	}
 	// Another population in the same folder is refused, naming the difference.
 	other := append(popArgs(cfg, out), "--ready", "320")
