@@ -152,6 +152,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 		fmt.Sprintf("population: pbt, 2 members, 3 of 3 generations logged, finished; best member %d (final evaluation return %.2f)", res.Best, *res.Members[res.Best].FinalEvalReturn),
 		fmt.Sprintf("lineages: the members' weights descend from %d of 2 starting members", len(lin.Roots)),
 		fmt.Sprintf("by member: %d %d\n", lin.Origin[0], lin.Origin[1]),
+		fmt.Sprintf(" %d/1920 frames ", res.Members[0].Frames), // PROGRESS: frames of the budget
 	} {
 		if code != 0 || !strings.Contains(o, want) {
 			t.Errorf("status of a finished population: exit %d, want %q in\n%s\n%s", code, want, o, e)

@@ -28,6 +28,8 @@ type folderRun struct {
 	State      string `json:"state"`
 	Done       int    `json:"iterations_done"`
 	Iterations int    `json:"iterations"` // the config's (0: unknown)
+	FramesDone int64  `json:"frames_done"`
+	Frames     int64  `json:"frames,omitempty"` // the config's frame budget (absent: none)
 	Detail     string `json:"detail,omitempty"`
 }
 
@@ -45,16 +47,16 @@ func folderStatus(root string) ([]folderRun, error) {
 		if err != nil {
 			r.Env, r.Controller, r.Detail = "?", "?", err.Error()
 		} else {
-			r.Env, r.Controller, r.Seed, r.Iterations = id.Env, id.Controller, id.Seed, id.Iterations
+			r.Env, r.Controller, r.Seed, r.Iterations, r.Frames = id.Env, id.Controller, id.Seed, id.Iterations, id.Frames
 		}
-		if it, _, ok := rundir.LastRow(f.Dir); ok {
-			r.Done = it + 1
+		if it, fr, ok := rundir.LastRow(f.Dir); ok {
+			r.Done, r.FramesDone = it+1, fr
 		}
 		switch pid, held, herr := rundir.Holder(f.Dir); {
 		case f.Finished:
 			r.State = runFinished
 			if s, err := rundir.ReadSummary(f.Dir); err == nil {
-				r.Done = s.Iterations
+				r.Done, r.FramesDone = s.Iterations, s.Frames
 				r.Detail = fmt.Sprintf("%.0f s wall time", s.WallTimeS)
 			}
 		case herr != nil:
@@ -89,17 +91,13 @@ func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatu
 		}{runs, counts, pop})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tENV\tCONTROLLER\tSEED\tSTATE\tITERATIONS\tDETAIL")
+	fmt.Fprintln(tw, "RUN\tENV\tCONTROLLER\tSEED\tSTATE\tPROGRESS\tDETAIL")
 	for _, r := range runs {
 		rel, err := filepath.Rel(root, r.Dir)
 		if err != nil {
 			rel = r.Dir
 		}
-		total := "?"
-		if r.Iterations > 0 {
-			total = fmt.Sprint(r.Iterations)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d/%s\t%s\n", rel, r.Env, r.Controller, r.Seed, r.State, r.Done, total, r.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", rel, r.Env, r.Controller, r.Seed, r.State, progressText(r.Done, r.Iterations, r.FramesDone, r.Frames), r.Detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -114,4 +112,18 @@ func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatu
 	}
 	_, err := fmt.Fprintf(w, "status: %d %s: %s\n", len(runs), noun, strings.Join(parts, ", "))
 	return err
+}
+
+// progressText is a run's PROGRESS in status's tables: its frames against
+// the frame budget when it has one (a budget ends a run before its
+// iterations do), else its iterations against the config's.
+func progressText(done, iterations int, framesDone, frames int64) string {
+	if frames > 0 {
+		return fmt.Sprintf("%d/%d frames", framesDone, frames)
+	}
+	total := "?"
+	if iterations > 0 {
+		total = fmt.Sprint(iterations)
+	}
+	return fmt.Sprintf("%d/%s iterations", done, total)
 }

@@ -19,7 +19,7 @@ import (
 // for.
 func TestStatusOfRunFolders(t *testing.T) {
 	root := t.TempDir()
-	mk := func(rel, ctrl string, seed int64, rows int, finished bool) string {
+	mk := func(rel, ctrl string, seed int64, rows int, finished bool, frames int64) string {
 		d := filepath.Join(root, rel)
 		os.MkdirAll(d, 0o755)
 		var b strings.Builder
@@ -28,17 +28,19 @@ func TestStatusOfRunFolders(t *testing.T) {
 			fmt.Fprintf(&b, "%d,%d,1\n", i, (i+1)*100)
 		}
 		os.WriteFile(filepath.Join(d, rundir.TrainCSV), []byte(b.String()), 0o644)
-		os.WriteFile(filepath.Join(d, rundir.ConfigFile), []byte(fmt.Sprintf("env = \"reacher\"\nseed = %d\niterations = 50\n[controller]\nname = %q\n", seed, ctrl)), 0o644)
+		os.WriteFile(filepath.Join(d, rundir.ConfigFile), []byte(fmt.Sprintf("env = \"reacher\"\nseed = %d\niterations = 50\nframes = %d\n[controller]\nname = %q\n", seed, frames, ctrl)), 0o644)
 		if finished {
-			if err := rundir.WriteSummary(d, rundir.Summary{Env: "reacher", Controller: ctrl, Seed: seed, Iterations: rows, WallTimeS: 12}); err != nil {
+			if err := rundir.WriteSummary(d, rundir.Summary{Env: "reacher", Controller: ctrl, Seed: seed, Iterations: rows, Frames: int64(rows) * 100, WallTimeS: 12}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return d
 	}
-	fin := mk("a/reacher-fixed-seed0", "fixed", 0, 50, true)
-	run := mk("b/deep/reacher-gpucb-seed1", "gpucb", 1, 7, false)
-	stop := mk("b/reacher-random-seed2", "random", 2, 3, false)
+	fin := mk("a/reacher-fixed-seed0", "fixed", 0, 50, true, 0)
+	run := mk("b/deep/reacher-gpucb-seed1", "gpucb", 1, 7, false, 0)
+	stop := mk("b/reacher-random-seed2", "random", 2, 3, false, 0)
+	// A frame budget ends a run before its iterations: its progress is in frames.
+	budget := mk("c/reacher-hoof-seed3", "hoof", 3, 4, true, 350)
 	lock, err := rundir.Acquire(run)
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +52,10 @@ func TestStatusOfRunFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []folderRun{
-		{Dir: fin, Env: "reacher", Controller: "fixed", Seed: 0, State: runFinished, Done: 50, Iterations: 50, Detail: "12 s wall time"},
-		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: runRunning, Done: 7, Iterations: 50, Detail: fmt.Sprintf("pid %d", os.Getpid())},
-		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: runStopped, Done: 3, Iterations: 50, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
+		{Dir: fin, Env: "reacher", Controller: "fixed", Seed: 0, State: runFinished, Done: 50, Iterations: 50, FramesDone: 5000, Detail: "12 s wall time"},
+		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: runRunning, Done: 7, Iterations: 50, FramesDone: 700, Detail: fmt.Sprintf("pid %d", os.Getpid())},
+		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: runStopped, Done: 3, Iterations: 50, FramesDone: 300, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
+		{Dir: budget, Env: "reacher", Controller: "hoof", Seed: 3, State: runFinished, Done: 4, Iterations: 50, FramesDone: 400, Frames: 350, Detail: "12 s wall time"},
 	}
 	if len(runs) != len(want) {
 		t.Fatalf("%d runs, want %d: %+v", len(runs), len(want), runs)
@@ -66,7 +69,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 	if err := printFolderStatus(&out, root, runs, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50", "status: 3 runs: 1 finished, 1 running, 1 stopped"} {
+	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50 iterations", "400/350 frames", "status: 4 runs: 2 finished, 1 running, 1 stopped"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, out.String())
 		}
@@ -79,7 +82,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		Runs   []folderRun
 		Counts map[string]int
 	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 3 || js.Counts[runStopped] != 1 {
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 4 || js.Counts[runStopped] != 1 || js.Runs[3].Frames != 350 || js.Runs[3].FramesDone != 400 {
 		t.Errorf("JSON %v: %s", err, out.String())
 	}
 

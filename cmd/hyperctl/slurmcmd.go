@@ -126,6 +126,10 @@ func newStatusCmd(a *app) *cobra.Command {
 It reads the run folders and, when the compare was submitted with
 --backend slurm, the queue (squeue and scontrol; not sacct, which needs
 slurmdbd). 'compare --backend slurm' again submits the failed and missing runs.
+PROGRESS is a run's frames against its frame budget when it has one (the
+budget ends it before its iterations do), else its iterations against the
+config's; --json gives both (frames_done, frames, iterations_done,
+iterations).
 
 Without compare.json, DIR is a single run folder or any folder with run
 folders below it (found recursively), and each run is
@@ -219,13 +223,13 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ENV\tCONTROLLER\tSEED\tSTATE\tITERATIONS\tSLURM TASK\tDETAIL")
+	fmt.Fprintln(tw, "ENV\tCONTROLLER\tSEED\tSTATE\tPROGRESS\tSLURM TASK\tDETAIL")
 	for _, r := range st.Runs {
 		task := r.Task
 		if task == "" {
 			task = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d/%d\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, r.Done, r.Iterations, task, r.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, progressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

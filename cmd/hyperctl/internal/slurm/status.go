@@ -55,6 +55,8 @@ type RunStatus struct {
 	StateName  string `json:"state"`
 	Done       int    `json:"iterations_done"` // rows in train.csv
 	Iterations int    `json:"iterations"`
+	FramesDone int64  `json:"frames_done"`          // frames column of train.csv's last row
+	Frames     int64  `json:"frames,omitempty"`     // the frame budget (absent: none)
 	Task       string `json:"slurm_task,omitempty"` // JOB_TASK that runs or last ran it
 	Detail     string `json:"detail,omitempty"`
 }
@@ -132,14 +134,14 @@ func ReadTaskRecord(dir string) (*TaskRecord, error) {
 	return &r, nil
 }
 
-// iterationsDone returns the iteration count in a run folder's train.csv
-// (the last row's iteration + 1), reading only the file's tail.
-func iterationsDone(dir string) int {
-	it, _, ok := rundir.LastRow(dir)
+// progress returns the iteration count in a run folder's train.csv (the
+// last row's iteration + 1) and its frames, reading only the file's tail.
+func progress(dir string) (iterations int, frames int64) {
+	it, fr, ok := rundir.LastRow(dir)
 	if !ok {
-		return 0
+		return 0, 0
 	}
-	return it + 1
+	return it + 1, fr
 }
 
 // Collect returns the state of every run of the manifest's matrix, from the
@@ -174,7 +176,7 @@ func Collect(ctx context.Context, out string, man report.Manifest, r Runner) (St
 				if err != nil {
 					return st, err
 				}
-				rs.Env, rs.Controller, rs.Seed, rs.Dir, rs.Iterations = env, ctrl, seed, rel, man.Iterations
+				rs.Env, rs.Controller, rs.Seed, rs.Dir, rs.Iterations, rs.Frames = env, ctrl, seed, rel, man.Iterations, man.Frames
 				rs.StateName = rs.State.String()
 				st.Runs = append(st.Runs, rs)
 			}
@@ -186,8 +188,8 @@ func Collect(ctx context.Context, out string, man report.Manifest, r Runner) (St
 // FolderStatus is the state of one run folder outside a compare's matrix
 // (no Slurm task was asked to run it), decided as Collect decides a
 // matrix's: finished, running (a process writes it) or missing (not
-// started, or stopped). Env, Controller, Seed and Iterations are left to
-// the caller, who knows the folder's config.
+// started, or stopped). Env, Controller, Seed, Iterations and Frames are
+// left to the caller, who knows the folder's config.
 func FolderStatus(dir string) (RunStatus, error) {
 	rs, err := runStatus(dir, nil, nil, false)
 	if err != nil {
@@ -212,13 +214,14 @@ func runStatus(dir string, tasks []TaskKey, q map[TaskKey]TaskState, queueUnknow
 	}
 	if state == rundir.Finished {
 		rs.State = Finished
+		rs.Done, rs.FramesDone = progress(dir)
 		if s, err := rundir.ReadSummary(dir); err == nil {
-			rs.Done = s.Iterations
+			rs.Done, rs.FramesDone = s.Iterations, s.Frames
 			rs.Detail = fmt.Sprintf("%.0f s wall time", s.WallTimeS)
 		}
 		return rs, nil
 	}
-	rs.Done = iterationsDone(dir)
+	rs.Done, rs.FramesDone = progress(dir)
 	// A task of any submission still queued or running.
 	for i := len(tasks) - 1; i >= 0; i-- {
 		ts, ok := q[tasks[i]]
