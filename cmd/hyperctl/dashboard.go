@@ -24,8 +24,9 @@ a compare folder (with compare.json), or any folder of runs, searched
 recursively. The page lists every run with its state (finished, running,
 pending, failed or missing, as 'hyperctl status' decides) and its progress
 (frames of the budget), draws the curves of one environment against frames,
-every run overlaid and coloured by controller (training reward, mean episode
-return, evaluation return and every hyperparameter train.csv logs), and shows
+every run overlaid and coloured by controller, or by run when there is one
+controller, as in a population (training reward, mean episode return,
+evaluation return and every hyperparameter train.csv logs), and shows
 each compare's matrix as a grid of env × controller × seed. It asks the
 server again every --poll, so it follows runs while they train, without
 reloading.

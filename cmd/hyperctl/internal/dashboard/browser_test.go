@@ -236,6 +236,57 @@ high = 1e-3
 	if p3.Mark != "kept" || strings.Join(p3.Cells, " ") != "finished finished missing" {
 		t.Errorf("after the end: mark %q, cells %v", p3.Mark, p3.Cells)
 	}
+	if sw := swatches(t, bctx); len(sw) != 3 || sw[0] == sw[1] || sw[1] == sw[2] || sw[0] == sw[2] {
+		t.Errorf("three controllers: swatches %v; want three colours", sw)
+	}
+
+	// One controller's seeds (as a population's members): a colour per run.
+	one := t.TempDir()
+	man = report.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed"}, Seeds: []int64{0, 1}, Iterations: 10}
+	b, _ = json.Marshal(man)
+	if err := os.WriteFile(filepath.Join(one, report.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []string{"seed0", "seed1"} {
+		if err := rundir.CopyRun(fixedDir, filepath.Join(one, "reacher", "fixed", seed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src1, err := NewRuns(one, RunsOptions{Poll: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv1 := httptest.NewServer(Handler(src1, Options{}))
+	defer srv1.Close()
+	if err := chromedp.Do(bctx, chromedp.Navigate(srv1.URL+"/#group=reacher")); err != nil {
+		t.Fatal(err)
+	}
+	var sw []string
+	for i := 0; i < 300 && len(sw) != 2; i++ {
+		time.Sleep(100 * time.Millisecond)
+		sw = swatches(t, bctx)
+	}
+	legend, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById('legend').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw) != 2 || sw[0] == sw[1] || !strings.Contains(legend, "2 runs, a colour each") {
+		t.Errorf("one controller, two seeds: swatches %v, legend %q; want two colours and \"2 runs, a colour each\"", sw, legend)
+	}
+}
+
+// swatches are the colours of the runs table's rows.
+func swatches(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify([...document.querySelectorAll('#runs td.name .swatch')].map(e => e.style.background))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		t.Fatalf("%v in %s", err, s)
+	}
+	return out
 }
 
 // page is what the test reads from the page's DOM.

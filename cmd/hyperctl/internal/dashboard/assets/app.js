@@ -6,7 +6,8 @@
 (() => {
   'use strict';
 
-  // Tableau 10: one colour per controller (or per compare and controller).
+  // Tableau 10: one colour per controller (or per compare and controller),
+  // or per run when a group holds a single one (see perRun).
   const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
   const STATES = ['finished', 'running', 'pending', 'failed', 'missing'];
   const CHART_HEIGHT = 230;
@@ -80,6 +81,12 @@
   function legendKey(r, many) { return many && r.collection ? r.collection + ': ' + r.label : r.label; }
   function manyCollections(runs) { return new Set(runs.map((r) => r.collection)).size > 1; }
 
+  // perRun: the group's runs share one legend key (a population's members,
+  // one controller's seeds), so each run gets a colour of its own.
+  function perRun(runs, many) { return runs.length > 1 && new Set(runs.map((r) => legendKey(r, many))).size === 1; }
+  // colorKey is the key a run's colour is chosen by.
+  function colorKey(r, many, each) { return each ? legendKey(r, many) + ' · run ' + r.id : legendKey(r, many); }
+
   function colorOf(key) {
     if (!st.colors.has(key)) st.colors.set(key, PALETTE[st.colors.size % PALETTE.length]);
     return st.colors.get(key);
@@ -136,20 +143,20 @@
   }
 
   function renderLegend(ov) {
-    const runs = groupRuns(ov), many = manyCollections(runs);
+    const runs = groupRuns(ov), many = manyCollections(runs), each = perRun(runs, many);
     const n = new Map();
     for (const r of runs) { const k = legendKey(r, many); n.set(k, (n.get(k) || 0) + 1); }
     $('#legend').innerHTML = [...n.keys()].map((k) => `<label class="${st.hidden.has(k) ? 'off' : ''}" data-key="${esc(k)}">
-      <input type="checkbox" ${st.hidden.has(k) ? '' : 'checked'}><span class="swatch" style="background:${colorOf(k)}"></span>
-      <span>${esc(k)}</span><span class="n">${plural(n.get(k), 'run')}</span></label>`).join('');
+      <input type="checkbox" ${st.hidden.has(k) ? '' : 'checked'}>${each ? '' : `<span class="swatch" style="background:${colorOf(k)}"></span>`}
+      <span>${esc(k)}</span><span class="n">${plural(n.get(k), 'run')}${each ? ', a colour each' : ''}</span></label>`).join('');
   }
 
   function renderRuns(ov) {
-    const runs = groupRuns(ov), many = manyCollections(runs);
+    const runs = groupRuns(ov), many = manyCollections(runs), each = perRun(runs, many);
     $('#runs tbody').innerHTML = runs.map((r) => {
-      const p = progress(r), k = legendKey(r, many);
+      const p = progress(r);
       return `<tr data-id="${esc(r.id)}" data-state="${esc(r.state)}">
-        <td class="name" title="${esc(r.id)}"><span class="swatch" style="background:${colorOf(k)}"></span>${esc(rowName(r, many))}</td>
+        <td class="name" title="${esc(r.id)}"><span class="swatch" style="background:${colorOf(colorKey(r, many, each))}"></span>${esc(rowName(r, many))}</td>
         <td><span class="badge s-${esc(r.state)}" title="${esc(r.detail || '')}">${esc(r.state)}</span></td>
         <td title="${esc(p.text)}"><div class="bar ${r.state === 'finished' ? 'done' : ''}"><div style="width:${(100 * p.frac).toFixed(1)}%"></div></div>
           <div class="progress-text">${esc(p.text)}</div></td></tr>`;
@@ -259,7 +266,7 @@
   }
 
   function renderCharts(ov) {
-    const runs = groupRuns(ov), many = manyCollections(runs);
+    const runs = groupRuns(ov), many = manyCollections(runs), each = perRun(runs, many);
     const list = chartList(ov, runs);
     const box = $('#charts');
     const keep = new Set(list.map((c) => c.key));
@@ -314,7 +321,7 @@
         cursor: { focus: { prox: 24 }, drag: { x: true, y: false } },
         axes: [Object.assign(axis(ov.x.label), { size: 36 }), Object.assign(axis(chart.label), { size: 56 })],
         series: [{ label: ov.x.label }].concat(shown.map((r, i) => {
-          const color = colorOf(legendKey(r, many));
+          const color = colorOf(colorKey(r, many, each));
           return { label: names[i], stroke: color, width: 1.25, spanGaps: true, points: { show: chart.points, size: 4, fill: color, stroke: color } };
         })),
         hooks: {
