@@ -58,12 +58,11 @@ func populationStatus(dir string) (ps popStatus, ok bool, err error) {
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	res, err := popfile.ReadResult(dir)
-	switch {
+	switch _, err := popfile.ReadResult(dir); {
 	case err == nil:
 		ps.Finished = true
-		if res.Best >= 0 && res.Best < len(res.Members) {
-			ps.Best, ps.BestReturn = &res.Best, res.Members[res.Best].FinalEvalReturn
+		if _, k, ret, err := popfile.BestMember(dir); err == nil {
+			ps.Best, ps.BestReturn = &k, &ret
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return ps, false, fmt.Errorf("status: %w", err)
