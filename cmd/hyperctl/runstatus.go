@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -34,20 +35,25 @@ type folderRun struct {
 }
 
 // folderStatus is the state of every run folder in root (rundir.Runs):
-// finished, running (a process holds its lock) or stopped.
+// finished, running (a process holds its lock) or stopped. Runs are named
+// as report names them: a cell of a compare folder below root (such as a
+// population's member) by its matrix, else by its config.toml.
 func folderStatus(root string) ([]folderRun, error) {
 	found, err := rundir.Runs(root)
 	if err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	out := make([]folderRun, 0, len(found))
+	ms := report.Matrices{}
 	for _, f := range found {
 		r := folderRun{Dir: f.Dir}
-		id, err := rundir.ReadIdentity(f.Dir)
-		if err != nil {
+		if id, err := rundir.ReadIdentity(f.Dir); err == nil {
+			r.Iterations, r.Frames = id.Iterations, id.Frames
+		}
+		if env, ctrl, seed, err := ms.RunName(root, f.Dir); err != nil {
 			r.Env, r.Controller, r.Detail = "?", "?", err.Error()
 		} else {
-			r.Env, r.Controller, r.Seed, r.Iterations, r.Frames = id.Env, id.Controller, id.Seed, id.Iterations, id.Frames
+			r.Env, r.Controller, r.Seed = env, ctrl, seed
 		}
 		if it, fr, ok := rundir.LastRow(f.Dir); ok {
 			r.Done, r.FramesDone = it+1, fr

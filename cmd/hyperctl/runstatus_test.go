@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -41,6 +42,13 @@ func TestStatusOfRunFolders(t *testing.T) {
 	stop := mk("b/reacher-random-seed2", "random", 2, 3, false, 0)
 	// A frame budget ends a run before its iterations: its progress is in frames.
 	budget := mk("c/reacher-hoof-seed3", "hoof", 3, 4, true, 350)
+	// A population's members: named by its matrix, not by their configs
+	// (an exploit donor's: controller population, seed 0).
+	m4 := mk("pop/reacher/pb2/seed4", "population", 0, 2, true, 0)
+	m5 := mk("pop/reacher/pb2/seed5", "population", 0, 2, true, 0)
+	if err := report.WriteManifest(filepath.Join(root, "pop"), report.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{4, 5}, Iterations: 50}); err != nil {
+		t.Fatal(err)
+	}
 	lock, err := rundir.Acquire(run)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +64,8 @@ func TestStatusOfRunFolders(t *testing.T) {
 		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: runRunning, Done: 7, Iterations: 50, FramesDone: 700, Detail: fmt.Sprintf("pid %d", os.Getpid())},
 		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: runStopped, Done: 3, Iterations: 50, FramesDone: 300, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
 		{Dir: budget, Env: "reacher", Controller: "hoof", Seed: 3, State: runFinished, Done: 4, Iterations: 50, FramesDone: 400, Frames: 350, Detail: "12 s wall time"},
+		{Dir: m4, Env: "reacher", Controller: "pb2", Seed: 4, State: runFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
+		{Dir: m5, Env: "reacher", Controller: "pb2", Seed: 5, State: runFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
 	}
 	if len(runs) != len(want) {
 		t.Fatalf("%d runs, want %d: %+v", len(runs), len(want), runs)
@@ -69,7 +79,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 	if err := printFolderStatus(&out, root, runs, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50 iterations", "400/350 frames", "status: 4 runs: 2 finished, 1 running, 1 stopped"} {
+	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50 iterations", "400/350 frames", "status: 6 runs: 4 finished, 1 running, 1 stopped"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, out.String())
 		}
@@ -82,7 +92,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		Runs   []folderRun
 		Counts map[string]int
 	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 4 || js.Counts[runStopped] != 1 || js.Runs[3].Frames != 350 || js.Runs[3].FramesDone != 400 {
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 6 || js.Counts[runStopped] != 1 || js.Runs[3].Frames != 350 || js.Runs[3].FramesDone != 400 {
 		t.Errorf("JSON %v: %s", err, out.String())
 	}
 

@@ -137,6 +137,8 @@ folders below it (found recursively), and each run is
   running   a process writes it (holds its lock; its pid follows)
   stopped   unfinished, and no process writes it (continue it with
             hyperctl train --out RUN --resume)
+A run that is a cell of a compare folder below DIR (a population's member)
+is named by that compare's matrix, as 'hyperctl report' names it.
 
 A population folder (hyperctl population) also gets two lines above its
 members: its method, size, generations logged of all, finished or not, and

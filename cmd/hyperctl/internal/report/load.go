@@ -118,11 +118,11 @@ type Set struct {
 // config.toml says (rundir.ReadIdentity), the controller by its folder
 // when the folder says more: a compare folder's <env>/<variant>/seed<N>
 // (hypercontroller@rl) or train's default <env>-<variant>-seed<N>. A cell
-// of dir's own compare.json, <env>/<controller>/seed<N> with all three in
-// the matrix, is named by the matrix, as status and the dashboard name it
-// (a population's members, whose config.toml is an exploit donor's, and a
-// study's copies of picked runs). A run that cannot be named, or names one
-// already read, is a Problem.
+// of a compare.json in dir or below it, <env>/<controller>/seed<N> with
+// all three in the matrix, is named by the matrix, as status and the
+// dashboard name it (a population's members, whose config.toml is an
+// exploit donor's, and a study's copies of picked runs). A run that cannot
+// be named, or names one already read, is a Problem.
 func Load(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -146,8 +146,9 @@ func Load(dir string) (*Set, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seen := map[string]string{}
+	ms := Matrices{dir: s.Manifest}
 	for _, f := range found {
-		env, ctrl, seed, err := runName(dir, f.Dir, s.Manifest)
+		env, ctrl, seed, err := ms.RunName(dir, f.Dir)
 		if err != nil {
 			s.Problems = append(s.Problems, err.Error())
 			continue
@@ -182,9 +183,37 @@ func Load(dir string) (*Set, error) {
 	return s, nil
 }
 
-// runName names the run in dir (below root, whose compare.json is m, nil
-// for none; see Load).
-func runName(root, dir string, m *Manifest) (env, ctrl string, seed int64, err error) {
+// Matrices caches the compare.json files read while naming runs, by
+// folder (nil: the folder has none).
+type Matrices map[string]*Manifest
+
+// at returns the matrix of the compare folder d (nil: none).
+func (ms Matrices) at(d string) (*Manifest, error) {
+	if m, ok := ms[d]; ok {
+		return m, nil
+	}
+	path := filepath.Join(d, ManifestFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		ms[d] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	ms[d] = &m
+	return &m, nil
+}
+
+// RunName names the run in dir, a folder in root or below it (see Load):
+// by the matrix of the compare folder it is a cell of, else by its
+// config.toml and folder name. An unreadable compare.json is an error
+// naming it.
+func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err error) {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
 	// The compare layout: <env>/<variant>/seed<N>, directly below root.
 	layout := func() (string, string, int64, bool) {
@@ -198,10 +227,21 @@ func runName(root, dir string, m *Manifest) (env, ctrl string, seed int64, err e
 		}
 		return parts[len(parts)-3], parts[len(parts)-2], sd, true
 	}
-	rel, rerr := filepath.Rel(root, dir)
-	cell := rerr == nil && len(strings.Split(filepath.ToSlash(rel), "/")) == 3 // <env>/<variant>/seed<N> directly below root
-	if e, c, sd, ok := layout(); ok && cell && m.holds(e, c, sd) {
-		return e, c, sd, nil
+	// cell: dir is <env>/<variant>/seed<N> below a compare folder in root
+	// (or root itself) that lists it.
+	cell := false
+	if e, c, sd, ok := layout(); ok {
+		top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+		if rel, err := filepath.Rel(root, top); err == nil && filepath.IsLocal(rel) {
+			m, err := ms.at(top)
+			if err != nil {
+				return "", "", 0, err
+			}
+			if m.holds(e, c, sd) {
+				return e, c, sd, nil
+			}
+			cell = top == filepath.Clean(root)
+		}
 	}
 	id, err := rundir.ReadIdentity(dir)
 	if err != nil {

@@ -46,6 +46,24 @@ func TestLoadAnyFolder(t *testing.T) {
 	if err := WriteManifest(filepath.Join(root, "pop"), Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{0, 1}, Iterations: 20}); err != nil {
 		t.Fatal(err)
 	}
+	// A folder of populations: each one's matrix names its members, whose
+	// configs all say seed 0 (and would otherwise be one run).
+	for i, pop := range []string{"pops/seed0", "pops/seed1"} {
+		seeds := []int64{int64(2 * i), int64(2*i + 1)}
+		for _, sd := range seeds {
+			mk(fmt.Sprintf("%s/reacher/pb2/seed%d", pop, sd), "reacher", "population", 0, true)
+		}
+		if err := WriteManifest(filepath.Join(root, pop), Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A compare.json below the root that cannot be read: its cells are
+	// Problems naming it.
+	corrupt := filepath.Join(root, "corrupt", "cmp")
+	mk("corrupt/cmp/reacher/pb2/seed0", "reacher", "population", 0, true)
+	if err := os.WriteFile(filepath.Join(corrupt, ManifestFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	names := func(s *Set) []string {
 		var out []string
@@ -70,6 +88,8 @@ func TestLoadAnyFolder(t *testing.T) {
 		}, []string{copied + ": the same run (reacher, fixed, seed 0) as " + single + "; left out"}},
 		{"a nested unfinished run", filepath.Join(root, "runs/old"), []string{"pusher/random/4/false"}, nil},
 		{"a matrix names its cells", filepath.Join(root, "pop"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true"}, nil},
+		{"matrices below the root name their cells", filepath.Join(root, "pops"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true", "reacher/pb2/2/true", "reacher/pb2/3/true"}, nil},
+		{"a corrupt matrix below the root", filepath.Join(root, "corrupt"), nil, []string{"report: " + filepath.Join(corrupt, ManifestFile) + ": unexpected end of JSON input"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Load(tc.dir)
