@@ -106,6 +106,10 @@ func TestLoadAnyFolder(t *testing.T) {
 			if err := s.Markdown(&md); err != nil {
 				t.Fatal(err)
 			}
+			// No case has a plain hypercontroller run, the default focus.
+			if len(s.Runs) > 0 && !strings.Contains(md.String(), "No rank: the ranked controller, hypercontroller, has no runs here (--focus names another).") {
+				t.Errorf("the summary does not say the focus has no runs:\n%s", md.String())
+			}
 			for _, r := range s.Runs {
 				if !strings.Contains(md.String(), "## "+r.Env) {
 					t.Errorf("the report has no section for %s:\n%s", r.Env, md.String())

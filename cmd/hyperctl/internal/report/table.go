@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -321,7 +322,12 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		return fmt.Sprintf("%d of %d", rk, n)
 	}
 	sb.WriteString("## Summary\n\n")
-	fmt.Fprintf(&sb, "Medians over finished seeds; the rank is %s's among the controllers with a value (1 = highest).\n\n", s.focus())
+	focusRuns := slices.ContainsFunc(s.Runs, func(r *Run) bool { return r.Controller == s.focus() })
+	if focusRuns {
+		fmt.Fprintf(&sb, "Medians over finished seeds; the rank is %s's among the controllers with a value (1 = highest).\n\n", s.focus())
+	} else {
+		fmt.Fprintf(&sb, "Medians over finished seeds. No rank: the ranked controller, %s, has no runs here (--focus names another).\n\n", s.focus())
+	}
 	sb.WriteString("| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best evaluation return at the budget | rank |\n")
 	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
