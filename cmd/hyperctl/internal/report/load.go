@@ -215,7 +215,7 @@ func (ms Matrices) at(d string) (*Manifest, error) {
 // naming it.
 func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err error) {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
-	// The compare layout: <env>/<variant>/seed<N>, directly below root.
+	// The compare layout: the last three folders are <env>/<variant>/seed<N>.
 	layout := func() (string, string, int64, bool) {
 		if len(parts) < 3 {
 			return "", "", 0, false
