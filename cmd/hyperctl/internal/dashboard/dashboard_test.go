@@ -144,6 +144,8 @@ func TestRuns(t *testing.T) {
 	// A run in compare's layout without compare.json, stopped: its folder
 	// names the preset.
 	writeRun(t, filepath.Join(root, "lone/pusher/hypercontroller@rl/seed2"), "pusher", "hypercontroller", 2, 2, false)
+	// train's default folder name names the preset too, as report reads it.
+	writeRun(t, filepath.Join(root, "train/reacher-hypercontroller@rl-seed3"), "reacher", "hypercontroller", 3, 1, true)
 	// A folder of run folders with a log of its own (a population).
 	writeRun(t, filepath.Join(root, "pop/member-0"), "pusher", "fixed", 0, 4, true)
 	os.WriteFile(filepath.Join(root, "pop", "population.csv"), []byte("generation\n"), 0o644)
@@ -173,6 +175,7 @@ func TestRuns(t *testing.T) {
 		{"cmp/reacher/b/seed0", "reacher", "b", "cmp", "missing", "not started", 0, 0},
 		{"cmp/reacher/b/seed1", "reacher", "b", "cmp", "missing", "not started", 0, 0},
 		{"lone/pusher/hypercontroller@rl/seed2", "pusher", "hypercontroller@rl", "lone", "missing", "unfinished and not queued", 2, 400},
+		{"train/reacher-hypercontroller@rl-seed3", "reacher", "hypercontroller@rl", "train", "finished", "", 1, 200},
 		{"pop/member-0", "pusher", "fixed", "pop", "finished", "", 4, 800},
 		{"broken", "", "broken", "", "missing", "", 1, 10},
 	}

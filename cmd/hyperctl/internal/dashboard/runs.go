@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -227,9 +226,6 @@ func (s *Runs) matrix(ctx context.Context, d string) (Matrix, []Run, []string, e
 	return m, runs, runDirs, nil
 }
 
-// seedDir matches the last folder of compare's layout <env>/<controller>/seed<N>.
-var seedDir = regexp.MustCompile(`^seed[0-9]+$`)
-
 // loneRun reads a run outside any matrix. The run is listed even when its
 // config cannot be read; the error says why its names are missing.
 func (s *Runs) loneRun(dir string) (Run, error) {
@@ -249,16 +245,12 @@ func (s *Runs) loneRun(dir string) (Run, error) {
 		s.progress(&r, dir)
 		return r, fmt.Errorf("run %s: %w", dir, err)
 	}
-	seed := id.Seed
-	r.Env, r.Label, r.Seed, r.Iterations, r.Budget = id.Env, id.Controller, &seed, id.Iterations, id.Frames
-	// compare's layout names a preset the config does not
-	// (<env>/hypercontroller@rl/seed0): the folder is the better label.
-	if seedDir.MatchString(filepath.Base(dir)) {
-		ctrlDir := filepath.Dir(dir)
-		if envDir := filepath.Dir(ctrlDir); filepath.Base(envDir) == id.Env && len(envDir) > len(s.root) {
-			r.Label = filepath.Base(ctrlDir)
-			r.Collection = s.rel(filepath.Dir(envDir))
-		}
+	// Named as report names a run outside any matrix; in compare's layout
+	// (<env>/hypercontroller@rl/seed0) its collection is the compare folder.
+	env, label, seed, fromFolder := report.NameByConfig(dir, id)
+	r.Env, r.Label, r.Seed, r.Iterations, r.Budget = env, label, &seed, id.Iterations, id.Frames
+	if envDir := filepath.Dir(filepath.Dir(dir)); fromFolder && len(envDir) > len(s.root) {
+		r.Collection = s.rel(filepath.Dir(envDir))
 	}
 	s.progress(&r, dir)
 	return r, nil

@@ -214,23 +214,11 @@ func (ms Matrices) at(d string) (*Manifest, error) {
 // config.toml and folder name. An unreadable compare.json is an error
 // naming it.
 func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err error) {
-	parts := strings.Split(filepath.ToSlash(dir), "/")
-	// The compare layout: the last three folders are <env>/<variant>/seed<N>.
-	layout := func() (string, string, int64, bool) {
-		if len(parts) < 3 {
-			return "", "", 0, false
-		}
-		n, ok := strings.CutPrefix(parts[len(parts)-1], "seed")
-		sd, err := strconv.ParseInt(n, 10, 64)
-		if !ok || err != nil {
-			return "", "", 0, false
-		}
-		return parts[len(parts)-3], parts[len(parts)-2], sd, true
-	}
 	// cell: dir is <env>/<variant>/seed<N> below a compare folder in root
 	// (or root itself) that lists it.
 	cell := false
-	if e, c, sd, ok := layout(); ok {
+	e, c, sd, ok := compareLayout(dir)
+	if ok {
 		top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 		if rel, err := filepath.Rel(root, top); err == nil && filepath.IsLocal(rel) {
 			m, err := ms.at(top)
@@ -245,22 +233,47 @@ func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err 
 	}
 	id, err := rundir.ReadIdentity(dir)
 	if err != nil {
-		if e, c, sd, ok := layout(); ok && cell {
+		if ok && cell {
 			return e, c, sd, nil // a compare run whose config cannot be read: its folder names it
 		}
 		return "", "", 0, err
 	}
-	variant := func(v string) bool { return v == id.Controller || strings.HasPrefix(v, id.Controller+"@") }
-	if e, c, sd, ok := layout(); ok && e == id.Env && sd == id.Seed && variant(c) {
-		return e, c, sd, nil
+	env, ctrl, seed, _ = NameByConfig(dir, id)
+	return env, ctrl, seed, nil
+}
+
+// compareLayout splits a folder whose last three folders are compare's
+// <env>/<variant>/seed<N>.
+func compareLayout(dir string) (env, variant string, seed int64, ok bool) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(dir)), "/")
+	if len(parts) < 3 {
+		return "", "", 0, false
 	}
-	base := parts[len(parts)-1]
-	if rest, ok := strings.CutPrefix(base, id.Env+"-"); ok {
+	n, ok := strings.CutPrefix(parts[len(parts)-1], "seed")
+	sd, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil {
+		return "", "", 0, false
+	}
+	return parts[len(parts)-3], parts[len(parts)-2], sd, true
+}
+
+// NameByConfig names the run in dir, outside any matrix, by its
+// config.toml's identity id; the controller by its folder when the folder
+// names the same run and says more (a preset the config does not name):
+// compare's <env>/<variant>/seed<N> or train's default
+// <env>-<variant>-seed<N>, such as hypercontroller@rl. fromFolder reports
+// that the compare layout named it.
+func NameByConfig(dir string, id rundir.Identity) (env, ctrl string, seed int64, fromFolder bool) {
+	variant := func(v string) bool { return v == id.Controller || strings.HasPrefix(v, id.Controller+"@") }
+	if e, c, sd, ok := compareLayout(dir); ok && e == id.Env && sd == id.Seed && variant(c) {
+		return e, c, sd, true
+	}
+	if rest, ok := strings.CutPrefix(filepath.Base(dir), id.Env+"-"); ok {
 		if c, ok := strings.CutSuffix(rest, fmt.Sprintf("-seed%d", id.Seed)); ok && variant(c) {
-			return id.Env, c, id.Seed, nil
+			return id.Env, c, id.Seed, false
 		}
 	}
-	return id.Env, id.Controller, id.Seed, nil
+	return id.Env, id.Controller, id.Seed, false
 }
 
 // holds reports whether the matrix m (nil: none) has the run of env,
