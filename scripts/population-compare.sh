@@ -22,7 +22,6 @@ command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
 
 source scripts/population-settings.sh
 
-
 if [ -n "${REPORT_BIN:-}" ]; then
   report_bin=$REPORT_BIN
   report_build=${REPORT_BUILD:-unknown}

@@ -48,10 +48,16 @@ for pop in sorted(glob.glob(os.path.join(out, "pop", "*", "*", "seed*"))):
     n, s = d["size"], d["seed"]
     fixed = 0.0
     for k in range(n):
-        with open(os.path.join(out, "fixed", env, "fixed", f"seed{s * n + k}", "summary.json")) as f:
-            fixed += json.load(f)["wall_time_s"]
-    rows[key] = {"env": env, "row": row, "seed": key[2], "population_wall_s": f"{wall:.1f}",
-                 "fixed_runs_wall_s_over_jobs": f"{fixed / jobs:.1f}"}
+        summary = os.path.join(out, "fixed", env, "fixed", f"seed{s * n + k}", "summary.json")
+        try:
+            with open(summary) as f:
+                fixed += float(json.load(f)["wall_time_s"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"population-walltime: {pop}: its fixed run {summary}: {e}; skipped (run scripts/population-study.sh to finish it)", file=sys.stderr)
+            break
+    else:
+        rows[key] = {"env": env, "row": row, "seed": key[2], "population_wall_s": f"{wall:.1f}",
+                     "fixed_runs_wall_s_over_jobs": f"{fixed / jobs:.1f}"}
 
 with open(path + ".tmp", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=cols, delimiter="\t", lineterminator="\n")

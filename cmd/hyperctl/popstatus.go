@@ -58,10 +58,10 @@ func populationStatus(dir string) (ps popStatus, ok bool, err error) {
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch _, err := popfile.ReadResult(dir); {
+	switch res, err := popfile.ReadResult(dir); {
 	case err == nil:
 		ps.Finished = true
-		if _, k, ret, err := popfile.BestMember(dir); err == nil {
+		if _, k, ret, err := res.BestMember(dir); err == nil {
 			ps.Best, ps.BestReturn = &k, &ret
 		}
 	case !errors.Is(err, fs.ErrNotExist):

@@ -19,11 +19,18 @@ func BestMember(out string) (dir string, k int, ret float64, err error) {
 	if err != nil {
 		return "", -1, 0, err
 	}
+	return r.BestMember(out)
+}
+
+// BestMember returns the run folder of the population out's best member in
+// r, its index and its final evaluation return; see the function
+// BestMember.
+func (r Result) BestMember(out string) (dir string, k int, ret float64, err error) {
 	if r.Best < 0 || r.Best >= len(r.Members) || r.Members[r.Best].FinalEvalReturn == nil {
 		return "", -1, 0, fmt.Errorf("population %s: %s names no best member (none has a final evaluation)", out, filepath.Join(out, ResultFile))
 	}
 	m := r.Members[r.Best]
-	if m.Dir == "" || filepath.IsAbs(m.Dir) || !filepath.IsLocal(m.Dir) {
+	if !filepath.IsLocal(m.Dir) {
 		return "", -1, 0, fmt.Errorf("population %s: %s: member %d's folder %q is not inside the population", out, filepath.Join(out, ResultFile), r.Best, m.Dir)
 	}
 	return filepath.Join(out, m.Dir), r.Best, *m.FinalEvalReturn, nil

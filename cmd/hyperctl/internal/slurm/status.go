@@ -214,10 +214,11 @@ func runStatus(dir string, tasks []TaskKey, q map[TaskKey]TaskState, queueUnknow
 	}
 	if state == rundir.Finished {
 		rs.State = Finished
-		rs.Done, rs.FramesDone = progress(dir)
 		if s, err := rundir.ReadSummary(dir); err == nil {
 			rs.Done, rs.FramesDone = s.Iterations, s.Frames
 			rs.Detail = fmt.Sprintf("%.0f s wall time", s.WallTimeS)
+		} else {
+			rs.Done, rs.FramesDone = progress(dir)
 		}
 		return rs, nil
 	}
