@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,6 +77,22 @@ func loadPolicy(dir, name string) (*policy.Policy, error) {
 	return p, nil
 }
 
+// maxEpisodes bounds --episodes of eval and render (a million episodes of
+// 1000 steps is already days of work).
+const maxEpisodes = 1_000_000
+
+// checkEpisodes checks eval's and render's --episodes and --seed: episode
+// k is reset with seed+k, which must stay a valid int64 seed.
+func checkEpisodes(episodes int, seed int64) error {
+	if episodes < 1 || episodes > maxEpisodes {
+		return usagef("--episodes: want an integer in [1, %d], got %d", maxEpisodes, episodes)
+	}
+	if seed < 0 || seed > math.MaxInt64-int64(episodes-1) {
+		return usagef("--seed: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)
+	}
+	return nil
+}
+
 // describePolicy is a one-line origin of a policy.
 func describePolicy(name string, p *policy.Policy) string {
 	s := fmt.Sprintf("%s %s: iteration %d, %d frames", p.Meta.Env, name, p.Meta.Iteration, p.Meta.Frames)
@@ -110,11 +127,8 @@ is evaluated, and a line on stderr says which.`,
   hyperctl eval runs/r --policy final --episodes 20 --seed 100 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if episodes < 1 {
-				return usagef("--episodes: want an integer >= 1, got %d", episodes)
-			}
-			if seed < 0 {
-				return usagef("--seed: want an integer >= 0, got %d", seed)
+			if err := checkEpisodes(episodes, seed); err != nil {
+				return err
 			}
 			p, dir, err := loadRunPolicy(cmd.ErrOrStderr(), args[0], which)
 			if err != nil {
@@ -210,11 +224,11 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if still != "" && !strings.EqualFold(filepath.Ext(still), ".png") {
 				return usagef("--still %q: want a .png file", still)
 			}
-			if episodes < 1 {
-				return usagef("--episodes: want an integer >= 1, got %d", episodes)
+			if err := checkEpisodes(episodes, seed); err != nil {
+				return err
 			}
-			if seed < 0 || stillStep < 0 {
-				return usagef("--seed and --still-step: want integers >= 0")
+			if stillStep < 0 {
+				return usagef("--still-step: want an integer >= 0, got %d", stillStep)
 			}
 			w, h, err := parseSize(size)
 			if err != nil {

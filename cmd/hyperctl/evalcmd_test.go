@@ -78,6 +78,12 @@ func TestEvalCommand(t *testing.T) {
 	}{
 		{"bad policy name", []string{"eval", dir, "--policy", "middle"}, 2, "want best or final"},
 		{"bad episodes", []string{"eval", dir, "--episodes", "0"}, 2, "--episodes"},
+		{"too many episodes", []string{"eval", dir, "--episodes", "1000001"}, 2, "--episodes: want an integer in [1, 1000000], got 1000001"},
+		{"episodes not an integer", []string{"eval", dir, "--episodes", "1e300"}, 2, `--episodes "1e300": want an integer`},
+		{"negative seed", []string{"eval", dir, "--seed", "-1"}, 2, "--seed: want an integer in [0, 9223372036854775798] for 10 episodes"},
+		{"seed+k overflows", []string{"eval", dir, "--seed", "9223372036854775807", "--episodes", "2"}, 2, "--seed: want an integer in [0, 9223372036854775806] for 2 episodes (episode k uses seed+k), got 9223372036854775807"},
+		{"render: seed+k overflows", []string{"render", dir, "--still", filepath.Join(t.TempDir(), "x.png"), "--seed", "9223372036854775807", "--episodes", "2"}, 2, "--seed: want an integer in [0, 9223372036854775806]"},
+		{"render: negative still step", []string{"render", dir, "--still", filepath.Join(t.TempDir(), "x.png"), "--still-step", "-1"}, 2, "--still-step: want an integer >= 0, got -1"},
 		{"not a run", []string{"eval", t.TempDir()}, 1, "holds no run"},
 		{"a file", []string{"eval", filepath.Join(dir, "config.toml")}, 1, "is a file"},
 	} {
