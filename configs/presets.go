@@ -17,7 +17,7 @@ import (
 // both; config.toml records the result, not the preset's name.
 //
 // Each option addresses one handicap of Algorithm 1 on RL objectives that
-// the study found (README, Study), and each is off in the paper-faithful
+// the study found (docs/study.md), and each is off in the paper-faithful
 // configuration, the default:
 //
 //   - intercept: HyperController's ridge predictors get a constant term

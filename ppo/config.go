@@ -71,7 +71,7 @@ type Config struct {
 	// FinalEvalEpisodes is the deterministic episodes of the run's last
 	// evaluation (the one after its last iteration, which at a frame budget
 	// is also the evaluation at the matched budget): one episode is too
-	// noisy to compare runs by (README, Study).
+	// noisy to compare runs by (docs/study.md).
 	FinalEvalEpisodes int `toml:"final_eval_episodes"`
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # decide-control.sh: issue 25's deciding matrix, 5 environments x ROWS x
-# seeds 0-9 at 1M frames, with the rule written in the README (Study)
+# seeds 0-9 at 1M frames, with the rule written in docs/study.md
 # before it ran. Seeds 0-9 were never used for tuning (scripts/
 # tune-control.sh uses 100-104). One binary for the whole matrix, built
 # from BUILD in a temporary worktree, so later commits and sessions run the

@@ -12,7 +12,7 @@
 // The method is the candidate generator (controller.Trials); the trial
 // updates and the WIS scores are the trainer's (ppo.Trainer.IterateTrials).
 // Adapted to PPO, with every deviation a setting whose paper value is
-// stated (`--preset paper` restores them all, README "Controllers"):
+// stated (`--preset paper` restores them all, docs/controllers.md):
 //   - trial_epochs: each candidate's trial update is trial_epochs of PPO's
 //     epochs, then the kept candidate runs the rest of its epochs. The
 //     paper's candidate updates are whole updates (trial_epochs = 0), which
@@ -64,8 +64,8 @@ type Settings struct {
 }
 
 // DefaultSettings are hyperctl's defaults: the tuning variant hoof-c, the
-// best of the four HOOF variants on the tuning seeds 100-104 (the README's
-// Study, issue 25: aggregate IQM 1.01 [0.99, 1.03] against the paper-like
+// best of the four HOOF variants on the tuning seeds 100-104 (docs/study.md,
+// issue 25: aggregate IQM 1.01 [0.99, 1.03] against the paper-like
 // hoof-a's 0.90 [0.84, 0.94]). Candidate 0 is the configuration in force,
 // WIS runs over 64-step pieces and candidates beyond a mean KL of 0.005 are
 // discarded. PaperSettings are the paper's.

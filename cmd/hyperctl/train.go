@@ -40,7 +40,7 @@ func newTrainCmd(a *app) *cobra.Command {
 		Long: `train runs PPO on one environment. With a controller (--controller),
 it chooses the tuned hyperparameters as the run trains; 'fixed', the default,
 trains with the configured ones (no controller beat them in the deciding
-matrix of the README's Study). Defaults come from the built-in configs/<env>.toml;
+matrix of docs/study.md). Defaults come from the built-in configs/<env>.toml;
 --config replaces them and the flags override both; --set KEY=VALUE sets
 any key of the config, checked and reported as the same key in a file.
 
@@ -74,8 +74,8 @@ recorded again, so none is missing or twice).
 that reaches N frames (--iterations, or the config's, still caps it and must
 allow it), and fixed's lr anneals over the N frames.
 
---preset switches on documented deviations from the paper (see README,
-Study), names joined by +:
+--preset switches on documented deviations from the paper (see
+docs/study.md and docs/configs.md), names joined by +:
 ` + configs.PresetDoc(),
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
