@@ -63,7 +63,8 @@ type Decision struct {
 	Donor int
 	// From is the member whose configuration Config was made from: the
 	// donor, except for an MF-PBT migrant into a slower sub-population,
-	// which takes its own sub-population's best member's; −1 with Donor.
+	// which takes its own sub-population's best member's; −1 when Donor
+	// is −1.
 	From int
 	// Config is its configuration for the next generation.
 	Config controller.Config
@@ -200,7 +201,7 @@ func mfpbtStep(in Input, scores []float64, out []Decision, rng *rand.Rand) ([]De
 		}
 		d := Decision{Donor: mv.Weights, From: mv.Config, Config: out[i].Config}
 		switch {
-		case mv.Config < 0:
+		case mv.Config < 0: // weights only: never with strictly increasing periods
 		case mv.Explore:
 			if d.Config, d.Ops, err = PerturbBy(in.Space, in.Members[mv.Config].Config, in.Settings.ResampleProbability, MFPBTFactors, rng); err != nil {
 				return nil, fmt.Errorf("population step: member %d: %w", i, err)
