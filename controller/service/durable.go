@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"strconv"
 
 	"github.com/hyperctl/hyperctl/envs/statecodec"
@@ -181,12 +180,11 @@ func unwrittenSector(b []byte, from, to int) bool {
 }
 
 // checksumPrefix returns the length m of the shortest prefix b[:m] (m >= 1,
-// at most maxRecord) whose CRC-32C (statecodec.Checksum) is sum, or 0.
+// at most maxRecord) whose checksum is sum, or 0.
 func checksumPrefix(b []byte, sum uint32) int {
-	tab := crc32.MakeTable(crc32.Castagnoli)
 	crc := uint32(0)
 	for m := 1; m <= min(len(b), maxRecord); m++ {
-		crc = crc32.Update(crc, tab, b[m-1:m])
+		crc = statecodec.UpdateChecksum(crc, b[m-1:m])
 		if crc == sum {
 			return m
 		}
