@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -365,7 +366,9 @@ func TestDamageAfterCleanStopQuarantines(t *testing.T) {
 // shorter log: no log can tell without a durable high-water mark, so
 // --check says ok and the session is served from the last record left. A
 // client that was acknowledged the lost iterations sees an iteration gap on
-// its next request, naming the session's next iteration.
+// its next request, naming the session's next iteration; Suggest then
+// gives, for each lost iteration, the configuration it gave before, so the
+// client can report those iterations again and go on.
 func TestLostTailIsAnIterationGap(t *testing.T) {
 	fx := newDamageFixture(t, false)
 	lost := fx.frames[len(fx.frames)-2] // the last two records
@@ -407,7 +410,26 @@ func TestLostTailIsAnIterationGap(t *testing.T) {
 			t.Errorf("%s: %v; want FAILED_PRECONDITION with %q and %q", r.name, err, r.msg, next)
 		}
 	}
-	if g, err := s.Get(ctx, &hyperctlv1.GetSessionRequest{SessionId: "s"}); err != nil || int(g.Session.Iteration) != kept {
-		t.Fatalf("after the gaps: %v %v", g, err)
+	// Nothing was applied; the session suggests, for each lost iteration,
+	// the configuration the client was given for it, so the client can
+	// report its results again and go on.
+	for it := kept; it < fx.n; it++ {
+		want := fx.history[it]
+		sg, err := c.Suggest(ctx, connect.NewRequest(&hyperctlv1.SuggestRequest{SessionId: "s"}))
+		if err != nil || int(sg.Msg.Iteration) != it || !slices.Equal(sg.Msg.Values, want.Config) {
+			t.Fatalf("suggest after the gap: %v %v; want iteration %d with %v", sg, err, it, want.Config)
+		}
+		if _, err := c.Observe(ctx, connect.NewRequest(&hyperctlv1.ObserveRequest{SessionId: "s", Iteration: want.Iteration, Reward: want.Reward, Frames: want.Frames, ElapsedSeconds: want.ElapsedSeconds})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := s.Get(ctx, &hyperctlv1.GetSessionRequest{SessionId: "s", History: true})
+	if err != nil || int(g.Session.Iteration) != fx.n {
+		t.Fatalf("after reporting the lost iterations again: %v %v", g, err)
+	}
+	for i, o := range g.History {
+		if !proto.Equal(o, fx.history[i]) {
+			t.Fatalf("iteration %d: %v, first acknowledged as %v", i, o, fx.history[i])
+		}
 	}
 }
