@@ -40,12 +40,15 @@ Sessions are durable: every observation is fsync'd to --state before it is
 acknowledged, and a restart on the same --state (after a crash or kill -9)
 continues every session exactly. One server at a time holds --state.
 
-A session whose files cannot be restored (a damaged record in the middle of
-its log, a snapshot its method refuses) is quarantined: the server logs it
-with the file and the reason, answers its requests with FAILED_PRECONDITION
-naming them, and serves every other session. --check reports every
-session's state without serving and without changing any file, and exits 1
-when a session would be quarantined.
+Only a torn last record (a write cut short by a crash, never acknowledged:
+the file ends inside it, or a 512-byte sector of it was never written) is
+cut, with a warning. A session whose files cannot be restored (any other
+damaged record, a snapshot ahead of its log or one its method refuses) is
+quarantined: the server logs it with the file and the reason, answers its
+requests with FAILED_PRECONDITION naming them, changes none of its files,
+and serves every other session. --check reports every session's state
+without serving and without changing any file, and exits 1 when a session
+would be quarantined.
 
 Every phase of a request has a timeout (--header-timeout, --body-timeout,
 --handler-timeout, --idle-timeout): a client that stalls is cut off while
@@ -101,7 +104,7 @@ token: open it once as http://ADDR/?token=<token>.`,
 	fl.Int64Var(&cfg.MaxBody, "max-body", service.DefaultMaxBody, "largest request body in bytes")
 	fl.IntVar(&cfg.SnapshotEvery, "snapshot-every", 100, "observations between snapshots of a session (a restart replays at most this many)")
 	fl.DurationVar(&cfg.HeaderTimeout, "header-timeout", service.DefaultHeaderTimeout, "a request's headers must arrive within this, or its connection is closed")
-	fl.DurationVar(&cfg.BodyTimeout, "body-timeout", service.DefaultBodyTimeout, "a request's body must arrive within this after its headers, or its connection is closed")
+	fl.DurationVar(&cfg.BodyTimeout, "body-timeout", service.DefaultBodyTimeout, "a request's body must arrive within this after its headers, or it is answered 504 and its connection closed")
 	fl.DurationVar(&cfg.HandlerTimeout, "handler-timeout", service.DefaultHandlerTimeout, "a request's deadline after its headers: one still waiting for its session is refused (DEADLINE_EXCEEDED, not applied), and a response not written by then closes the connection")
 	fl.DurationVar(&cfg.IdleTimeout, "idle-timeout", service.DefaultIdleTimeout, "a kept-alive connection without a next request is closed after this")
 	fl.BoolVar(&check, "check", false, "report every session of --state (restored, or quarantined with the file and the reason) without serving or changing any file; exit 1 if any would be quarantined")

@@ -23,7 +23,7 @@ type SessionState struct {
 
 // Check loads every session of the state folder stateDir as New does, then
 // reports each one's state, sorted by id, without serving and without
-// changing any file: a torn last record, which New drops, is only logged,
+// changing any file: a torn last record, which New cuts, is only logged,
 // and leftovers of interrupted creations are left alone. It takes the
 // folder's lock (a *safefile.LockedError while a server holds it), so that no
 // server writes while it reads.

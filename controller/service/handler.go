@@ -104,12 +104,23 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 // is handled), and its write deadline and the request context's deadline
 // to now + handler. Where the connection does not support deadlines (a
 // test's recorder) they are skipped.
+//
+// A body that cannot be read to its end (it stalled past the deadline, or
+// the connection failed) leaves the rest of it on the wire, where the next
+// request would be parsed from: an HTTP/1 reply then carries
+// "Connection: close" and net/http closes the connection after it, at the
+// body timeout rather than the idle timeout. (On HTTP/2 a stream's body
+// ends on its own; the connection's other streams go on.)
 func withDeadlines(h http.Handler, body, handler time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
 		rc := http.NewResponseController(w)
 		if rc.SetReadDeadline(now.Add(body)) == nil && r.Body != nil {
-			r.Body = &bodyDeadline{ReadCloser: r.Body, rc: rc}
+			bd := &bodyDeadline{ReadCloser: r.Body, rc: rc}
+			if r.ProtoMajor == 1 {
+				bd.header = w.Header()
+			}
+			r.Body = bd
 		}
 		_ = rc.SetWriteDeadline(now.Add(handler))
 		ctx, cancel := context.WithDeadline(r.Context(), now.Add(handler))
@@ -119,18 +130,25 @@ func withDeadlines(h http.Handler, body, handler time.Duration) http.Handler {
 }
 
 // bodyDeadline lifts the connection's read deadline when the body has been
-// read to its end.
+// read to its end, and asks for the connection to be closed after the
+// reply (header, when set: HTTP/1) when reading it failed.
 type bodyDeadline struct {
 	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
+	rc     *http.ResponseController
+	header http.Header
+	done   bool
 }
 
 func (b *bodyDeadline) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
+	switch {
+	case b.done || err == nil:
+	case err == io.EOF:
 		b.done = true
 		_ = b.rc.SetReadDeadline(time.Time{})
+	case b.header != nil:
+		b.done = true
+		b.header.Set("Connection", "close")
 	}
 	return n, err
 }

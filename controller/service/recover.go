@@ -67,17 +67,31 @@ func (s *Server) load() error {
 // then a replay of the records after the snapshot. A session that cannot be
 // rebuilt comes back quarantined.
 func (s *Server) loadSession(id string) *session {
-	dir := filepath.Join(s.root, id)
-	l, err := loadSessionFiles(dir, s.opts.logChunk, s.opts.UnsafeNoSync, s.readOnly, s.opts.Log)
+	ss, created, err := s.restore(id)
 	if err != nil {
-		return s.quarantine(id, dir, nil, err)
-	}
-	ss, err := s.rebuildSafely(id, l)
-	if err != nil {
-		l.files.close()
-		return s.quarantine(id, dir, l.created, err)
+		return s.quarantine(id, filepath.Join(s.root, id), created, err)
 	}
 	return ss
+}
+
+// restore reads a session's files and rebuilds it; only then does it
+// repair them (a torn last record is cut), so that no file of a session
+// that cannot be restored changes. It returns the session's creation
+// record, when it could be read, with an error.
+func (s *Server) restore(id string) (*session, *statepb.Created, error) {
+	l, err := loadSessionFiles(filepath.Join(s.root, id), s.opts.logChunk, s.opts.UnsafeNoSync, s.readOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := s.rebuildSafely(id, l)
+	if err == nil {
+		err = l.repair(s.readOnly, s.opts.Log)
+	}
+	if err != nil {
+		l.files.close()
+		return nil, l.created, err
+	}
+	return ss, l.created, nil
 }
 
 // rebuildSafely is rebuild with a panic of a method's Restore or replay
@@ -239,14 +253,8 @@ func (s *Server) reloadLocked(ss *session) error {
 	if ss.files != nil {
 		ss.files.close()
 	}
-	l, err := loadSessionFiles(filepath.Join(s.root, ss.id), s.opts.logChunk, s.opts.UnsafeNoSync, false, s.opts.Log)
+	fresh, _, err := s.restore(ss.id)
 	if err != nil {
-		ss.broken = err
-		return err
-	}
-	fresh, err := s.rebuild(ss.id, l)
-	if err != nil {
-		l.files.close()
 		ss.broken = err
 		return err
 	}

@@ -17,7 +17,10 @@
 // from its snapshot and replays the log records after it: a controller's
 // Suggest is a deterministic function of its state, so the replayed
 // controller suggests exactly what the one that died would have. Records and
-// snapshots carry a CRC-32C and the files a format version (durable.go).
+// snapshots carry a CRC-32C and the files a format version (durable.go). A
+// restart cuts only a torn last record (a write cut short by a crash, never
+// acknowledged); a session with any other damage is quarantined, its files
+// untouched, and the others are served (readFrames, Server.quarantine).
 //
 // A round is one request: Observe's reply carries the suggestion for the
 // session's next iteration (ObserveResponse.next), computed by the same code
@@ -56,8 +59,8 @@ type Options struct {
 	// SnapshotEvery is the number of observed iterations between snapshots
 	// of a session (default 100). Restart replays at most this many.
 	SnapshotEvery int
-	// Log receives warnings (torn records dropped), panics and lifecycle
-	// messages.
+	// Log receives warnings (torn records cut), quarantined sessions,
+	// panics and lifecycle messages.
 	Log zerolog.Logger
 	// Version is reported by Health.
 	Version string

@@ -459,26 +459,46 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Run("torn tail record is dropped with a warning", func(t *testing.T) {
-		for name, tail := range map[string][]byte{
-			"short header":     {7, 0, 0},
-			"short body":       appendFrame(nil, []byte("0123456789"))[:12],
-			"bad checksum":     func() []byte { b := appendFrame(nil, []byte("0123456789")); b[len(b)-1] ^= 1; return b }(),
-			"zero header":      append(make([]byte, frameHeaderLen), "0123456789"...),
-			"oversized length": {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5},
+	// A damaged last record is cut only when it is torn (readFrames): the
+	// file ends inside it, or a sector of it is zeros. Written after the
+	// file's end (a log written by hand or by an older hyperctl) every tail
+	// below is torn: the file ends inside it, or, after the preallocated
+	// zeros, its header's sector is zeros. In the preallocated zeros (a
+	// crash mid-append) only the oversized length is: the others are
+	// complete within one sector, which a crash writes whole or not at
+	// all, so they are damage, and the session is quarantined unchanged.
+	t.Run("damaged tail record: torn is cut with a warning, complete is quarantined", func(t *testing.T) {
+		for _, c := range []struct {
+			name           string
+			tail           []byte
+			tornInPrealloc bool
+		}{
+			{"short header", []byte{7, 0, 0}, false},
+			{"short body", appendFrame(nil, []byte("0123456789"))[:12], false},
+			{"bad checksum", func() []byte { b := appendFrame(nil, []byte("0123456789")); b[len(b)-1] ^= 1; return b }(), false},
+			{"zero header", append(make([]byte, frameHeaderLen), "0123456789"...), false},
+			{"oversized length", []byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5}, true},
 		} {
-			// In the preallocated zeros (a crash mid-append), and after
-			// them (a log written by hand or by an older hyperctl).
 			for _, where := range []string{"in the preallocated space", "after the file's end"} {
-				t.Run(name+"/"+where, func(t *testing.T) {
+				t.Run(c.name+"/"+where, func(t *testing.T) {
 					dir, sdir := prepare(t)
 					p := filepath.Join(sdir, logName)
 					if where == "after the file's end" {
-						appendTo(t, p, tail)
+						appendTo(t, p, c.tail)
 					} else {
-						writeAt(t, p, tail, recordsEnd(t, p))
+						writeAt(t, p, c.tail, recordsEnd(t, p))
 					}
+					damaged, _ := os.ReadFile(p)
 					err, logs := openErr(dir)
+					if !c.tornInPrealloc && where == "in the preallocated space" {
+						if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not dropped") {
+							t.Fatalf("got %v, want a refusal naming %s", err, p)
+						}
+						if b, _ := os.ReadFile(p); !bytes.Equal(b, damaged) {
+							t.Fatal("the quarantined session's log was changed")
+						}
+						return
+					}
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -109,14 +109,16 @@ type loaded struct {
 	snapshot *statepb.Snapshot   // nil when there is none
 	tail     []*statepb.Observed // the records after the snapshot's iteration
 	last     *statepb.Observed   // the last record, nil before any
+	torn     int64               // bytes of a torn last record at files.size, for repair to cut
 }
 
 // loadSessionFiles opens a session folder: it checks every record of the
-// log (checksums, then consecutive iterations from 0), drops a torn last
-// record with a warning, and reads the snapshot. Anything else damaged is an
-// error naming the file. readOnly (serve --check) opens the log read-only
-// and changes nothing: a torn record is reported, not dropped.
-func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolog.Logger) (*loaded, error) {
+// log (checksums, then consecutive iterations from 0) and reads the
+// snapshot. A torn last record (readFrames) is left out of the records and
+// noted in torn; anything else damaged is an error naming the file. It
+// changes no file: a torn record is cut by repair, once the session has
+// been rebuilt. readOnly (serve --check) opens the log read-only.
+func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool) (*loaded, error) {
 	path := filepath.Join(dir, logName)
 	mode := os.O_RDWR
 	if readOnly {
@@ -143,21 +145,6 @@ func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolo
 	if err != nil {
 		return nil, err
 	}
-	if torn && readOnly {
-		log.Warn().Str("file", path).Int64("offset", good).Int64("torn_bytes", int64(len(b))-good).
-			Msg("a torn last record (a write interrupted before it was acknowledged); serve drops it")
-	} else if torn {
-		log.Warn().Str("file", path).Int64("offset", good).Int64("dropped_bytes", int64(len(b))-good).
-			Msg("dropping a torn last record (a write interrupted before it was acknowledged)")
-		if err := f.Truncate(good); err != nil {
-			return nil, fmt.Errorf("%s: drop torn record: %w", path, err)
-		}
-		if !noSync {
-			if err := f.Sync(); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-		}
-	}
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("%s: no creation record", path)
 	}
@@ -168,7 +155,7 @@ func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolo
 	l := &loaded{created: first.GetCreated()}
 	alloc := int64(len(b))
 	if torn {
-		alloc = good
+		l.torn, alloc = int64(len(b))-good, good // the file's size once repair has cut it
 	}
 	sf := &sessionFiles{dir: dir, f: f, size: good, alloc: alloc, chunk: chunk, noSync: noSync, offsets: make([]int64, 0, len(frames)-1)}
 	snap, err := readSnapshot(filepath.Join(dir, snapName))
@@ -179,7 +166,11 @@ func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolo
 	if snap != nil {
 		from = int(snap.GetIteration())
 		if from < 0 || from > len(frames)-1 {
-			return nil, fmt.Errorf("%s: snapshot after iteration %d, but the log %s holds %d iterations", filepath.Join(dir, snapName), from, path, len(frames)-1)
+			cut := ""
+			if torn {
+				cut = " before its torn last record"
+			}
+			return nil, fmt.Errorf("%s: snapshot after iteration %d, but the log %s holds %d iterations%s: the log lost acknowledged records", filepath.Join(dir, snapName), from, path, len(frames)-1, cut)
 		}
 	}
 	for i, fr := range frames[1:] {
@@ -200,15 +191,45 @@ func loadSessionFiles(dir string, chunk int64, noSync, readOnly bool, log zerolo
 		}
 		l.last = o
 	}
-	// Leftovers of an interrupted snapshot write.
-	if tmps, _ := filepath.Glob(filepath.Join(dir, "."+snapName+"*")); len(tmps) > 0 && !readOnly {
-		for _, t := range tmps {
-			os.Remove(t)
-		}
-	}
 	l.files, l.snapshot = sf, snap
 	ok = true
 	return l, nil
+}
+
+// repair readies the files of a rebuilt session for appends: it cuts its
+// torn last record, with a warning, and removes the leftovers of an
+// interrupted snapshot write. It runs only once the session has been
+// rebuilt, so that a session that is quarantined keeps its files as they
+// are. readOnly (serve --check) only logs the cut that serve would make.
+func (l *loaded) repair(readOnly bool, log zerolog.Logger) error {
+	sf := l.files
+	path := filepath.Join(sf.dir, logName)
+	if l.torn > 0 {
+		ev := log.Warn().Str("file", path).Int64("offset", sf.size).Int64("torn_bytes", l.torn)
+		const why = "a torn last record (the file ends inside it, or a sector of it was never written: a write cut short by a crash, never acknowledged)"
+		if readOnly {
+			ev.Msg(why + "; serve cuts it")
+			return nil
+		}
+		ev.Msg("cutting " + why)
+		if err := sf.f.Truncate(sf.size); err != nil {
+			return fmt.Errorf("%s: cut torn record: %w", path, err)
+		}
+		if !sf.noSync {
+			if err := sf.f.Sync(); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		l.torn = 0
+	}
+	if readOnly {
+		return nil
+	}
+	tmps, _ := filepath.Glob(filepath.Join(sf.dir, "."+snapName+"*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+	return nil
 }
 
 // readSnapshot reads a snapshot file; a missing file is (nil, nil).
@@ -254,7 +275,8 @@ func chunkEnd(n, chunk int64) int64 { return (n/chunk + 1) * chunk }
 // fdatasync'd. When it does not fit, the log first grows by a chunk of zeros
 // that is fsync'd on its own (size and data) before the record is written,
 // so the space after the last record is always zeros on disk and a crash
-// mid-append leaves a torn record followed by zeros, which readFrames drops.
+// mid-append leaves a torn record (some of its sectors still zeros) followed
+// by zeros, which readFrames reports and repair cuts.
 // Records are written one at a time (the session's lock is held), each
 // after the previous one is on disk. On failure the record's bytes are
 // zeroed again.

@@ -191,3 +191,57 @@ func TestTimeouts(t *testing.T) {
 		t.Fatalf("over RPC: %v", err)
 	}
 }
+
+// Issue 40, point 6: a body that stalls is answered at --body-timeout
+// (504, Connection: close) and its connection closed then, not after
+// --idle-timeout (here an hour, so that the two cannot be confused); bytes
+// the client sends after the answer are never parsed as a request.
+func TestStalledBodyClosesItsConnection(t *testing.T) {
+	s := newTestServer(t, "", func(o *Options) { o.KeepAwake = -1 })
+	defer s.Close()
+	const (
+		body  = 200 * time.Millisecond
+		long  = time.Hour        // header and idle timeouts: never reached
+		bound = 30 * time.Second // failure bound only
+		path  = "/hyperctl.v1.ControllerService/"
+	)
+	addr := serveHTTP(t, s, HandlerOptions{BodyTimeout: body, HandlerTimeout: long}, long, long)
+	for _, c := range []struct{ name, head, part string }{
+		{"content-length", "Content-Length: 100\r\n", `{"sessionId": "st`},
+		{"chunked", "Transfer-Encoding: chunked\r\n", "10\r\n{\"sessionId\": \"s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST %sCreateSession HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n%s\r\n%s", path, c.head, c.part)
+			conn.SetReadDeadline(time.Now().Add(bound))
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("no answer to the stalled body: %v", err)
+			}
+			msg, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusGatewayTimeout || !resp.Close || !strings.Contains(string(msg), "deadline_exceeded") {
+				t.Fatalf("answered %s (Connection: close %v) %s; want 504 with Connection: close", resp.Status, resp.Close, msg)
+			}
+			// A complete request after the answer: the server must not
+			// read it. The write may fail once the server has closed.
+			fmt.Fprintf(conn, "POST %sCreateSession HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 61\r\n\r\n{\"sessionId\":\"after\",\"space\":[{\"name\":\"x\",\"low\":0,\"high\":1}]}", path)
+			rest, err := io.ReadAll(br)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the connection is still open %v after the 504 (body timeout %v, idle timeout %v)", bound, body, long)
+			}
+			if len(rest) != 0 {
+				t.Fatalf("bytes after the 504 were answered: %q", rest)
+			}
+			if s.Count() != 0 {
+				t.Fatalf("%d sessions: the bytes after the 504 were parsed as a request", s.Count())
+			}
+		})
+	}
+}

@@ -329,6 +329,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // encoding (Seal, and the environment snapshots' envelope).
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
+// UpdateChecksum extends crc, the Checksum of some bytes a, to the
+// Checksum of a followed by b (UpdateChecksum(0, b) is Checksum(b)), so
+// that the checksums of every prefix of a buffer cost one pass.
+func UpdateChecksum(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli, b) }
+
 // SplitChecksum checks that b ends with the little-endian CRC-32C of the
 // bytes before it and returns those bytes; a mismatch (or fewer than 4
 // bytes) is an error wrapping ErrCorrupt that gives both sums.

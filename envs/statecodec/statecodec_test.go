@@ -128,3 +128,19 @@ func TestSealOpen(t *testing.T) {
 		}
 	}
 }
+
+// UpdateChecksum chained over the pieces of a buffer, split anywhere, is
+// the buffer's Checksum.
+func TestUpdateChecksum(t *testing.T) {
+	b := []byte("the checksum of every sealed encoding and of every session log record")
+	for _, cuts := range [][]int{{}, {0}, {1}, {7, 8, 40}, {len(b)}} {
+		crc, from := uint32(0), 0
+		for _, c := range append(cuts, len(b)) {
+			crc = UpdateChecksum(crc, b[from:c])
+			from = c
+		}
+		if crc != Checksum(b) {
+			t.Errorf("cut at %v: %08x, want %08x", cuts, crc, Checksum(b))
+		}
+	}
+}
