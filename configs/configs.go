@@ -17,7 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
