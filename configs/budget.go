@@ -5,12 +5,12 @@ import (
 	"math"
 	"slices"
 
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // This file holds the rules that relate a run's keys to each other: the
 // frame budget against the iteration cap, the tuned ranges against the
-// rules between ppo.Hyper's keys, and which hyperparameters train.csv logs.
+// rules between ppoconfig.Hyper's keys, and which hyperparameters train.csv logs.
 
 // tuned returns the [[controller.tune]] entry named name and its index, or
 // -1 (none when the run has no controller).
@@ -32,14 +32,14 @@ func (r *Run) tuned(name string) (TuneParam, int) {
 func (r *Run) valueRange(key string) (lo, hi float64) {
 	if t, i := r.tuned(key); i >= 0 {
 		lo, hi = t.Low, t.High
-		if k, err := ppo.LookupHyperKey(key); err == nil && (k.Integer || t.Integer) {
+		if k, err := ppoconfig.LookupHyperKey(key); err == nil && (k.Integer || t.Integer) {
 			lo, hi = math.Ceil(lo), math.Floor(hi)
 		}
 		return lo, hi
 	}
 	v, err := r.PPO.Hyper.Get(key)
 	if err != nil {
-		panic(fmt.Sprintf("configs: %v", err)) // a key of this file that ppo.Hyper lost: caught by any test
+		panic(fmt.Sprintf("configs: %v", err)) // a key of this file that ppoconfig.Hyper lost: caught by any test
 	}
 	return v, v
 }
@@ -72,11 +72,11 @@ func (r *Run) checkFrames() *Error {
 	return nil
 }
 
-// checkTunedRules checks ppo.Hyper's rules between keys (minibatch_size <=
+// checkTunedRules checks ppoconfig.Hyper's rules between keys (minibatch_size <=
 // batch_size, lr × lr_scale <= 1) for every value the tuned ranges allow,
 // so a controller can never pick an invalid combination; and that lr and
 // lr_scale are not both tuned. The [ppo] values alone are checked by
-// ppo.Config.Validate.
+// ppoconfig.Config.Validate.
 func (r *Run) checkTunedRules() *Error {
 	bad := func(key, msg string) *Error { return &Error{Key: key, Msg: msg} }
 	at := func(name string) string {
@@ -115,14 +115,14 @@ func (r *Run) checkTunedRules() *Error {
 }
 
 // LoggedHyper lists the hyperparameters train.csv logs every iteration, in
-// ppo.HyperNames' order: the paper's four (the keys with paper bounds,
+// ppoconfig.HyperNames' order: the paper's four (the keys with paper bounds,
 // tuned or not) and every other tuned key. The keys left out are constant
 // over the run and recorded in config.toml. With the paper's space and with
 // `fixed` this is the four columns train.csv has always had, so earlier
 // runs keep their header (and resume with a newer binary).
 func (r *Run) LoggedHyper() []string {
 	var out []string
-	for _, k := range ppo.HyperKeys() {
+	for _, k := range ppoconfig.HyperKeys() {
 		if _, i := r.tuned(k.Name); i >= 0 || k.PaperLow != 0 || k.PaperHigh != 0 {
 			out = append(out, k.Name)
 		}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 //go:embed *.toml
@@ -38,14 +38,14 @@ const Population = "population"
 
 // Run is one training run's configuration.
 type Run struct {
-	Env             string     `toml:"env"`              // environment short name or Gymnasium id
-	Seed            int64      `toml:"seed"`             // seed for environments, networks and controller
-	Iterations      int        `toml:"iterations"`       // PPO iterations (the run's length; with a frame budget, its cap)
-	Frames          int64      `toml:"frames"`           // frame budget: stop after the first iteration that reaches it (0: none); see FrameBudget
-	EvalEvery       int        `toml:"eval_every"`       // deterministic evaluation every K iterations (0: never)
-	CheckpointEvery int        `toml:"checkpoint_every"` // checkpoint every K iterations
-	PPO             ppo.Config `toml:"ppo"`
-	Controller      Controller `toml:"controller"`
+	Env             string           `toml:"env"`              // environment short name or Gymnasium id
+	Seed            int64            `toml:"seed"`             // seed for environments, networks and controller
+	Iterations      int              `toml:"iterations"`       // PPO iterations (the run's length; with a frame budget, its cap)
+	Frames          int64            `toml:"frames"`           // frame budget: stop after the first iteration that reaches it (0: none); see FrameBudget
+	EvalEvery       int              `toml:"eval_every"`       // deterministic evaluation every K iterations (0: never)
+	CheckpointEvery int              `toml:"checkpoint_every"` // checkpoint every K iterations
+	PPO             ppoconfig.Config `toml:"ppo"`
+	Controller      Controller       `toml:"controller"`
 
 	preset string   // set by WithPreset, applied by Parse after the overrides
 	sets   []string // set by WithSet, applied by Parse to the text before decoding
@@ -68,7 +68,7 @@ type Controller struct {
 
 // TuneParam is one [[controller.tune]] entry.
 type TuneParam struct {
-	Name    string           `toml:"name"`    // a per-iteration key of ppo.Hyper (ppo.HyperNames)
+	Name    string           `toml:"name"`    // a per-iteration key of ppoconfig.Hyper (ppoconfig.HyperNames)
 	Low     float64          `toml:"low"`     // lower bound
 	High    float64          `toml:"high"`    // upper bound
 	Scale   controller.Scale `toml:"scale"`   // "linear" or "log"
@@ -168,7 +168,7 @@ func Base() Run {
 		Iterations:      d.Iterations,
 		EvalEvery:       10,
 		CheckpointEvery: 10,
-		PPO:             ppo.DefaultConfig(),
+		PPO:             ppoconfig.DefaultConfig(),
 		Controller: Controller{
 			Name:      DefaultController,
 			Interval:  Interval(d.Interval),
@@ -184,10 +184,10 @@ func Base() Run {
 // PaperSpace returns the paper's four tuned hyperparameters with the bounds
 // of the authors' code, all on a linear scale: batch size [1000, 6000]
 // frames, clip [0.1, 0.5], GAE lambda [0.9, 1.0] and learning rate [1e-5,
-// 1e-3]. They are the keys of ppo.Hyper that declare paper bounds.
+// 1e-3]. They are the keys of ppoconfig.Hyper that declare paper bounds.
 func PaperSpace() []TuneParam {
 	var out []TuneParam
-	for _, k := range ppo.HyperKeys() {
+	for _, k := range ppoconfig.HyperKeys() {
 		if k.InPaper() {
 			out = append(out, TuneParam{Name: k.Name, Low: k.PaperLow, High: k.PaperHigh, Scale: controller.Linear, Integer: k.Integer})
 		}
@@ -276,7 +276,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		run.Controller.Tune = PaperSpace()
 	}
 	if !md.IsDefined("ppo", "hidden") {
-		run.PPO.Hidden = ppo.DefaultConfig().Hidden
+		run.PPO.Hidden = ppoconfig.DefaultConfig().Hidden
 	}
 	// Second pass: each [controller.<method>] table, decoded over that
 	// method's registered defaults.
@@ -374,7 +374,7 @@ func allowedFor(key toml.Key) string {
 	case len(key) == 1:
 		tags = controller.TOMLKeys(Run{})
 	case key[0] == "ppo":
-		tags = controller.TOMLKeys(ppo.Config{})
+		tags = controller.TOMLKeys(ppoconfig.Config{})
 	case key[0] == "controller" && len(key) == 2:
 		tags = append(controller.TOMLKeys(Controller{}), controller.Names()...)
 	case key[0] == "controller" && key[1] == "tune":
@@ -450,7 +450,7 @@ func (r *Run) problems() []*Error {
 	seen := map[string]bool{}
 	for i, t := range c.Tune {
 		key := fmt.Sprintf("controller.tune[%d]", i)
-		if _, err := ppo.LookupHyperKey(t.Name); err != nil {
+		if _, err := ppoconfig.LookupHyperKey(t.Name); err != nil {
 			bad(key+".name", err.Error())
 			continue
 		}
@@ -504,12 +504,12 @@ const (
 
 // batchProblems: the run trains on at most MaxFrames frames (iterations ×
 // the largest batch it can use). The rules between batch_size and the other
-// keys are ppo.Hyper.Validate's and checkTunedRules'.
+// keys are ppoconfig.Hyper.Validate's and checkTunedRules'.
 func (r *Run) batchProblems() []*Error {
 	var out []*Error
 	_, hi := r.valueRange("batch_size")
 	if n := r.PPO.NumEnvs; n >= 1 && hi >= 1 && r.Iterations >= 1 {
-		perIter := int64(ppo.IterationFrames(int(hi), n)) // frames actually collected
+		perIter := int64(ppoconfig.IterationFrames(int(hi), n)) // frames actually collected
 		if total := int64(r.Iterations) * perIter; total > MaxFrames || total < 0 {
 			out = append(out, &Error{Key: "iterations", Msg: fmt.Sprintf("iterations × the largest batch = %d × %d = %d frames, more than the limit of %d; lower iterations or the batch size", r.Iterations, perIter, total, int64(MaxFrames))})
 		}
@@ -518,9 +518,9 @@ func (r *Run) batchProblems() []*Error {
 }
 
 // checkTunedRange keeps tuned bounds inside what PPO accepts, so every
-// value a controller picks in the space is a valid ppo.Hyper value.
+// value a controller picks in the space is a valid ppoconfig.Hyper value.
 func checkTunedRange(t TuneParam) error {
-	var h ppo.Hyper
+	var h ppoconfig.Hyper
 	if err := h.Set(t.Name, t.Low); err != nil {
 		return fmt.Errorf("low: %v", err)
 	}
@@ -531,7 +531,7 @@ func checkTunedRange(t TuneParam) error {
 }
 
 func (c *Controller) spaceParam(t TuneParam) (controller.Param, error) {
-	k, err := ppo.LookupHyperKey(t.Name)
+	k, err := ppoconfig.LookupHyperKey(t.Name)
 	if err != nil {
 		return controller.Param{}, err
 	}

@@ -166,7 +166,7 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
-// PaperSpace is the paper's four keys, read from ppo.Hyper's declaration.
+// PaperSpace is the paper's four keys, read from ppoconfig.Hyper's declaration.
 func TestPaperSpace(t *testing.T) {
 	want := []TuneParam{
 		{Name: "batch_size", Low: 1000, High: 6000, Scale: controller.Linear, Integer: true},
@@ -216,7 +216,7 @@ func TestFrameBudget(t *testing.T) {
 	}
 }
 
-// train.csv logs the paper's four and every tuned key, in ppo.Hyper's
+// train.csv logs the paper's four and every tuned key, in ppoconfig.Hyper's
 // order; the paper's space and fixed keep the historical four columns.
 func TestLoggedHyper(t *testing.T) {
 	for _, tc := range []struct {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Plan is a run's config resolved once: every fact training needs,
@@ -21,10 +21,10 @@ type Plan struct {
 	Env             string
 	Seed            int64
 	CheckpointEvery int
-	PPO             ppo.Config
+	PPO             ppoconfig.Config
 	// Run is the length, the evaluations and the lr schedule (ppo.Run's
 	// options).
-	Run ppo.RunOptions
+	Run ppoconfig.RunOptions
 	// Logged are the hyperparameters train.csv logs per iteration
 	// (LoggedHyper).
 	Logged []string
@@ -63,7 +63,7 @@ func (r Run) Resolve() (*Plan, error) {
 	p := &Plan{
 		Text: text, Comparable: ctext,
 		Env: r.Env, Seed: r.Seed, CheckpointEvery: r.CheckpointEvery, PPO: r.PPO,
-		Run:       ppo.RunOptions{Iterations: r.Iterations, EvalEvery: r.EvalEvery, Frames: r.Frames},
+		Run:       ppoconfig.RunOptions{Iterations: r.Iterations, EvalEvery: r.EvalEvery, Frames: r.Frames},
 		Logged:    r.LoggedHyper(),
 		Objective: r.Controller.Objective,
 	}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/sugarme/gotch"
 
-	"github.com/hyperctl/hyperctl/controller"
 	"github.com/sugarme/gotch/ts"
+
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // BenchmarkMinibatchUpdate measures one PPO minibatch step (forward of
@@ -43,7 +45,7 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 			defer setTorchThreads(1)
 			rng := rand.New(rand.NewPCG(1, 2))
 			l := newLayout(17, 6, hidden, "tanh")
-			ln, err := newLearner(l, l.initParams(rng, initSettingsOf(DefaultConfig())))
+			ln, err := newLearner(l, l.initParams(rng, initSettingsOf(ppoconfig.DefaultConfig())))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -52,7 +54,7 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 				b.Skipf("%s: %v", tc.name, err)
 			}
 			batch := smallBatch(rng, 64*32, 17, 6)
-			p := updateParams{Hyper: Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 1, MinibatchSize: 64, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
+			p := updateParams{Hyper: ppoconfig.Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 1, MinibatchSize: 64, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
 			b.ResetTimer()
 			mbs := 0
 			for i := 0; i < b.N; i++ {
@@ -74,7 +76,7 @@ func BenchmarkMinibatchUpdate(b *testing.B) {
 //
 //	go test -run '^$' -bench IterateHalfCheetah -benchtime 20x ./ppo
 func BenchmarkIterateHalfCheetah(b *testing.B) {
-	cfg := DefaultConfig()
+	cfg := ppoconfig.DefaultConfig()
 	tr, err := New("HalfCheetah-v4", cfg, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -165,7 +167,7 @@ func BenchmarkTrials(b *testing.B) {
 		epochs int
 	}{{"K5-trial1", 1}, {"K5-trial2", 2}, {"K5-whole", 0}} {
 		b.Run(tc.name, func(b *testing.B) {
-			cfg := DefaultConfig()
+			cfg := ppoconfig.DefaultConfig()
 			cfg.Threads = 1
 			plain, err := New("HalfCheetah-v4", cfg, 0)
 			if err != nil {
@@ -177,7 +179,7 @@ func BenchmarkTrials(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer trials.Close()
-			cands := make([]Hyper, 5)
+			cands := make([]ppoconfig.Hyper, 5)
 			for k, m := range []float64{0.5, 0.75, 1, 1.5, 2} {
 				cands[k] = cfg.Hyper
 				cands[k].LR = cfg.LR * m

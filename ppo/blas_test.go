@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // childEnv marks a test binary re-executed by a test of this file; its value
@@ -82,7 +84,7 @@ func TestUpdateThreadsRefusedOnSerialBLAS(t *testing.T) {
 
 // newHalvesTrainer builds a toy trainer with update_threads = 2, skipping
 // when the loaded BLAS is refused (only without scripts/setup.sh).
-func newHalvesTrainer(t *testing.T, env string, cfg Config, seed int64) *Trainer {
+func newHalvesTrainer(t *testing.T, env string, cfg ppoconfig.Config, seed int64) *Trainer {
 	t.Helper()
 	cfg.UpdateThreads = 2
 	tr, err := New(env, cfg, seed)

@@ -8,8 +8,9 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
-	"github.com/hyperctl/hyperctl/envs/statecodec"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // SnapshotFormatVersion is the version of the trainer snapshot that
@@ -56,7 +57,7 @@ const (
 // environments do). The trainer must be at an iteration boundary, which it
 // always is between calls.
 //
-// Encoding (little-endian, package envs/statecodec):
+// Encoding (little-endian, package configs/ground/statecodec):
 //
 //	[0:8]   magic "HCPPOSNP"
 //	[8:10]  format version (uint16), SnapshotFormatVersion
@@ -171,7 +172,7 @@ type snapshotState struct {
 	envID          string
 	obsDim, actDim int
 	seed           int64
-	structure      Config // the structural settings only (see structureMismatch)
+	structure      ppoconfig.Config // the structural settings only (see structureMismatch)
 
 	theta, adamM, adamV []float32
 	adamStep            int64
@@ -364,7 +365,7 @@ func (t *Trainer) Restore(b []byte) error {
 // shape the networks and the normalisers' state. Machine-only settings
 // (threads) and the ones a restored state overrides (initialisation) may
 // differ.
-func structureMismatch(got, want Config) error {
+func structureMismatch(got, want ppoconfig.Config) error {
 	bad := func(key string, got, want any) error {
 		return fmt.Errorf("ppo.%s: the checkpoint has %v, this trainer %v", key, got, want)
 	}

@@ -7,26 +7,30 @@
 //
 //	tr, err := ppo.New("halfcheetah", cfg, seed) // envs/all must be imported
 //	defer tr.Close()
-//	err = ppo.Run(ctx, tr, ctl, ppo.RunOptions{Iterations: 1000, EvalEvery: 10},
+//	err = ppo.Run(ctx, tr, ctl, ppoconfig.RunOptions{Iterations: 1000, EvalEvery: 10},
 //		func(r ppo.Report) error { /* CSV row, progress, checkpoint */ return nil })
 //
 // Run is a thin loop over the primitives, which embedders may call directly:
 // Trainer.Iterate(ctx, h) runs one iteration with the per-iteration
-// hyperparameters h, a Hyper (HyperFor builds them from the trainer's
-// config, a controller's suggestion and the learning-rate schedule); every
-// other setting is fixed when the trainer is built. Trainer.Evaluate
-// runs deterministic episodes, Trainer.Snapshot/Restore checkpoint
-// everything. A nil controller trains with fixed hyperparameters (the
-// reference baseline).
+// hyperparameters h, a ppoconfig.Hyper (ppoconfig.HyperFor builds them from
+// the trainer's config, a controller's suggestion and the learning-rate
+// schedule); every other setting is fixed when the trainer is built.
+// Trainer.Evaluate runs deterministic episodes, Trainer.Snapshot/Restore
+// checkpoint everything. A nil controller trains with fixed hyperparameters
+// (the reference baseline).
+//
+// The configuration (ppoconfig.Config, ppoconfig.RunOptions and the
+// schedule) is declared in ppo/ppoconfig, which needs no cgo: configs and
+// the methods build and test without libtorch.
 //
 // # Algorithm
 //
 //   - Separate actor and critic MLPs (Config.Hidden, tanh or relu),
 //     orthogonal initialisation computed in Go (gonum QR; gains √2, 0.01, 1),
 //     zero biases; a Gaussian policy with a state-independent log std.
-//   - Rollout over Config.NumEnvs copies (envs.Vec): one forward pass serves
-//     all copies; actions are sampled in Go, the unclipped sample is stored
-//     and the clipped one is stepped.
+//   - Rollout over Config.NumEnvs copies (envs.Vec): one forward pass
+//     serves all copies; actions are sampled in Go, the unclipped sample is
+//     stored and the clipped one is stepped.
 //   - Running observation normalisation with clipping and reward scaling by
 //     the running std of the discounted return with clipping (Gymnasium's
 //     wrappers), saved in checkpoints and frozen during evaluation.

@@ -10,14 +10,15 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/envs/statecodec"
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz seeds in testdata/fuzz")
 
 // fuzzConfig is a tiny trainer (hidden [4]) on the toy environment, so the
 // genuine seeds are small.
-func fuzzConfig() Config {
+func fuzzConfig() ppoconfig.Config {
 	c := toyExactConfig()
 	c.Hidden = []int{4}
 	return c

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	_ "github.com/hyperctl/hyperctl/envs/mujoco"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // TestTrainingImprovesIDP: 16 seeded iterations of 1024 frames (16k
@@ -13,7 +14,7 @@ import (
 // mean return of finished training episodes and the deterministic evaluation
 // return at least twofold (measured here: about fourfold).
 func TestTrainingImprovesIDP(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := ppoconfig.DefaultConfig()
 	cfg.BatchSize = 1024
 	cfg.Threads = 1
 	tr, err := New("InvertedDoublePendulum-v4", cfg, 0)
@@ -28,7 +29,7 @@ func TestTrainingImprovesIDP(t *testing.T) {
 	}
 	var first, last []float64
 	for it := 0; it < 16; it++ {
-		c, err := HyperFor(cfg, it, 0, RunOptions{Iterations: 100}, nil, nil)
+		c, err := ppoconfig.HyperFor(cfg, it, 0, ppoconfig.RunOptions{Iterations: 100}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

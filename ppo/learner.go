@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // log(2π)/2, the Gaussian log-density constant per action dimension.
@@ -147,10 +149,10 @@ type updateBatch struct {
 }
 
 // updateParams are the settings of one update: the iteration's
-// hyperparameters (Hyper; the Adam step size is StepLR) and the trainer's
+// hyperparameters (ppoconfig.Hyper; the Adam step size is StepLR) and the trainer's
 // fixed switches.
 type updateParams struct {
-	Hyper
+	ppoconfig.Hyper
 	adamEps, adamBeta1, adamBeta2 float64
 	clipValueLoss, normAdvantage  bool
 }

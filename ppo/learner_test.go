@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 var testGains = initSettings{logStd: 0, hidden: math.Sqrt2, policy: 0.01, value: 1}
@@ -79,7 +81,7 @@ func TestLossHandComputed(t *testing.T) {
 		{"unclipped value loss", false, 0.17, []float64{-0.2, 0.05}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := updateParams{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: tc.clipV}
+			p := updateParams{Hyper: ppoconfig.Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: tc.clipV}
 			gmu, gv, gls := make([]float32, 2), make([]float32, 2), make([]float32, 1)
 			got := ppoLoss(in, p, gmu, gv, gls)
 			want := lossTerms{loss: -0.2 + 0.5*tc.wantV - 0.01*H, pg: -0.2, v: tc.wantV, entropy: H, clipped: 2}
@@ -164,9 +166,9 @@ func TestGradientMatchesAutograd(t *testing.T) {
 		idx[i] = i
 	}
 	for _, p := range []updateParams{
-		{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0}, clipValueLoss: true, normAdvantage: true},
-		{Hyper: Hyper{Clip: 0.1, ValueCoef: 1.3, EntropyCoef: 0.05}, clipValueLoss: false, normAdvantage: false},
-		{Hyper: Hyper{Clip: 0.4, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: true, normAdvantage: false},
+		{Hyper: ppoconfig.Hyper{Clip: 0.2, ValueCoef: 0.5, EntropyCoef: 0}, clipValueLoss: true, normAdvantage: true},
+		{Hyper: ppoconfig.Hyper{Clip: 0.1, ValueCoef: 1.3, EntropyCoef: 0.05}, clipValueLoss: false, normAdvantage: false},
+		{Hyper: ppoconfig.Hyper{Clip: 0.4, ValueCoef: 0.5, EntropyCoef: 0.01}, clipValueLoss: true, normAdvantage: false},
 	} {
 		terms, _, err := ln.gradient(b, idx, p)
 		if err != nil {
@@ -433,7 +435,7 @@ func TestNonFiniteUpdateRejected(t *testing.T) {
 	l := newLayout(3, 2, []int{8}, "tanh")
 	rng := rand.New(rand.NewPCG(5, 5))
 	ln := newTestLearner(t, l, l.initParams(rng, testGains))
-	p := updateParams{Hyper: Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 2, MinibatchSize: 8, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
+	p := updateParams{Hyper: ppoconfig.Hyper{Clip: 0.2, LR: 3e-4, ValueCoef: 0.5, MaxGradNorm: 0.5, Epochs: 2, MinibatchSize: 8, LRScale: 1}, adamEps: 1e-5, adamBeta1: 0.9, adamBeta2: 0.999, clipValueLoss: true, normAdvantage: true}
 	// One clean update first so that the Adam state is not trivial.
 	if st, err := ln.update(smallBatch(rng, 32, 3, 2), p, rng); err != nil || st.Rejected {
 		t.Fatalf("clean update: %v %+v", err, st)
@@ -501,7 +503,7 @@ func TestHalvesGradient(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	p := updateParams{Hyper: Hyper{Clip: 0.2, ValueCoef: 0.5}, clipValueLoss: true, normAdvantage: true}
+	p := updateParams{Hyper: ppoconfig.Hyper{Clip: 0.2, ValueCoef: 0.5}, clipValueLoss: true, normAdvantage: true}
 	if err := ln.sh.setHalves(2); err != nil {
 		// Only without scripts/setup.sh: concurrent sgemm calls into a
 		// serial OpenBLAS return wrong results, so the shim refuses.

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // layer is one affine layer of an MLP: y = x·W + b with W stored [in, out]
@@ -60,12 +62,12 @@ func (l *layout) segment(theta []float32, i int) []float32 {
 	return theta[l.offsets[i] : l.offsets[i]+int(l.sizes[i])]
 }
 
-// initSettings are the initialisation constants (see Config).
+// initSettings are the initialisation constants (see ppoconfig.Config).
 type initSettings struct {
 	logStd, hidden, policy, value float64
 }
 
-func initSettingsOf(c Config) initSettings {
+func initSettingsOf(c ppoconfig.Config) initSettings {
 	return initSettings{logStd: c.InitLogStd, hidden: c.InitGainHidden, policy: c.InitGainPolicy, value: c.InitGainValue}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // trace is what a trainer's iterations and evaluations produced, compared
@@ -37,7 +38,7 @@ func drive(t *testing.T, tr *Trainer, from, to int, evalAfter map[int]bool) trac
 		h := tr.Config().Hyper
 		h.BatchSize = 48 + 16*(it%3)                        // a different batch each iteration: episodes straddle boundaries differently
 		h.MinibatchSize = min(h.MinibatchSize, h.BatchSize) // Hyper's rule; the same minibatches as the trainer's old clamp
-		h.LR = AnnealedLR(h.LR, it, to)
+		h.LR = ppoconfig.AnnealedLR(h.LR, it, to)
 		st, err := tr.Iterate(ctx, h)
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func drive(t *testing.T, tr *Trainer, from, to int, evalAfter map[int]bool) trac
 // the environments' states were in the snapshot, the resumed trainer
 // started fresh episodes and diverged at once.
 func TestSnapshotExactAllEnvs(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := ppoconfig.DefaultConfig()
 	cfg.Hidden = []int{16}
 	cfg.NumEnvs = 2
 	cfg.MinibatchSize = 32

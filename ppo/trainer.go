@@ -14,6 +14,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Trainer is continuous-action PPO (Schulman et al. 2017) with CleanRL's
@@ -31,7 +32,7 @@ import (
 type Trainer struct {
 	envName string
 	spec    envs.Spec
-	base    Config // the configuration the trainer was built with (every setting but Hyper's, see Iterate)
+	base    ppoconfig.Config // the configuration the trainer was built with (every setting but Hyper's, see Iterate)
 	seed    int64
 	log     zerolog.Logger
 
@@ -101,7 +102,7 @@ const MaxSeed = controller.MaxSeed
 // Gymnasium id; import envs/all to register the built-in ones) with
 // configuration cfg and seed (>= 0). It makes cfg.NumEnvs environment
 // copies stepped in parallel (envs.Vec) and the actor and critic networks.
-func New(env string, cfg Config, seed int64, opts ...Option) (*Trainer, error) {
+func New(env string, cfg ppoconfig.Config, seed int64, opts ...Option) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func (t *Trainer) Close() error {
 func (t *Trainer) Spec() envs.Spec { return t.spec }
 
 // Config returns the configuration the trainer was built with.
-func (t *Trainer) Config() Config {
+func (t *Trainer) Config() ppoconfig.Config {
 	c := t.base
 	c.Hidden = slices.Clone(c.Hidden)
 	return c
@@ -268,7 +269,7 @@ type IterStats struct {
 	Lengths []int
 
 	// Hyper is the hyperparameters in force.
-	Hyper
+	ppoconfig.Hyper
 
 	Update UpdateStats
 	// Trial is set by IterateTrials: every candidate's score.
@@ -288,9 +289,9 @@ func (s IterStats) Result() controller.Result {
 
 // Iterate runs one PPO iteration with the hyperparameters h, every field of
 // which is used as given for this iteration; every other setting is the
-// trainer's configuration (Config). Adam's step size is h.LR × h.LRScale:
-// annealing, if any, is the caller's (see Run, HyperFor and AnnealedLR). h
-// is checked with Hyper.Validate, an error naming the key.
+// trainer's configuration (ppoconfig.Config). Adam's step size is h.LR × h.LRScale:
+// annealing, if any, is the caller's (see Run, ppoconfig.HyperFor and
+// ppoconfig.AnnealedLR). h is checked with Hyper.Validate, an error naming the key.
 //
 // An iteration runs to completion once started, so the trainer is always at
 // an iteration boundary when Iterate returns (ctx is checked before it
@@ -298,7 +299,7 @@ func (s IterStats) Result() controller.Result {
 // it was rolled back and counted (stats.Update.Rejected) and training goes
 // on. Any other error (an environment or libtorch failure) leaves the trainer
 // unusable until Restore.
-func (t *Trainer) Iterate(ctx context.Context, h Hyper) (IterStats, error) {
+func (t *Trainer) Iterate(ctx context.Context, h ppoconfig.Hyper) (IterStats, error) {
 	if err := t.ready(ctx); err != nil {
 		return IterStats{}, err
 	}
@@ -336,7 +337,7 @@ func (t *Trainer) run(iteration func() (IterStats, error)) (IterStats, error) {
 	return st, nil
 }
 
-func (t *Trainer) iterate(h Hyper) (IterStats, error) {
+func (t *Trainer) iterate(h ppoconfig.Hyper) (IterStats, error) {
 	start := time.Now()
 	st, err := t.rollout(h)
 	if err != nil {
@@ -355,7 +356,7 @@ func (t *Trainer) iterate(h Hyper) (IterStats, error) {
 
 // updateParams are the update settings of an iteration with h that runs
 // epochs epochs.
-func (t *Trainer) updateParams(h Hyper, epochs int) updateParams {
+func (t *Trainer) updateParams(h ppoconfig.Hyper, epochs int) updateParams {
 	cfg := &t.base
 	h.Epochs = epochs
 	return updateParams{Hyper: h, adamEps: cfg.AdamEps, adamBeta1: cfg.AdamBeta1, adamBeta2: cfg.AdamBeta2,
@@ -370,7 +371,7 @@ func (t *Trainer) batch(frames int) *updateBatch {
 
 // advantages computes GAE advantages and value targets of the collected
 // batch with h's γ and λ.
-func (t *Trainer) advantages(h Hyper, frames int) {
+func (t *Trainer) advantages(h ppoconfig.Hyper, frames int) {
 	b := &t.buf
 	n := t.n
 	gae(gaeInput{steps: frames / n, envs: n, rewards: b.rewards, values: b.values, terminated: b.term,
@@ -395,7 +396,7 @@ func (t *Trainer) finish(st *IterStats, us UpdateStats, start time.Time) {
 // rollout collects one batch with h's collection keys (batch_size, gamma)
 // into t.buf, with the values needed to bootstrap it. The stats it returns
 // have the rollout's fields set (frames, reward, episodes, times).
-func (t *Trainer) rollout(h Hyper) (IterStats, error) {
+func (t *Trainer) rollout(h ppoconfig.Hyper) (IterStats, error) {
 	cfg := &t.base
 	st := IterStats{Iteration: t.iteration, Hyper: h}
 	n, od, ad := t.n, t.od, t.ad

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
-func toyConfig() Config {
-	c := DefaultConfig()
+func toyConfig() ppoconfig.Config {
+	c := ppoconfig.DefaultConfig()
 	c.Hidden = []int{32, 32}
 	c.NumEnvs = 4
 	c.BatchSize = 512
@@ -22,7 +23,7 @@ func toyConfig() Config {
 	return c
 }
 
-func newToyTrainer(t *testing.T, env string, cfg Config, seed int64) *Trainer {
+func newToyTrainer(t *testing.T, env string, cfg ppoconfig.Config, seed int64) *Trainer {
 	t.Helper()
 	tr, err := New(env, cfg, seed)
 	if err != nil {
@@ -122,7 +123,7 @@ func TestCheckpointExactContinuation(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		c := cfg
-		c.LR = AnnealedLR(cfg.LR, 2+i, 10)
+		c.LR = ppoconfig.AnnealedLR(cfg.LR, 2+i, 10)
 		sa, err := a.Iterate(ctx, c.Hyper)
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +163,7 @@ func paramsOfSnap(t *testing.T, b []byte) []float32 {
 }
 
 // toyExactConfig is TestCheckpointExactContinuation's configuration.
-func toyExactConfig() Config {
+func toyExactConfig() ppoconfig.Config {
 	cfg := toyConfig()
 	cfg.NumEnvs = 2
 	cfg.BatchSize = 32 // 16 steps per copy = 2 episodes of 8
@@ -282,11 +283,11 @@ func TestIterateValidation(t *testing.T) {
 	tr := newToyTrainer(t, "ppotest-target", cfg, 1)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		mut  func(c *Config)
+		mut  func(c *ppoconfig.Config)
 		want string
 	}{
-		{func(c *Config) { c.Clip = math.NaN() }, "ppo.clip"},
-		{func(c *Config) { c.BatchSize = 0 }, "ppo.batch_size"},
+		{func(c *ppoconfig.Config) { c.Clip = math.NaN() }, "ppo.clip"},
+		{func(c *ppoconfig.Config) { c.BatchSize = 0 }, "ppo.batch_size"},
 	} {
 		c := cfg
 		c.Hidden = slices.Clone(cfg.Hidden)
@@ -435,7 +436,7 @@ func TestRunWithController(t *testing.T) {
 	}
 	tr := newToyTrainer(t, "ppotest-target", cfg, 6)
 	var reps []Report
-	err = Run(context.Background(), tr, ctl, RunOptions{Iterations: 5, EvalEvery: 2}, func(r Report) error {
+	err = Run(context.Background(), tr, ctl, ppoconfig.RunOptions{Iterations: 5, EvalEvery: 2}, func(r Report) error {
 		reps = append(reps, r)
 		return nil
 	})
@@ -459,72 +460,12 @@ func TestRunWithController(t *testing.T) {
 		t.Fatalf("objective %v, want R_1 − R_0 = %v", got, want)
 	}
 	// Resuming with a controller at another iteration is refused.
-	if err := Run(context.Background(), tr, ctl, RunOptions{Iterations: 7}, nil); err != nil {
+	if err := Run(context.Background(), tr, ctl, ppoconfig.RunOptions{Iterations: 7}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tr2 := newToyTrainer(t, "ppotest-target", cfg, 6)
-	if err := Run(context.Background(), tr2, ctl, RunOptions{Iterations: 9}, nil); err == nil || !strings.Contains(err.Error(), "iteration") {
+	if err := Run(context.Background(), tr2, ctl, ppoconfig.RunOptions{Iterations: 9}, nil); err == nil || !strings.Contains(err.Error(), "iteration") {
 		t.Fatalf("mismatched controller: %v", err)
-	}
-}
-
-// TestHyperForAnneals: without a controller, lr is annealed linearly as
-// CleanRL (lr at iteration 0, lr/total at the last), over the iterations or
-// over the frame budget; a tuned lr is not annealed, a tuned lr_scale
-// multiplies the annealed lr.
-func TestHyperForAnneals(t *testing.T) {
-	base := DefaultConfig()
-	for _, tc := range []struct {
-		it     int
-		before int64
-		opts   RunOptions
-		want   float64
-	}{
-		{0, 0, RunOptions{Iterations: 10}, 3e-4},
-		{5, 0, RunOptions{Iterations: 10}, 1.5e-4},
-		{9, 0, RunOptions{Iterations: 10}, 3e-5},
-		// Frame budget 8192 = 4 iterations of 2048: the same schedule as
-		// AnnealedLR over 4 iterations, whatever the iteration index says.
-		{7, 0, RunOptions{Iterations: 10, Frames: 8192}, 3e-4},
-		{0, 2048, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.75},
-		{0, 6144, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.25},
-		// Past the budget (a resumed run): the floor, one iteration's share.
-		{0, 9000, RunOptions{Iterations: 10, Frames: 8192}, 3e-4 * 0.25},
-	} {
-		c, err := HyperFor(base, tc.it, tc.before, tc.opts, nil, nil)
-		if err != nil || math.Abs(c.LR-tc.want) > 1e-15 {
-			t.Errorf("iteration %d, %d frames before, %+v: lr %v (%v), want %v", tc.it, tc.before, tc.opts, c.LR, err, tc.want)
-		}
-	}
-	for it := range 4 {
-		a, b := AnnealedLR(3e-4, it, 4), AnnealedLRFrames(3e-4, int64(it)*2048, 4*2048, 2048)
-		if math.Abs(a-b) > 1e-18 {
-			t.Errorf("iteration %d of 4: AnnealedLR %v, AnnealedLRFrames %v", it, a, b)
-		}
-	}
-	opts := RunOptions{Iterations: 10}
-	c, err := HyperFor(base, 9, 0, opts, []string{"lr", "clip"}, controller.Config{7e-4, 0.3})
-	if err != nil || c.LR != 7e-4 || c.Clip != 0.3 {
-		t.Fatalf("tuned: lr %v clip %v (%v)", c.LR, c.Clip, err)
-	}
-	c, err = HyperFor(base, 5, 0, opts, []string{"lr_scale"}, controller.Config{2})
-	if err != nil || math.Abs(c.LR-1.5e-4) > 1e-15 || c.LRScale != 2 || math.Abs(c.StepLR()-3e-4) > 1e-15 {
-		t.Fatalf("lr_scale tuned: lr %v lr_scale %v step lr %v (%v), want the annealed 1.5e-4 × 2", c.LR, c.LRScale, c.StepLR(), err)
-	}
-	// AnnealTunedLR: the tuned value is annealed like the configured one,
-	// so the configured value reproduces the untuned schedule exactly.
-	anneal := RunOptions{Iterations: 10, AnnealTunedLR: true}
-	for _, tc := range []struct {
-		v, want float64
-	}{{3e-4, 1.5e-4}, {6e-4, 3e-4}} {
-		c, err := HyperFor(base, 5, 0, anneal, []string{"lr", "clip"}, controller.Config{tc.v, 0.3})
-		untuned, _ := HyperFor(base, 5, 0, anneal, nil, nil)
-		if err != nil || math.Abs(c.LR-tc.want) > 1e-15 || (tc.v == base.LR && c.LR != untuned.LR) {
-			t.Fatalf("tuned lr %v annealed at iteration 5 of 10: %v (%v), want %v", tc.v, c.LR, err, tc.want)
-		}
-	}
-	if _, err := HyperFor(base, 0, 0, opts, []string{"gae_lambda"}, controller.Config{1.5}); err == nil || !strings.Contains(err.Error(), "gae_lambda") {
-		t.Fatalf("out-of-range suggestion: %v", err)
 	}
 }
 
@@ -537,7 +478,7 @@ func TestRunFrameBudget(t *testing.T) {
 	cfg.BatchSize = 100 // 4 copies × 25 steps
 	cfg.Epochs = 1
 	tr := newToyTrainer(t, "ppotest-target", cfg, 4)
-	opts := RunOptions{Iterations: 10, EvalEvery: 3, Frames: 350}
+	opts := ppoconfig.RunOptions{Iterations: 10, EvalEvery: 3, Frames: 350}
 	var reps []Report
 	if err := Run(context.Background(), tr, nil, opts, func(r Report) error {
 		reps = append(reps, r)
@@ -562,7 +503,7 @@ func TestRunFrameBudget(t *testing.T) {
 	if err := Run(context.Background(), tr, nil, opts, func(Report) error { n++; return nil }); err != nil || n != 0 {
 		t.Fatalf("resumed at the budget: %d iterations (%v), want none", n, err)
 	}
-	if err := Run(context.Background(), tr, nil, RunOptions{Iterations: 10, Frames: -1}, nil); err == nil || !strings.Contains(err.Error(), "frames") {
+	if err := Run(context.Background(), tr, nil, ppoconfig.RunOptions{Iterations: 10, Frames: -1}, nil); err == nil || !strings.Contains(err.Error(), "frames") {
 		t.Fatalf("negative budget: %v", err)
 	}
 }
@@ -590,7 +531,7 @@ func TestHyperKeysReachUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(h Hyper) ([]float32, IterStats) {
+	run := func(h ppoconfig.Hyper) ([]float32, IterStats) {
 		t.Helper()
 		if err := tr.Restore(snap); err != nil {
 			t.Fatal(err)
@@ -607,19 +548,19 @@ func TestHyperKeysReachUpdate(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		key   string
-		mut   func(h *Hyper)
+		mut   func(h *ppoconfig.Hyper)
 		steps int // gradient steps expected (0: not checked)
 	}{
-		{"gamma", func(h *Hyper) { h.Gamma = 0.9 }, 0},
-		{"entropy_coef", func(h *Hyper) { h.EntropyCoef = 0.1 }, 0},
-		{"value_coef", func(h *Hyper) { h.ValueCoef = 2 }, 0},
-		{"max_grad_norm", func(h *Hyper) { h.MaxGradNorm = 0.01 }, 0},
-		{"gae_lambda", func(h *Hyper) { h.GAELambda = 0.5 }, 0},
-		{"clip", func(h *Hyper) { h.Clip = 0.01 }, 0},
-		{"lr_scale", func(h *Hyper) { h.LRScale = 3 }, 0},
-		{"epochs", func(h *Hyper) { h.Epochs = 3 }, 3 * 4},
-		{"minibatch_size", func(h *Hyper) { h.MinibatchSize = 50 }, 2 * 3}, // 50, 50, 28
-		{"target_kl", func(h *Hyper) { h.TargetKL = 1e-12 }, 4},            // stops after the first epoch
+		{"gamma", func(h *ppoconfig.Hyper) { h.Gamma = 0.9 }, 0},
+		{"entropy_coef", func(h *ppoconfig.Hyper) { h.EntropyCoef = 0.1 }, 0},
+		{"value_coef", func(h *ppoconfig.Hyper) { h.ValueCoef = 2 }, 0},
+		{"max_grad_norm", func(h *ppoconfig.Hyper) { h.MaxGradNorm = 0.01 }, 0},
+		{"gae_lambda", func(h *ppoconfig.Hyper) { h.GAELambda = 0.5 }, 0},
+		{"clip", func(h *ppoconfig.Hyper) { h.Clip = 0.01 }, 0},
+		{"lr_scale", func(h *ppoconfig.Hyper) { h.LRScale = 3 }, 0},
+		{"epochs", func(h *ppoconfig.Hyper) { h.Epochs = 3 }, 3 * 4},
+		{"minibatch_size", func(h *ppoconfig.Hyper) { h.MinibatchSize = 50 }, 2 * 3}, // 50, 50, 28
+		{"target_kl", func(h *ppoconfig.Hyper) { h.TargetKL = 1e-12 }, 4},            // stops after the first epoch
 	} {
 		h := cfg.Hyper
 		tc.mut(&h)
@@ -710,7 +651,7 @@ func TestRunCancelledDuringEvaluation(t *testing.T) {
 	tr := newToyTrainer(t, "ppotest-target", cfg, 2)
 	ctx := &cancelAfter{Context: context.Background(), n: 3}
 	var reps []Report
-	err := Run(ctx, tr, nil, RunOptions{Iterations: 3, EvalEvery: 1}, func(r Report) error {
+	err := Run(ctx, tr, nil, ppoconfig.RunOptions{Iterations: 3, EvalEvery: 1}, func(r Report) error {
 		reps = append(reps, r)
 		return nil
 	})
@@ -719,5 +660,21 @@ func TestRunCancelledDuringEvaluation(t *testing.T) {
 	}
 	if tr.Iteration() != 1 || len(reps) != 1 || reps[0].Eval == nil {
 		t.Fatalf("trainer at iteration %d, %d reports (evaluated: %v); want 1 reported and evaluated iteration", tr.Iteration(), len(reps), len(reps) == 1 && reps[0].Eval != nil)
+	}
+}
+
+// TestThreadsBoundHere: a threads setting beyond MaxThreadsPerCPU × the
+// machine's CPUs is refused, naming the key.
+func TestThreadsBoundHere(t *testing.T) {
+	for _, tc := range []struct {
+		threads, cpus int
+		want          string // "" = accepted
+	}{
+		{0, 2, ""}, {8, 2, ""}, {9, 2, "ppo.threads: want at most 4 × this machine's 2 CPUs = 8 (0: automatic), got 9"}, {1000, 64, "= 256"},
+	} {
+		err := checkThreadsHere(tc.threads, tc.cpus)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%d threads on %d CPUs: %v, want %q", tc.threads, tc.cpus, err, tc.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // TrialStats is what IterateTrials measured of each candidate.
@@ -44,7 +45,7 @@ type TrialStats struct {
 // Hyper is the kept candidate's and stats.Trial holds every score.
 //
 // Like Iterate, the iteration runs to completion once started.
-func (t *Trainer) IterateTrials(ctx context.Context, cands []Hyper, spec controller.TrialSpec) (IterStats, error) {
+func (t *Trainer) IterateTrials(ctx context.Context, cands []ppoconfig.Hyper, spec controller.TrialSpec) (IterStats, error) {
 	var st IterStats
 	if err := t.ready(ctx); err != nil {
 		return st, err
@@ -59,10 +60,8 @@ func (t *Trainer) IterateTrials(ctx context.Context, cands []Hyper, spec control
 		if err := h.Validate(); err != nil {
 			return st, fmt.Errorf("ppo: trials: candidate %d: %w", k, err)
 		}
-		for _, f := range hyperFields {
-			if f.Collect && h.get(f) != cands[0].get(f) {
-				return st, fmt.Errorf("ppo: trials: candidate %d has %s = %v, candidate 0 has %v: %s is read while the batch is collected, so every candidate must share it", k, f.Name, h.get(f), cands[0].get(f), f.Name)
-			}
+		if name, hv, v0, differ := h.CollectDiff(cands[0]); differ {
+			return st, fmt.Errorf("ppo: trials: candidate %d has %s = %v, candidate 0 has %v: %s is read while the batch is collected, so every candidate must share it", k, name, hv, v0, name)
 		}
 	}
 	return t.run(func() (IterStats, error) { return t.iterateTrials(cands, spec) })
@@ -77,7 +76,7 @@ type trialEnd struct {
 	stats       UpdateStats
 }
 
-func (t *Trainer) iterateTrials(cands []Hyper, spec controller.TrialSpec) (IterStats, error) {
+func (t *Trainer) iterateTrials(cands []ppoconfig.Hyper, spec controller.TrialSpec) (IterStats, error) {
 	start := time.Now()
 	st, err := t.rollout(cands[0])
 	if err != nil {

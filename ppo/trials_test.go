@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // TestTrialsOfOneEqualIterate: one candidate whose trial is its whole
@@ -22,7 +23,7 @@ func TestTrialsOfOneEqualIterate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, err := b.IterateTrials(context.Background(), []Hyper{cfg.Hyper}, controller.TrialSpec{})
+		sb, err := b.IterateTrials(context.Background(), []ppoconfig.Hyper{cfg.Hyper}, controller.TrialSpec{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestTrialsContinueTheKeptCandidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := b.IterateTrials(context.Background(), []Hyper{cfg.Hyper, cfg.Hyper}, controller.TrialSpec{Epochs: 1})
+	sb, err := b.IterateTrials(context.Background(), []ppoconfig.Hyper{cfg.Hyper, cfg.Hyper}, controller.TrialSpec{Epochs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestTrialsContinueTheKeptCandidate(t *testing.T) {
 		tr := newToyTrainer(t, "ppotest-target", cfg, 9)
 		var last *TrialStats
 		for range 3 {
-			cands := make([]Hyper, 3)
+			cands := make([]ppoconfig.Hyper, 3)
 			for k, lr := range []float64{1e-4, 1e-3, 3e-3} {
 				cands[k] = cfg.Hyper
 				cands[k].LR = lr
@@ -136,14 +137,14 @@ func TestTrialsRefuseBadCandidates(t *testing.T) {
 	bad := cfg.Hyper
 	bad.Clip = 2
 	for _, tc := range []struct {
-		cands []Hyper
+		cands []ppoconfig.Hyper
 		spec  controller.TrialSpec
 		want  string
 	}{
 		{nil, controller.TrialSpec{}, "no candidates"},
-		{[]Hyper{cfg.Hyper, other}, controller.TrialSpec{}, "batch_size is read while the batch is collected"},
-		{[]Hyper{cfg.Hyper, bad}, controller.TrialSpec{}, "candidate 1: ppo.clip"},
-		{[]Hyper{cfg.Hyper}, controller.TrialSpec{Epochs: -1}, "want epochs >= 0"},
+		{[]ppoconfig.Hyper{cfg.Hyper, other}, controller.TrialSpec{}, "batch_size is read while the batch is collected"},
+		{[]ppoconfig.Hyper{cfg.Hyper, bad}, controller.TrialSpec{}, "candidate 1: ppo.clip"},
+		{[]ppoconfig.Hyper{cfg.Hyper}, controller.TrialSpec{Epochs: -1}, "want epochs >= 0"},
 	} {
 		if _, err := tr.IterateTrials(context.Background(), tc.cands, tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.spec, err, tc.want)

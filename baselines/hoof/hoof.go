@@ -48,7 +48,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/baselines/internal/common"
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Name is the registered controller name.
@@ -123,7 +123,7 @@ type HOOF struct {
 func (m *HOOF) Init(space controller.Space, rng *rand.Rand) error {
 	m.fixed = make([]bool, space.Dim())
 	for i, name := range space.Names() {
-		if k, err := ppo.LookupHyperKey(name); err == nil && k.Collect {
+		if k, err := ppoconfig.LookupHyperKey(name); err == nil && k.Collect {
 			m.fixed[i] = true
 		}
 	}

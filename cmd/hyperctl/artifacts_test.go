@@ -11,8 +11,8 @@ import (
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // readCSV returns a CSV's rows as maps from column to text.
@@ -117,7 +117,7 @@ func checkEvents(t *testing.T, run string) (records int) {
 			v, ok := get(training.TagEpisodeReturn)
 			near6("mean_episode_return", v, ok, row["mean_episode_return"])
 		}
-		for _, h := range ppo.HyperNames() {
+		for _, h := range ppoconfig.HyperNames() {
 			v, ok := get(training.TagHyperPrefix + h)
 			if _, logged := row[h]; !logged {
 				if ok {

@@ -38,7 +38,7 @@
 // iteration), mean_episode_return (empty without episodes), one column per
 // logged per-iteration hyperparameter, its value in force at the iteration
 // (the writer passes the names: configs.Run.LoggedHyper, the paper's four
-// keys plus every other tuned key, in ppo.HyperNames' order; runs written
+// keys plus every other tuned key, in ppoconfig.HyperNames' order; runs written
 // before more keys became tunable have the four), and rejected_updates
 // (cumulative). Readers find columns by name. See TrainColumns and TrainRow. eval.csv's
 // columns are iteration, frames, wall_time_s, controller_time_s, eval_return,

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 )

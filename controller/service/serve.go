@@ -12,7 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 )
 
 // RunConfig is `hyperctl serve`'s configuration.

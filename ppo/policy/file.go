@@ -14,8 +14,9 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/google/renameio/v2"
 	"github.com/nlpodyssey/safetensors"
+
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 )
 
 // Names of the policies a training run keeps.
@@ -100,7 +101,8 @@ func (p *Policy) Encode() ([]byte, error) {
 }
 
 // Save writes the policy name into dir: the weights, then the sidecar,
-// each atomically. It fills in Meta's format fields, the weights file's name
+// each atomically and durably (safefile.WriteAtomic: a temporary file,
+// fsync'd and renamed into place, then the folder fsync'd). It fills in Meta's format fields, the weights file's name
 // and hash, and the architecture.
 func (p *Policy) Save(dir, name string) error {
 	wpath, mpath := Paths(dir, name)
@@ -119,11 +121,11 @@ func (p *Policy) Save(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("policy: encode %s: %w", mpath, err)
 	}
-	if err := renameio.WriteFile(wpath, w, 0o644); err != nil {
-		return fmt.Errorf("policy: write %s: %w", wpath, err)
+	if err := safefile.WriteAtomic(wpath, w); err != nil {
+		return fmt.Errorf("policy: %w", err) // names the file
 	}
-	if err := renameio.WriteFile(mpath, append(meta, '\n'), 0o644); err != nil {
-		return fmt.Errorf("policy: write %s: %w", mpath, err)
+	if err := safefile.WriteAtomic(mpath, append(meta, '\n')); err != nil {
+		return fmt.Errorf("policy: %w", err)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 )
 
 // Keeper keeps a training run's two policies in its folder: Final, the
@@ -119,7 +119,7 @@ func (k *Keeper) Checkpoint(ckptDir string) error {
 		if err != nil {
 			return fmt.Errorf("policy: %w", err)
 		}
-		if err := renameio.WriteFile(filepath.Join(ckptDir, filepath.Base(src)), b, 0o644); err != nil {
+		if err := safefile.WriteAtomic(filepath.Join(ckptDir, filepath.Base(src)), b); err != nil {
 			return fmt.Errorf("policy: %w", err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Sq is x².
@@ -40,13 +40,13 @@ var (
 )
 
 // PaperSpace is the HyperController paper's four hyperparameters, the keys
-// of ppo.Hyper with paper bounds, over those bounds, with lr on a log scale:
+// of ppoconfig.Hyper with paper bounds, over those bounds, with lr on a log scale:
 // the tests' choice (the default config tunes it linearly, as the paper
 // does), so that the methods see a space with both scales.
 func PaperSpace(t testing.TB) controller.Space {
 	t.Helper()
 	var ps []controller.Param
-	for _, k := range ppo.HyperKeys() {
+	for _, k := range ppoconfig.HyperKeys() {
 		if !k.InPaper() {
 			continue
 		}

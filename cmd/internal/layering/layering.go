@@ -19,6 +19,7 @@ type Layer struct {
 
 // Layers is the import order, bottom first.
 var Layers = []Layer{
+	{"ground", []string{"configs/ground/..."}},
 	{"environments", []string{"envs/..."}},
 	{"the controller interface and driver", []string{"controller"}},
 	{"kalman", []string{"kalman/..."}},
@@ -30,18 +31,18 @@ var Layers = []Layer{
 }
 
 // Of returns the layer of a module-relative package path (its index in
-// Layers), and false for a path no layer names.
+// Layers), and false for a path no layer names. When several patterns
+// match, the most specific one (the longest) decides, so configs/ground/x
+// is in the ground layer although configs/... matches it too.
 func Of(rel string) (int, bool) {
+	layer, best := 0, -1
 	for i, l := range Layers {
 		for _, p := range l.Patterns {
-			if sub, ok := strings.CutSuffix(p, "/..."); ok {
-				if rel == sub || strings.HasPrefix(rel, sub+"/") {
-					return i, true
-				}
-			} else if rel == p {
-				return i, true
+			sub, tree := strings.CutSuffix(p, "/...")
+			if (rel == sub || (tree && strings.HasPrefix(rel, sub+"/"))) && len(sub) > best {
+				layer, best = i, len(sub)
 			}
 		}
 	}
-	return 0, false
+	return layer, best >= 0
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,7 +103,8 @@ func TestOf(t *testing.T) {
 		path string
 		want string
 	}{
-		{"envs", "environments"}, {"envs/statecodec", "environments"}, {"controller", "the controller interface and driver"},
+		{"configs/ground/safefile", "ground"}, {"configs/ground/statecodec", "ground"}, {"configs/groundwork", "configs and the run folder"},
+		{"envs", "environments"}, {"envs/box2d", "environments"}, {"controller", "the controller interface and driver"},
 		{"kalman", "kalman"}, {"ppo/policy/video", "ppo"}, {"controller/hypercontroller", "the methods"},
 		{"baselines/deltabo", "the methods"}, {"configs/rundir", "configs and the run folder"},
 		{"controller/service/proto/hyperctl/v1", "the service"}, {"cmd/hyperctl", "cmd"},
@@ -114,5 +116,30 @@ func TestOf(t *testing.T) {
 	}
 	if _, ok := Of("controllers"); ok {
 		t.Error(`Of("controllers") matched a layer`)
+	}
+}
+
+// The most specific pattern decides, whatever the order of the layers:
+// configs/ground/... wins over configs/... and controller/service/... over
+// controller, also with the layers listed top first.
+func TestOfMostSpecific(t *testing.T) {
+	saved := Layers
+	defer func() { Layers = saved }()
+	for _, order := range []string{"bottom first", "top first"} {
+		if order == "top first" {
+			Layers = slices.Clone(saved)
+			slices.Reverse(Layers)
+		}
+		for _, c := range []struct{ path, want string }{
+			{"configs/ground/safefile", "ground"},
+			{"configs/rundir", "configs and the run folder"},
+			{"controller/service/internal/curves", "the service"},
+			{"controller/hypercontroller", "the methods"},
+			{"controller", "the controller interface and driver"},
+		} {
+			if l, ok := Of(c.path); !ok || Layers[l].Name != c.want {
+				t.Errorf("%s: Of(%q) = %d, %v; want %s", order, c.path, l, ok, c.want)
+			}
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/hyperctl/hyperctl/envs/all"
 	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 func main() {
@@ -48,7 +49,7 @@ func run() error {
 		bootTrunc = flag.Bool("bootstrap-truncated", true, "ppo.bootstrap_truncated (false: CleanRL's treatment of time limits)")
 	)
 	flag.Parse()
-	cfg := ppo.DefaultConfig()
+	cfg := ppoconfig.DefaultConfig()
 	if *hidden != "" {
 		cfg.Hidden = nil
 		for _, f := range strings.Split(*hidden, ",") {
@@ -84,10 +85,10 @@ func run() error {
 	}
 	defer tr.Close()
 
-	// The hyperparameter columns: the paper's four keys of ppo.Hyper
+	// The hyperparameter columns: the paper's four keys of ppoconfig.Hyper
 	// (those with paper bounds), in declaration order.
 	var paperKeys []string
-	for _, k := range ppo.HyperKeys() {
+	for _, k := range ppoconfig.HyperKeys() {
 		if k.InPaper() {
 			paperKeys = append(paperKeys, k.Name)
 		}
@@ -124,7 +125,7 @@ func run() error {
 	if every == 0 {
 		every = iters
 	}
-	err = ppo.Run(ctx, tr, nil, ppo.RunOptions{Iterations: iters, EvalEvery: every}, func(r ppo.Report) error {
+	err = ppo.Run(ctx, tr, nil, ppoconfig.RunOptions{Iterations: iters, EvalEvery: every}, func(r ppo.Report) error {
 		s := r.Stats
 		envT += s.EnvTime
 		infT += s.InferenceTime

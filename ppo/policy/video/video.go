@@ -17,8 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
@@ -305,7 +304,7 @@ func Record(ctx context.Context, p *policy.Policy, path string, o Options) (Resu
 		if err := png.Encode(&b, still); err != nil {
 			return res, fmt.Errorf("video: still: %w", err)
 		}
-		if err := renameio.WriteFile(o.StillPath, b.Bytes(), 0o644); err != nil {
+		if err := safefile.WriteAtomic(o.StillPath, b.Bytes()); err != nil {
 			return res, fmt.Errorf("video: still: %w", err)
 		}
 	}

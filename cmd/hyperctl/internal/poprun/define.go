@@ -7,7 +7,7 @@ import (
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Spec is what a population is asked to be (the command line's flags).
@@ -66,7 +66,7 @@ func Define(base configs.Run, spec Spec) (popfile.Definition, configs.Run, error
 	if i := sp.Index("batch_size"); i >= 0 {
 		hi = int(sp.Param(i).High)
 	}
-	per := int64(ppo.IterationFrames(hi, run.PPO.NumEnvs))
+	per := int64(ppoconfig.IterationFrames(hi, run.PPO.NumEnvs))
 	if spec.Ready < per {
 		return popfile.Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it", spec.Ready, per)
 	}

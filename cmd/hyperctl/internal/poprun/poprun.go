@@ -23,8 +23,8 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"

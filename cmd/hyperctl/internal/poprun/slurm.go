@@ -13,8 +13,8 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // On Slurm a population is a chain with no daemon: generation g is a job

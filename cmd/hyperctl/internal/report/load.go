@@ -25,8 +25,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare`.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/controller"
 )
 
 // FuzzParse: no spec makes Parse panic, loop or overflow; what it accepts
@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q): %d seeds, sorted %v", spec, len(got), slices.IsSorted(got))
 		}
 		for i, s := range got {
-			if s < 0 || s > ppo.MaxSeed || (i > 0 && got[i-1] == s) {
+			if s < 0 || s > controller.MaxSeed || (i > 0 && got[i-1] == s) {
 				t.Fatalf("Parse(%q): seed %d at %d", spec, s, i)
 			}
 		}

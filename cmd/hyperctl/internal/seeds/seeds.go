@@ -9,14 +9,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/controller"
 )
 
 // Max bounds the number of seeds a spec may name.
 const Max = 10000
 
 // Parse parses "0-9", "0,3,7-9" into a sorted, de-duplicated list of
-// at most Max seeds, each a valid run seed (configs: [0, ppo.MaxSeed]).
+// at most Max seeds, each a valid run seed (configs: [0, controller.MaxSeed]).
 // Ranges are counted before they are expanded, so no input makes it loop
 // or allocate beyond the cap.
 func Parse(spec string) ([]int64, error) {
@@ -44,7 +44,7 @@ func Parse(spec string) ([]int64, error) {
 				return nil, fmt.Errorf("seed range %q: want LOW-HIGH with LOW <= HIGH", part)
 			}
 		}
-		// b-a cannot overflow: 0 <= a <= b <= ppo.MaxSeed.
+		// b-a cannot overflow: 0 <= a <= b <= controller.MaxSeed.
 		if b-a >= Max {
 			return nil, fmt.Errorf("seed range %q: more than %d seeds", part, Max)
 		}
@@ -70,8 +70,8 @@ func Parse(spec string) ([]int64, error) {
 func parseSeed(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 || v > ppo.MaxSeed {
-		return 0, fmt.Errorf("%q is not a seed: want integers in [0, %d], or ranges like 0-9", s, int64(ppo.MaxSeed))
+	if err != nil || v < 0 || v > controller.MaxSeed {
+		return 0, fmt.Errorf("%q is not a seed: want integers in [0, %d], or ranges like 0-9", s, int64(controller.MaxSeed))
 	}
 	return v, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/configs/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 )
 
 // Files of the backend inside the compare folder.

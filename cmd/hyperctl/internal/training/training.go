@@ -18,11 +18,12 @@ import (
 
 	"github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Monitor follows a run's progress (a progress bar, log lines).
@@ -359,7 +360,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 // pausesAt reports whether a run pausing at until frames stops once it
 // has collected frames: until is set, reached, and before the run's own
 // frame budget ends it.
-func pausesAt(run ppo.RunOptions, until, frames int64) bool {
+func pausesAt(run ppoconfig.RunOptions, until, frames int64) bool {
 	return until > 0 && frames >= until && !run.BudgetReached(frames)
 }
 

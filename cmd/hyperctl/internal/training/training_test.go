@@ -154,7 +154,7 @@ func (c *cancelAt) Finish() {}
 // iteration that reaches 500 frames, evaluates it, records the budget and
 // the iterations it took in the summary, and survives an interruption and
 // resume. train.csv logs the paper's four and the other tuned keys (gamma,
-// epochs), in ppo.Hyper's order.
+// epochs), in ppoconfig.Hyper's order.
 func TestFrameBudgetRun(t *testing.T) {
 	text := tiny + `
 [[controller.tune]]

@@ -3,9 +3,9 @@
 // envs.Vec.Snapshot and the environments' own state payloads), the
 // trainer's snapshot (ppo.Trainer.Snapshot), the run folder's checkpoint
 // file (package rundir) and the state files of `hyperctl serve`
-// (controller/service). The encoded layouts are described by the packages that write them. It sits on
-// the ground floor, with the environments, because they are the first to
-// save state; every layer above uses it.
+// (controller/service). The encoded layouts are described by the packages
+// that write them. It is in the ground layer (configs/ground), below every
+// other, so every layer may use it.
 //
 // Every variable-length value carries its length, and a Reader checks each
 // length against the bytes that remain before it allocates, so corrupt or

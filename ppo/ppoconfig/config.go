@@ -1,4 +1,4 @@
-package ppo
+package ppoconfig
 
 import (
 	"errors"
@@ -171,3 +171,5 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,4 +1,4 @@
-package ppo
+package ppoconfig
 
 import (
 	"fmt"
@@ -168,16 +168,26 @@ func TestHyperRules(t *testing.T) {
 	}
 }
 
-func TestThreadsBoundHere(t *testing.T) {
+// TestCollectDiff: only the keys read while the batch is collected
+// (batch_size, gamma) make two candidates differ, the first one named with
+// both values.
+func TestCollectDiff(t *testing.T) {
 	for _, tc := range []struct {
-		threads, cpus int
-		want          string // "" = accepted
+		name   string
+		mut    func(h *Hyper)
+		want   string // "" = no difference
+		hv, ov float64
 	}{
-		{0, 2, ""}, {8, 2, ""}, {9, 2, "ppo.threads: want at most 4 × this machine's 2 CPUs = 8 (0: automatic), got 9"}, {1000, 64, "= 256"},
+		{"same", func(h *Hyper) {}, "", 0, 0},
+		{"clip and lr differ", func(h *Hyper) { h.Clip, h.LR = 0.3, 1e-3 }, "", 0, 0},
+		{"gamma differs", func(h *Hyper) { h.Gamma = 0.9 }, "gamma", 0.9, 0.99},
+		{"batch_size first", func(h *Hyper) { h.Gamma, h.BatchSize = 0.9, 1024 }, "batch_size", 1024, 2048},
 	} {
-		err := checkThreadsHere(tc.threads, tc.cpus)
-		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%d threads on %d CPUs: %v, want %q", tc.threads, tc.cpus, err, tc.want)
+		h, o := DefaultConfig().Hyper, DefaultConfig().Hyper
+		tc.mut(&h)
+		name, hv, ov, differ := h.CollectDiff(o)
+		if name != tc.want || differ != (tc.want != "") || hv != tc.hv || ov != tc.ov {
+			t.Errorf("%s: CollectDiff = %q, %v, %v, %v; want %q, %v, %v", tc.name, name, hv, ov, differ, tc.want, tc.hv, tc.ov)
 		}
 	}
 }

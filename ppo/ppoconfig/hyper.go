@@ -1,4 +1,4 @@
-package ppo
+package ppoconfig
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 
 // Hyper holds the per-iteration hyperparameters: the [ppo] keys that may
 // change before every iteration, so the keys a controller may tune.
-// Trainer.Iterate takes one; Config embeds one, whose values are in force
-// where a key is not tuned.
+// ppo.Trainer.Iterate takes one; Config embeds one, whose values are in
+// force where a key is not tuned.
 //
 // Each field is the only declaration of its key. Its tags give
 //   - toml: the key, as in the config file, train.csv's column and the
@@ -22,8 +22,8 @@ import (
 //   - paper (optional): the bounds "low,high" over which the HyperController
 //     paper tunes the key, on a linear scale (configs.PaperSpace);
 //   - collect:"true" (optional): the key is read while the batch is
-//     collected, so trial updates on a collected batch (Trainer.IterateTrials)
-//     cannot vary it.
+//     collected, so trial updates on a collected batch
+//     (ppo.Trainer.IterateTrials) cannot vary it (CollectDiff).
 //
 // The tunable names, train.csv's hyperparameter columns, the "not tunable"
 // error and the paper's space are derived from these tags. To make another
@@ -42,7 +42,7 @@ type Hyper struct {
 	BatchSize   int     `toml:"batch_size" range:"[1,1048576]" paper:"1000,6000" collect:"true"` // frames collected and trained on per iteration
 	Clip        float64 `toml:"clip" range:"(0,1)" paper:"0.1,0.5"`                              // PPO clip ε
 	GAELambda   float64 `toml:"gae_lambda" range:"[0,1]" paper:"0.9,1.0"`                        // GAE λ
-	LR          float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`                              // Adam learning rate (before lr_scale; annealed by Run when anneal_lr is set and lr is not tuned)
+	LR          float64 `toml:"lr" range:"(0,1]" paper:"1e-5,1e-3"`                              // Adam learning rate (before lr_scale; annealed by ppo.Run when anneal_lr is set and lr is not tuned)
 	Gamma       float64 `toml:"gamma" range:"(0,1]" collect:"true"`                              // discount γ, of GAE and of the reward scaler's running return
 	EntropyCoef float64 `toml:"entropy_coef" range:"[0,1]"`                                      // entropy bonus coefficient
 	ValueCoef   float64 `toml:"value_coef" range:"[0,100]"`                                      // value loss coefficient
@@ -65,7 +65,7 @@ type HyperKey struct {
 	PaperLow, PaperHigh float64
 	// Collect: the key is read while the batch is collected (batch_size,
 	// gamma, through the reward scaler), so it is the same for every
-	// candidate of Trainer.IterateTrials.
+	// candidate of ppo.Trainer.IterateTrials.
 	Collect bool
 }
 
@@ -227,6 +227,19 @@ func (h *Hyper) get(f hyperField) float64 {
 		return float64(v.Int())
 	}
 	return v.Float()
+}
+
+// CollectDiff returns the first key read while the batch is collected
+// (HyperKey.Collect) on which h and o differ, with h's and o's values, and
+// false when they agree on every such key: candidates trained on one
+// collected batch (ppo.Trainer.IterateTrials) must agree on these keys.
+func (h Hyper) CollectDiff(o Hyper) (name string, hv, ov float64, differ bool) {
+	for _, f := range hyperFields {
+		if a, b := h.get(f), o.get(f); f.Collect && a != b {
+			return f.Name, a, b, true
+		}
+	}
+	return "", 0, 0, false
 }
 
 // Get returns the value of the hyperparameter named name as a float64, or
