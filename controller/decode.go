@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/hyperctl/hyperctl/internal/suggest"
 )
 
 // SettingError is a problem with a method's settings table: Key is the
@@ -60,9 +62,13 @@ func DecodeSettings(method string, table map[string]any) (Settings, error) {
 	return s, nil
 }
 
-// UnknownSettingMsg is the message for a key the settings s do not have.
-func UnknownSettingMsg(s Settings) string {
-	return "unknown key; allowed: " + strings.Join(TOMLKeys(s), ", ")
+// UnknownSettingMsg is the message for key, a key the settings s do not
+// have, written under prefix (the settings' table as the user writes it:
+// "controller.hoof." in a config file, "" in a service request): the
+// nearest setting (suggest.UnknownKey, the rule of every unknown key), or
+// else the list.
+func UnknownSettingMsg(s Settings, key, prefix string) string {
+	return suggest.UnknownKey(key, TOMLKeys(s), prefix)
 }
 
 // TOMLKeys lists the TOML keys of a struct (or pointer to struct), in field
@@ -123,7 +129,7 @@ func decodeTable(rv reflect.Value, table map[string]any, prefix string, root Set
 
 // reportUnknown reports key and, when it holds a table, every key under it.
 func reportUnknown(key string, v any, root Settings, unknown *[]error) {
-	*unknown = append(*unknown, &SettingError{Key: key, Msg: UnknownSettingMsg(root)})
+	*unknown = append(*unknown, &SettingError{Key: key, Msg: UnknownSettingMsg(root, key, "")})
 	if m, ok := v.(map[string]any); ok {
 		keys := make([]string, 0, len(m))
 		for k := range m {

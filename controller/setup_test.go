@@ -80,7 +80,7 @@ func viaTOML(t *testing.T, e controller.Entry, table map[string]any) (controller
 	}
 	var unknown []error
 	for _, k := range md.Undecoded() {
-		unknown = append(unknown, &controller.SettingError{Key: k.String(), Msg: controller.UnknownSettingMsg(s)})
+		unknown = append(unknown, &controller.SettingError{Key: k.String(), Msg: controller.UnknownSettingMsg(s, k.String(), "")})
 	}
 	if len(unknown) > 0 {
 		return nil, errors.Join(unknown...)

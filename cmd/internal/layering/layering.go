@@ -19,6 +19,7 @@ type Layer struct {
 
 // Layers is the import order, bottom first.
 var Layers = []Layer{
+	{"helpers that import nothing of the project", []string{"internal/..."}},
 	{"environments", []string{"envs/..."}},
 	{"the controller interface and driver", []string{"controller"}},
 	{"kalman", []string{"kalman/..."}},

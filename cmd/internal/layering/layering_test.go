@@ -102,7 +102,7 @@ func TestOf(t *testing.T) {
 		path string
 		want string
 	}{
-		{"envs", "environments"}, {"envs/statecodec", "environments"}, {"controller", "the controller interface and driver"},
+		{"internal/suggest", "helpers that import nothing of the project"}, {"envs", "environments"}, {"envs/statecodec", "environments"}, {"controller", "the controller interface and driver"},
 		{"kalman", "kalman"}, {"ppo/policy/video", "ppo"}, {"controller/hypercontroller", "the methods"},
 		{"baselines/deltabo", "the methods"}, {"configs/rundir", "configs and the run folder"},
 		{"controller/service/proto/hyperctl/v1", "the service"}, {"cmd/hyperctl", "cmd"},
