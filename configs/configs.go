@@ -366,7 +366,7 @@ func decodeError(file string, err error, written func(key string, line int) stri
 	// type string; destination has type float".
 	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		msg := typeMsg(written(m[2], line), m[3], m[4])
+		msg := controller.TypeMismatchMsg(written(m[2], line), m[3], m[4])
 		if !strings.HasSuffix(file, setSuffix) {
 			msg = "line " + m[1] + ": " + msg
 		}
@@ -376,32 +376,6 @@ func decodeError(file string, err error, written func(key string, line int) stri
 }
 
 var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): incompatible types: TOML value has type (.*); destination has type (.*)$`)
-
-// typeMsg words a value of the wrong type: what the key wants, and the
-// value as written (raw, "" when unknown) with its TOML type.
-func typeMsg(raw, got, want string) string {
-	w, ok := tomlTypeWords[want]
-	if !ok {
-		w = "a " + want
-	}
-	g, ok := tomlTypeWords[got]
-	if !ok {
-		g = "a " + got
-	}
-	if raw == "" {
-		return fmt.Sprintf("want %s, got %s", w, g)
-	}
-	return fmt.Sprintf("want %s, got %s (%s)", w, raw, g)
-}
-
-// tomlTypeWords words BurntSushi's type names: the Go type of a decoded
-// TOML value, and the kind of the field it was decoded into.
-var tomlTypeWords = map[string]string{
-	"string": "a string", "int64": "an integer", "float64": "a number", "bool": "true or false",
-	"[]any": "an array", "map[string]any": "a table", "[]map[string]any": "an array of tables",
-	"integer": "an integer", "float": "a number", "boolean": "true or false", "slice": "an array",
-	"map": "a table", "primitive (string-like)": "a string",
-}
 
 // writtenValue returns the function that finds a key's value as the user
 // wrote it: in the --set assignments sets when one sets the key (an element

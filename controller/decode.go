@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hyperctl/hyperctl/internal/suggest"
@@ -246,7 +247,49 @@ func decodeValue(rv reflect.Value, v any, key string, root Settings, unknown *[]
 }
 
 func badType(key string, v any, dst string) error {
-	return &SettingError{Key: key, Msg: fmt.Sprintf("incompatible types: TOML value has type %s; destination has type %s", fmtType(v), dst)}
+	return &SettingError{Key: key, Msg: TypeMismatchMsg(WrittenTOML(v), fmtType(v), dst)}
+}
+
+// TypeMismatchMsg is the message for a value of the wrong type, in a config
+// file, a --set assignment or a service request alike: what the key wants
+// and the value as written (written; "" when unknown) with its type. got
+// and want are BurntSushi/toml's names: the Go type of the decoded value
+// (string, int64, float64, ...) and the kind of the field (float,
+// integer, ...), as its "incompatible types" error gives them.
+func TypeMismatchMsg(written, got, want string) string {
+	w, ok := tomlTypeWords[want]
+	if !ok {
+		w = "a " + want
+	}
+	g, ok := tomlTypeWords[got]
+	if !ok {
+		g = "a " + got
+	}
+	if written == "" {
+		return fmt.Sprintf("want %s, got %s", w, g)
+	}
+	return fmt.Sprintf("want %s, got %s (%s)", w, written, g)
+}
+
+// tomlTypeWords words BurntSushi's type names: the Go type of a decoded
+// TOML value, and the kind of the field it was decoded into.
+var tomlTypeWords = map[string]string{
+	"string": "a string", "int64": "an integer", "float64": "a number", "bool": "true or false",
+	"[]any": "an array", "map[string]any": "a table", "[]map[string]any": "an array of tables",
+	"integer": "an integer", "float": "a number", "boolean": "true or false", "slice": "an array",
+	"map": "a table", "primitive (string-like)": "a string",
+}
+
+// WrittenTOML writes a decoded TOML value of one line as TOML writes it (a
+// string quoted), for TypeMismatchMsg; "" for a table or an array.
+func WrittenTOML(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case int64, float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
 }
 
 // fmtType names a TOML value's Go type as BurntSushi/toml's messages do.
