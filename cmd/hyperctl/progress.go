@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
@@ -66,18 +64,9 @@ func newProgress(cmd *cobra.Command, a *app) *progress {
 // when the run has a frame budget (on a terminal).
 func (p *progress) Start(from, total int, frames, budget int64) {
 	p.total, p.budget, p.lastLog = total, budget, time.Now()
-	if f, ok := p.cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && p.a.logFormat != "json" {
-		p.line = &statusLine{w: f, width: func() int { return termWidth(f) }}
+	if p.line = newStatusLine(p.cmd.ErrOrStderr(), p.a); p.line != nil {
 		p.line.show(p.fields(rundir.Progress{Iteration: from}, frames, 0, 0, math.NaN(), false))
 	}
-}
-
-// termWidth is the width of the terminal f, or 80 when it has none.
-func termWidth(f *os.File) int {
-	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-		return w
-	}
-	return 80
 }
 
 // done is the fraction of the run completed: of its iterations, or of its
@@ -143,7 +132,7 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 // per step (R_t, what the controller sees) and the last evaluation. started
 // is false for the line shown before the first iteration.
 func (p *progress) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) lineFields {
-	f := lineFields{done: done, eval: "-", reward: "-", fps: "- f/s", eta: "-"}
+	f := lineFields{done: done, eval: "eval -", reward: "reward/step -", fps: "- f/s", eta: "ETA -"}
 	if p.budget > 0 {
 		f.pos = fmt.Sprintf("frames %d/%d", frames, p.budget)
 		f.aside = fmt.Sprintf("it %d", ps.Iteration)
@@ -157,13 +146,13 @@ func (p *progress) fields(ps rundir.Progress, frames int64, fps, done, reward fl
 	}
 	if started {
 		f.fps = fmt.Sprintf("%.0f f/s", fps)
-		f.reward = fmt.Sprintf("%.3f", reward)
+		f.reward = fmt.Sprintf("reward/step %.3f", reward)
 		if eta, ok := p.eta(ps, frames); ok {
-			f.eta = eta.String()
+			f.eta = "ETA " + eta.String()
 		}
 	}
 	if ps.HaveEval {
-		f.eval = fmt.Sprintf("%.1f", ps.LastEval)
+		f.eval = fmt.Sprintf("eval %.1f", ps.LastEval)
 	}
 	return f
 }

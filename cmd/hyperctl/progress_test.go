@@ -38,8 +38,8 @@ func TestRecentReturns(t *testing.T) {
 // TestFitLine: the line fits the width it is given, dropping fields in the
 // stated order (fitSteps), and keeps the run's position at any width.
 func TestFitLine(t *testing.T) {
-	iters := lineFields{pos: "it 123/488", done: 123.0 / 488, eta: "12m34s", aside: "frames 251904", fps: "1520 f/s",
-		rew: "ep_rew_mean -1234.5", rewN: " (100 ep)", eval: "2345.6", reward: "-1.234"}
+	iters := lineFields{pos: "it 123/488", done: 123.0 / 488, eta: "ETA 12m34s", aside: "frames 251904", fps: "1520 f/s",
+		rew: "ep_rew_mean -1234.5", rewN: " (100 ep)", eval: "eval 2345.6", reward: "reward/step -1.234"}
 	budget := iters
 	budget.pos, budget.aside, budget.done = "frames 251904/1000000", "it 123", 0.251904
 	for _, c := range []struct {
@@ -59,7 +59,7 @@ func TestFitLine(t *testing.T) {
 		{"20 columns", iters, 19, "it 123/488 25%", []string{"ETA"}},
 		{"12 columns", iters, 11, "it 123/488", []string{"%"}},
 		{"too narrow for the position", iters, 5, "it 12", nil},
-		{"before any progress", lineFields{pos: "it 0/488", done: math.NaN(), eta: "-", aside: "frames 0", fps: "- f/s", rew: "ep_rew_mean -", eval: "-", reward: "-"}, 79,
+		{"before any progress", lineFields{pos: "it 0/488", done: math.NaN(), eta: "ETA -", aside: "frames 0", fps: "- f/s", rew: "ep_rew_mean -", eval: "eval -", reward: "reward/step -"}, 79,
 			"it 0/488 | ETA - | frames 0 | - f/s | ep_rew_mean - | eval - | reward/step -", nil},
 	} {
 		got := fitLine(c.f, c.width)
@@ -81,7 +81,7 @@ func TestStatusLine(t *testing.T) {
 	var b strings.Builder
 	width := 80
 	s := &statusLine{w: &b, width: func() int { return width }}
-	long := lineFields{pos: "it 1/9", done: 0.1, eta: "1s", aside: "frames 100", fps: "9 f/s", rew: "ep_rew_mean -5.0", rewN: " (3 ep)", eval: "-", reward: "0.100"}
+	long := lineFields{pos: "it 1/9", done: 0.1, eta: "ETA 1s", aside: "frames 100", fps: "9 f/s", rew: "ep_rew_mean -5.0", rewN: " (3 ep)", eval: "eval -", reward: "reward/step 0.100"}
 	s.show(long)
 	first := b.String()
 	short := long

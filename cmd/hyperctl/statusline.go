@@ -4,21 +4,25 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 )
 
-// lineFields is what train's terminal line shows, field by field.
+// lineFields is what a terminal line of progress shows (train's, and
+// render's with fewer fields), field by field; an empty field is left out.
 type lineFields struct {
-	pos    string  // where the run is: "it 12/488", or "frames 24576/1000000" under a frame budget
-	done   float64 // the fraction of the run done, for the bar and the percentage (NaN: unknown)
-	eta    string  // the time left ("-": unknown)
+	pos    string  // where the work is: "it 12/488", or "frames 24576/1000000" under a frame budget
+	done   float64 // the fraction done, for the bar and the percentage (NaN: unknown)
+	eta    string  // "ETA 5m12s"
 	aside  string  // the other count: "frames 24576", or "it 12" under a frame budget
 	fps    string  // "15000 f/s"
 	rew    string  // "ep_rew_mean 99.5": the mean return of recent episodes
 	rewN   string  // " (100 ep)": how many episodes that mean is over
-	eval   string  // the last evaluation return ("-": none yet)
-	reward string  // the mean reward per step of the last iteration
+	eval   string  // "eval -13.9": the last evaluation return
+	reward string  // "reward/step -1.084": the mean reward per step of the last iteration
 }
 
 // barWidth is the bar's width in columns, between its brackets, before
@@ -74,21 +78,39 @@ func layLine(f lineFields, steps int) string {
 	}
 	parts := []string{head}
 	add := func(drop int, s string) {
-		if !did(drop) {
+		if s != "" && !did(drop) {
 			parts = append(parts, s)
 		}
 	}
-	add(8, "ETA "+f.eta)
+	add(8, f.eta)
 	add(5, f.aside)
 	add(4, f.fps)
 	rew := f.rew
-	if !did(1) {
+	if !did(1) && rew != "" {
 		rew += f.rewN
 	}
 	add(7, rew)
-	add(6, "eval "+f.eval)
-	add(0, "reward/step "+f.reward)
+	add(6, f.eval)
+	add(0, f.reward)
 	return strings.Join(parts, " | ")
+}
+
+// newStatusLine is the line on w, a terminal, or nil when w is not one
+// or the log is JSON (then progress is logged).
+func newStatusLine(w io.Writer, a *app) *statusLine {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || a.logFormat == "json" {
+		return nil
+	}
+	return &statusLine{w: f, width: func() int { return termWidth(f) }}
+}
+
+// termWidth is the width of the terminal f, or 80 when it has none.
+func termWidth(f *os.File) int {
+	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 // statusLine is a line of a terminal updated in place: each update returns
