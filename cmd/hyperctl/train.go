@@ -48,7 +48,9 @@ matrix of the README's Study). Defaults come from the built-in configs/<env>.tom
 any key of the config, checked and reported as the same key in a file.
 
 Outputs in --out (default runs/<env>-<controller>-seed<N>, or
-runs/<env>-<controller>@<preset>-seed<N> with --preset):
+runs/<env>-<controller>@<preset>-seed<N> with --preset; when that folder holds
+a finished run, another config's run or one being written, each launch takes
+the next free of <default>-run2, <default>-run3, ... and a log line says which):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
@@ -108,7 +110,7 @@ Study), names joined by +:
 	fl.Var(newFramesValue(&o.frames, 0), "frames", "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none; 1000000 or 1e6)")
 	fl.StringArrayVar(&o.sets, "set", nil, "set a config key, KEY=VALUE (repeatable), e.g. --set ppo.lr=1e-4 --set controller.hypercontroller.d=5; checked as in a config file and recorded in config.toml")
 	fl.StringVar(&o.preset, "preset", "", "apply presets to the config: "+strings.Join(configs.PresetNames(), ", ")+" (joined by +)")
-	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>)")
+	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>, or the next free of its -run2, -run3, ... when that one is taken)")
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&o.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&o.force, "force", false, "overwrite a finished or unfinished run in --out")
