@@ -71,7 +71,7 @@ func TestRenderProgressLine(t *testing.T) {
 	clock := time.Unix(0, 0)
 	p := &renderProgress{a: &app{}, now: func() time.Time { return clock }, start: clock, lastLog: clock,
 		line: &statusLine{w: &out, width: func() int { return 80 }}}
-	const frames = 500 // at 10 ms a frame: 5 s
+	const frames = 500                // at 10 ms a frame: 5 s
 	for k := 1; k <= frames-20; k++ { // its episodes end before the bound
 		clock = clock.Add(10 * time.Millisecond)
 		p.frame(k, frames)
