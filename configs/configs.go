@@ -13,11 +13,13 @@ import (
 	"io/fs"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/suggest"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
@@ -259,10 +261,11 @@ func Parse(file, text string, o ...Override) (Run, error) {
 			if strings.HasPrefix(err.Error(), "--set") {
 				return Run{}, &Error{File: file, Msg: err.Error()}
 			}
-			return Run{}, decodeError(file, err)
+			return Run{}, decodeError(file, err, writtenValue(text, nil))
 		}
 		text, file = t, file+setSuffix
 	}
+	written := writtenValue(text, scratch.sets)
 	run := Base()
 	// Lists in the file replace the defaults whole: BurntSushi would decode
 	// into the existing elements, so start them empty and restore the default
@@ -270,7 +273,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	run.Controller.Tune, run.PPO.Hidden = nil, nil
 	md, err := toml.Decode(text, &run)
 	if err != nil {
-		return Run{}, decodeError(file, err)
+		return Run{}, decodeError(file, err, written)
 	}
 	if !md.IsDefined("controller", "tune") {
 		run.Controller.Tune = PaperSpace()
@@ -285,7 +288,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	}
 	md2, err := toml.Decode(text, &raw)
 	if err != nil {
-		return Run{}, decodeError(file, err)
+		return Run{}, decodeError(file, err, written)
 	}
 	run.Controller.Settings = map[string]controller.Settings{}
 	var problems []*Error
@@ -302,12 +305,16 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		}
 		e, err := controller.Lookup(k)
 		if err != nil || e.Name != k {
-			problems = append(problems, &Error{Key: "controller." + k, Msg: fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, observe, start, tuned_lr, and one table per controller: %s", strings.Join(controller.Names(), ", "))})
+			msg := fmt.Sprintf("unknown key or controller table; allowed keys: name, interval, objective, tune, observe, start, tuned_lr, and one table per controller: %s", strings.Join(controller.Names(), ", "))
+			if hint := suggest.DidYouMean(k, allowedKeys(toml.Key{"controller", k}), "controller."); hint != "" {
+				msg = "unknown key or controller table" + hint
+			}
+			problems = append(problems, &Error{Key: "controller." + k, Msg: msg})
 			continue
 		}
 		s := e.Defaults()
 		if err := md2.PrimitiveDecode(raw.Controller[k], s); err != nil {
-			return Run{}, decodeError(file, err)
+			return Run{}, decodeError(file, err, written)
 		}
 		run.Controller.Settings[k] = s
 		methodKeys[k] = true
@@ -315,14 +322,14 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	// Unknown keys and invalid values are all reported, up to MaxErrors.
 	for _, key := range md2.Undecoded() {
 		if len(key) >= 3 && key[0] == "controller" && methodKeys[key[1]] {
-			problems = append(problems, &Error{Key: key.String(), Msg: controller.UnknownSettingMsg(run.Controller.Settings[key[1]])})
+			problems = append(problems, &Error{Key: key.String(), Msg: controller.UnknownSettingMsg(run.Controller.Settings[key[1]], key[2:].String(), key[:2].String()+".")})
 		}
 	}
 	for _, key := range md.Undecoded() {
 		if len(key) >= 2 && key[0] == "controller" && methodKeys[key[1]] {
 			continue
 		}
-		problems = append(problems, &Error{Key: key.String(), Msg: "unknown key; " + allowedFor(key)})
+		problems = append(problems, &Error{Key: key.String(), Msg: unknownKeyMsg(key, allowedKeys(key))})
 	}
 	for _, f := range o {
 		f(&run)
@@ -343,8 +350,9 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	return run, nil
 }
 
-// decodeError turns a BurntSushi error into an Error naming the key.
-func decodeError(file string, err error) error {
+// decodeError turns a BurntSushi error into an Error naming the key;
+// written gives the value of a key as the user wrote it (writtenValue).
+func decodeError(file string, err error, written func(key string, line int) string) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
@@ -354,9 +362,11 @@ func decodeError(file string, err error) error {
 		return &Error{File: file, Key: pe.LastKey, Msg: msg}
 	}
 	// BurntSushi reports a value of the wrong type as a plain error:
-	// "toml: line 3 (last key "ppo.lr"): incompatible types: …".
+	// "toml: line 3 (last key "ppo.lr"): incompatible types: TOML value has
+	// type string; destination has type float".
 	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-		msg := m[3]
+		line, _ := strconv.Atoi(m[1])
+		msg := controller.TypeMismatchMsg(written(m[2], line), m[3], m[4])
 		if !strings.HasSuffix(file, setSuffix) {
 			msg = "line " + m[1] + ": " + msg
 		}
@@ -365,24 +375,71 @@ func decodeError(file string, err error) error {
 	return &Error{File: file, Msg: err.Error()}
 }
 
-var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): incompatible types: TOML value has type (.*); destination has type (.*)$`)
 
-// allowedFor lists the valid keys of the table that holds key.
-func allowedFor(key toml.Key) string {
-	var tags []string
+// writtenValue returns the function that finds a key's value as the user
+// wrote it: in the --set assignments sets when one sets the key (an element
+// of an array of tables matches without its index, as BurntSushi names
+// it), else on the given line (from 1) of text, the config's; "" when
+// neither holds it.
+func writtenValue(text string, sets []string) func(key string, line int) string {
+	return func(key string, line int) string {
+		for i := len(sets) - 1; i >= 0; i-- { // the last assignment wins
+			k, v, _ := strings.Cut(sets[i], "=")
+			if arrayIndex.ReplaceAllString(strings.TrimSpace(k), "") == key {
+				v = strings.TrimSpace(v)
+				if x, err := setValue(v); err == nil && x == any(v) {
+					v = strconv.Quote(v) // a bare word, read as a string
+				}
+				return v
+			}
+		}
+		lines := strings.Split(text, "\n")
+		if line < 1 || line > len(lines) {
+			return ""
+		}
+		_, v, ok := strings.Cut(lines[line-1], "=")
+		if !ok {
+			return ""
+		}
+		v = strings.TrimSpace(v)
+		if c := strings.Index(v, " #"); c >= 0 && !strings.ContainsAny(v[:1], "\"'") {
+			v = strings.TrimSpace(v[:c]) // a comment after an unquoted value
+		}
+		return v
+	}
+}
+
+var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
+// allowedKeys lists the valid keys of the table that holds key (nil when
+// that table is not part of the schema).
+func allowedKeys(key toml.Key) []string {
 	switch {
 	case len(key) == 1:
-		tags = controller.TOMLKeys(Run{})
+		return controller.TOMLKeys(Run{})
 	case key[0] == "ppo":
-		tags = controller.TOMLKeys(ppoconfig.Config{})
+		return controller.TOMLKeys(ppoconfig.Config{})
 	case key[0] == "controller" && len(key) == 2:
-		tags = append(controller.TOMLKeys(Controller{}), controller.Names()...)
+		return append(controller.TOMLKeys(Controller{}), controller.Names()...)
 	case key[0] == "controller" && key[1] == "tune":
-		tags = controller.TOMLKeys(TuneParam{})
-	default:
-		return "this table is not part of the schema"
+		return controller.TOMLKeys(TuneParam{})
 	}
-	return "allowed: " + strings.Join(tags, ", ")
+	return nil
+}
+
+// unknownKeyMsg is the message for key, unknown in a table whose keys are
+// allowed (suggest.UnknownKey: the nearest one, written in full, or else
+// the list).
+func unknownKeyMsg(key toml.Key, allowed []string) string {
+	if len(allowed) == 0 {
+		return "unknown key; this table is not part of the schema"
+	}
+	prefix := ""
+	if len(key) > 1 {
+		prefix = key[:len(key)-1].String() + "."
+	}
+	return suggest.UnknownKey(key[len(key)-1], allowed, prefix)
 }
 
 // Validate checks ranges and names. One problem is an *Error with the key

@@ -25,7 +25,17 @@ func TestSet(t *testing.T) {
 		// The file's messages, under "FILE + --set".
 		{[]string{"ppo.clip=1.5"}, "config <default:reacher> + --set: ppo.clip: want a value in (0, 1), got 1.5", nil},
 		{[]string{"ppo.learning_rate=1e-4"}, "ppo.learning_rate: unknown key; allowed: ", nil},
-		{[]string{"ppo.lr=abc"}, "config <default:reacher> + --set: ppo.lr: incompatible types: TOML value has type string; destination has type float", nil},
+		// The nearest key, written as --set takes it.
+		{[]string{"ppo.clp=0.3"}, "config <default:reacher> + --set: ppo.clp: unknown key (did you mean ppo.clip?)", nil},
+		{[]string{"itertions=5"}, "config <default:reacher> + --set: itertions: unknown key (did you mean iterations?)", nil},
+		{[]string{"controller.hypercontroller.lamda=1"}, "controller.hypercontroller.lamda: unknown key (did you mean controller.hypercontroller.lambda?)", nil},
+		{[]string{"controller.hypercontroler.d=5"}, "controller.hypercontroler: unknown key or controller table (did you mean controller.hypercontroller?)", nil},
+		{[]string{"controller.tune[0].hihg=0.3"}, "controller.tune.hihg: unknown key (did you mean controller.tune.high?)", nil},
+		// A value of the wrong type: the value as written and the type wanted.
+		{[]string{"ppo.lr=abc"}, `config <default:reacher> + --set: ppo.lr: want a number, got "abc" (a string)`, nil},
+		{[]string{"iterations=1e3"}, `config <default:reacher> + --set: iterations: want an integer, got 1e3 (a number)`, nil},
+		{[]string{"ppo.norm_obs=1"}, `ppo.norm_obs: want true or false, got 1 (an integer)`, nil},
+		{[]string{"ppo.hidden=64"}, `ppo.hidden: want an array, got 64 (an integer)`, nil},
 		{[]string{"controller.hypercontroller.q=1"}, "controller.hypercontroller.q: unknown key", nil},
 		// The assignment itself.
 		{[]string{"ppo.lr"}, `--set "ppo.lr": want KEY=VALUE`, nil},

@@ -7,7 +7,10 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/hyperctl/hyperctl/configs/ground/suggest"
 )
 
 // SettingError is a problem with a method's settings table: Key is the
@@ -60,9 +63,13 @@ func DecodeSettings(method string, table map[string]any) (Settings, error) {
 	return s, nil
 }
 
-// UnknownSettingMsg is the message for a key the settings s do not have.
-func UnknownSettingMsg(s Settings) string {
-	return "unknown key; allowed: " + strings.Join(TOMLKeys(s), ", ")
+// UnknownSettingMsg is the message for key, a key the settings s do not
+// have, written under prefix (the settings' table as the user writes it:
+// "controller.hoof." in a config file, "" in a service request): the
+// nearest setting (suggest.UnknownKey, the rule of every unknown key), or
+// else the list.
+func UnknownSettingMsg(s Settings, key, prefix string) string {
+	return suggest.UnknownKey(key, TOMLKeys(s), prefix)
 }
 
 // TOMLKeys lists the TOML keys of a struct (or pointer to struct), in field
@@ -123,7 +130,7 @@ func decodeTable(rv reflect.Value, table map[string]any, prefix string, root Set
 
 // reportUnknown reports key and, when it holds a table, every key under it.
 func reportUnknown(key string, v any, root Settings, unknown *[]error) {
-	*unknown = append(*unknown, &SettingError{Key: key, Msg: UnknownSettingMsg(root)})
+	*unknown = append(*unknown, &SettingError{Key: key, Msg: UnknownSettingMsg(root, key, "")})
 	if m, ok := v.(map[string]any); ok {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -240,7 +247,49 @@ func decodeValue(rv reflect.Value, v any, key string, root Settings, unknown *[]
 }
 
 func badType(key string, v any, dst string) error {
-	return &SettingError{Key: key, Msg: fmt.Sprintf("incompatible types: TOML value has type %s; destination has type %s", fmtType(v), dst)}
+	return &SettingError{Key: key, Msg: TypeMismatchMsg(WrittenTOML(v), fmtType(v), dst)}
+}
+
+// TypeMismatchMsg is the message for a value of the wrong type, in a config
+// file, a --set assignment or a service request alike: what the key wants
+// and the value as written (written; "" when unknown) with its type. got
+// and want are BurntSushi/toml's names: the Go type of the decoded value
+// (string, int64, float64, ...) and the kind of the field (float,
+// integer, ...), as its "incompatible types" error gives them.
+func TypeMismatchMsg(written, got, want string) string {
+	w, ok := tomlTypeWords[want]
+	if !ok {
+		w = "a " + want
+	}
+	g, ok := tomlTypeWords[got]
+	if !ok {
+		g = "a " + got
+	}
+	if written == "" {
+		return fmt.Sprintf("want %s, got %s", w, g)
+	}
+	return fmt.Sprintf("want %s, got %s (%s)", w, written, g)
+}
+
+// tomlTypeWords words BurntSushi's type names: the Go type of a decoded
+// TOML value, and the kind of the field it was decoded into.
+var tomlTypeWords = map[string]string{
+	"string": "a string", "int64": "an integer", "float64": "a number", "bool": "true or false",
+	"[]any": "an array", "map[string]any": "a table", "[]map[string]any": "an array of tables",
+	"integer": "an integer", "float": "a number", "boolean": "true or false", "slice": "an array",
+	"map": "a table", "primitive (string-like)": "a string",
+}
+
+// WrittenTOML writes a decoded TOML value of one line as TOML writes it (a
+// string quoted), for TypeMismatchMsg; "" for a table or an array.
+func WrittenTOML(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case int64, float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
 }
 
 // fmtType names a TOML value's Go type as BurntSushi/toml's messages do.

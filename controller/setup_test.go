@@ -14,6 +14,9 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
+// incompatible is BurntSushi's type error, after tomlPrefix.
+var incompatible = regexp.MustCompile(`^incompatible types: TOML value has type (.*); destination has type (.*)$`)
+
 // tomlPrefix is what BurntSushi's decoder puts before a type error.
 var tomlPrefix = regexp.MustCompile(`^toml: line \d+ \(last key "[^"]+"\): |^line \d+: `)
 
@@ -76,11 +79,15 @@ func viaTOML(t *testing.T, e controller.Entry, table map[string]any) (controller
 		for k := range table {
 			key = k
 		}
-		return nil, &controller.SettingError{Key: key, Msg: tomlPrefix.ReplaceAllString(msg, "")}
+		msg = tomlPrefix.ReplaceAllString(msg, "")
+		if m := incompatible.FindStringSubmatch(msg); m != nil { // worded as configs words it
+			msg = controller.TypeMismatchMsg(controller.WrittenTOML(table[key]), m[1], m[2])
+		}
+		return nil, &controller.SettingError{Key: key, Msg: msg}
 	}
 	var unknown []error
 	for _, k := range md.Undecoded() {
-		unknown = append(unknown, &controller.SettingError{Key: k.String(), Msg: controller.UnknownSettingMsg(s)})
+		unknown = append(unknown, &controller.SettingError{Key: k.String(), Msg: controller.UnknownSettingMsg(s, k.String(), "")})
 	}
 	if len(unknown) > 0 {
 		return nil, errors.Join(unknown...)

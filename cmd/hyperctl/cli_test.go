@@ -54,6 +54,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 	}{
 		{"help", []string{"--help"}, 0, "controllers"},
 		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hoof, hyperband, neuralbo, pb2, random, randomstart."},
+		{"help says what hyperctl is", []string{"--help"}, 0, "hyperctl trains PPO on the environments 'hyperctl envs' lists, and can tune\nits hyperparameters while it trains.\n\nBy default ('fixed') a run trains with the hyperparameters of its config"},
 		{"train help", []string{"train", "--help"}, 0, "--resume"},
 		{"version", []string{"version"}, 0, "mujoco    2.2.2"},
 		{"controllers lists fixed", []string{"controllers"}, 0, "fixed"},
@@ -77,7 +78,12 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"train needs env", []string{"train"}, 2, "--env or --config"},
 		{"unknown env lists names", []string{"train", "--env", "nope"}, 2, "valid environments"},
 		{"missing config file", []string{"train", "--config", "/nonexistent/x.toml"}, 1, "/nonexistent/x.toml: file not found"},
-		{"negative frames", []string{"train", "--env", "reacher", "--frames", "-5"}, 2, "--frames: want an integer >= 0"},
+		{"negative frames", []string{"train", "--env", "reacher", "--frames", "-5"}, 2, `hyperctl train: --frames "-5": want a number of frames in [0, 10000000000], got -5`},
+		{"fractional frames", []string{"train", "--env", "reacher", "--frames", "2.5e-1", "--out", "/nonexistent/never"}, 2, `--frames "2.5e-1": want a whole number of frames, got 2.5e-1`},
+		{"frames not a number", []string{"compare", "--env", "reacher", "--frames", "lots"}, 2, `hyperctl compare: --frames "lots": want a number of frames: an integer such as 1000000, or 1e6`},
+		{"ready beyond the range", []string{"population", "--env", "reacher", "--ready", "1e11"}, 2, `hyperctl population: --ready "1e11": want a number of frames in [0, 10000000000], got 1e11`},
+		{"set: nearest key", []string{"train", "--env", "reacher", "--set", "ppo.clp=0.3"}, 1, "config <default:reacher> + --set: ppo.clp: unknown key (did you mean ppo.clip?)"},
+		{"set: value of the wrong type", []string{"train", "--env", "reacher", "--set", "ppo.lr=abc"}, 1, `config <default:reacher> + --set: ppo.lr: want a number, got "abc" (a string)`},
 		{"unknown preset", []string{"train", "--env", "reacher", "--preset", "rl+fast"}, 2, `--preset: preset rl+fast: unknown "fast"`},
 		{"preset misfit", []string{"train", "--env", "reacher", "--controller", "gpucb", "--preset", "intercept", "--out", "/nonexistent/never"}, 1, "preset intercept: intercept: only hypercontroller has an intercept"},
 		{"frames beyond the cap", []string{"train", "--env", "reacher", "--iterations", "10", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "frames: 100000 frames may not be reached in iterations = 10"},
@@ -161,8 +167,8 @@ func TestResumeTakesTheFolder(t *testing.T) {
 	}{
 		{"defaults are not brought back", []string{"--env", "reacher"}, 0, "already finished"},
 		{"an agreeing flag", []string{"--env", "reacher", "--iterations", "2", "--threads", "2"}, 0, "already finished"},
-		{"a conflicting flag", []string{"--env", "reacher", "--iterations", "5"}, 2, "--iterations 5 would change the run in " + out},
-		{"two conflicting flags", []string{"--env", "pusher", "--seed", "3"}, 2, "--env pusher, --seed 3 would change the run"},
+		{"a conflicting flag", []string{"--env", "reacher", "--iterations", "5"}, 2, out + " was started with a different config; refusing to mix them: --iterations 5 would change it."},
+		{"two conflicting flags", []string{"--env", "pusher", "--seed", "3"}, 2, "--env pusher, --seed 3 would change it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, e, code := runCLI(t, append([]string{"train", "--out", out, "--resume"}, tc.args...)...)

@@ -82,7 +82,7 @@ nodes share, at the same paths.`,
 	fl.StringVar(&f.out, "out", "", "output folder (required)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
-	fl.Int64Var(&f.frames, "frames", 0, "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
+	fl.Var(newFramesValue(&f.frames, 0), "frames", "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.transferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")
@@ -216,7 +216,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	}
 	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	man, err = mergeManifest(f.out, man, f.force)
-	if err != nil {
+	if err != nil || isDryRun(ctx) {
 		return err
 	}
 	if f.backend == backendSlurm && f.dryRun {

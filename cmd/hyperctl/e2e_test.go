@@ -117,7 +117,7 @@ func TestTrainEndToEnd(t *testing.T) {
 		t.Fatalf("--resume on a finished run: exit %d, %s", code, o)
 	}
 	// ... but only with the config it ran with.
-	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume", "--controller", "random"); code != 1 || !strings.Contains(e, "different config") || !strings.Contains(e, `+ name = "random"`) {
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume", "--controller", "random"); code != 2 || !strings.Contains(e, "different config") || !strings.Contains(e, "--controller random would change it") || !strings.Contains(e, `+ controller.name = "random"`) {
 		t.Fatalf("--resume on a finished run with another controller: exit %d, %s", code, e)
 	}
 	if o, _, code := runCLI(t, "train", "--out", out, "--resume"); code != 0 || !strings.Contains(o, "already finished") {
@@ -159,7 +159,7 @@ func TestTrainKillAndResume(t *testing.T) {
 	}
 	// Resuming with another config is refused and shows the difference.
 	other := writeTiny(t, t.TempDir(), "iterations = 6", "iterations = 40", "checkpoint_every = 5", "checkpoint_every = 4", "seed = 0", "seed = 1")
-	if _, e, code := runCLI(t, "train", "--config", other, "--out", out, "--resume"); code != 1 || !strings.Contains(e, "different config") || !strings.Contains(e, "+ seed = 1") {
+	if _, e, code := runCLI(t, "train", "--config", other, "--out", out, "--resume"); code != 2 || !strings.Contains(e, "different config") || !strings.Contains(e, "--config "+other+" would change it") || !strings.Contains(e, "+ seed = 1") {
 		t.Fatalf("resume with another config: exit %d\n%s", code, e)
 	}
 	// --out DIR --resume alone takes the env and config from DIR/config.toml.

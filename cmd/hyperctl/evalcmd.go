@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
@@ -23,14 +23,24 @@ import (
 // policyNames maps --policy values to file names.
 var policyNames = map[string]string{"best": policy.Best, "final": policy.Final}
 
-// loadRunPolicy loads the policy which ("best" or "final") of the run in
-// dir and checks it against the run's environment (config.toml). dir may
-// also be a finished population folder: its best member's run is loaded,
-// and a line on note says which. It returns the run folder it read.
-func loadRunPolicy(note io.Writer, dir, which string) (*policy.Policy, string, error) {
+// policyFile is the file name of --policy which, or the usage error.
+func policyFile(which string) (string, error) {
 	name, ok := policyNames[which]
 	if !ok {
-		return nil, "", usagef("--policy %q: want best or final", which)
+		return "", usagef("--policy %q: want best or final", which)
+	}
+	return name, nil
+}
+
+// loadRunPolicy loads the policy which ("best" or "final") of the run in
+// dir, for cmd (eval or render), and checks it against the run's
+// environment (config.toml). dir may also be a finished population folder:
+// its best member's run is loaded, and a line on cmd's stderr says which.
+// It returns the run folder it read.
+func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, string, error) {
+	name, err := policyFile(which)
+	if err != nil {
+		return nil, "", err
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -39,19 +49,71 @@ func loadRunPolicy(note io.Writer, dir, which string) (*policy.Policy, string, e
 	if !st.IsDir() {
 		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
 	}
-	dir, err = populationBestMember(note, dir)
+	dir, err = populationBestMember(cmd.ErrOrStderr(), dir)
 	if err != nil {
 		return nil, "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
+		return nil, "", noRunError(cmd, dir)
 	}
 	p, err := loadPolicy(dir, name)
 	return p, dir, err
 }
 
+// maxListedRuns bounds the runs noRunError lists.
+const maxListedRuns = 8
+
+// noRunError is the error for dir, a folder without config.toml, given to
+// cmd: when run folders lie below it (a compare folder), it lists them and
+// gives the command that picks one, with the flags given, else it says
+// what a run folder is.
+func noRunError(cmd *cobra.Command, dir string) error {
+	runs, _ := rundir.Runs(dir)
+	if len(runs) == 0 {
+		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
+	}
+	pick := runs[0].Dir
+	for _, r := range runs {
+		if r.Finished {
+			pick = r.Dir
+			break
+		}
+	}
+	var names []string
+	for _, r := range runs[:min(len(runs), maxListedRuns)] {
+		n, _ := filepath.Rel(dir, r.Dir)
+		if !r.Finished {
+			n += " (unfinished)"
+		}
+		names = append(names, n)
+	}
+	more := ""
+	if len(runs) > maxListedRuns {
+		more = fmt.Sprintf(" and %d more", len(runs)-maxListedRuns)
+	}
+	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s%s. Give one of them, e.g.\n  %s",
+		dir, rundir.ConfigFile, plural(len(runs), "run", "runs"), strings.Join(names, ", "), more, commandWith(cmd, pick))
+}
+
+// commandWith is the command line of cmd with arg as its one argument and
+// the flags that were given.
+func commandWith(cmd *cobra.Command, arg string) string {
+	parts := []string{cmd.CommandPath(), arg}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch v := f.Value.String(); {
+		case f.Value.Type() == "bool" && v == "true":
+			parts = append(parts, "--"+f.Name)
+		case strings.ContainsAny(v, " \t'\"") || v == "":
+			parts = append(parts, "--"+f.Name, strconv.Quote(v))
+		default:
+			parts = append(parts, "--"+f.Name, v)
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
 // loadPolicy loads policy name of the run folder dir.
 func loadPolicy(dir, name string) (*policy.Policy, error) {
-	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s holds no run (no %s)", dir, rundir.ConfigFile)
-	}
 	run, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
 	if err != nil {
 		return nil, err
@@ -61,11 +123,7 @@ func loadPolicy(dir, name string) (*policy.Policy, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rundir.ConfigFile), err)
 	}
 	if !policy.Exists(dir, name) {
-		why := "the run keeps it from its first evaluation on"
-		if name == policy.Final {
-			why = "the run writes it at every evaluation and at the end"
-		}
-		return nil, fmt.Errorf("%s has no %s yet (%s)", dir, name, why)
+		return nil, missingPolicy(dir, name)
 	}
 	p, err := policy.Load(dir, name)
 	if err != nil {
@@ -75,6 +133,35 @@ func loadPolicy(dir, name string) (*policy.Policy, error) {
 		return nil, fmt.Errorf("%s in %s does not fit the run's config.toml: %w", name, dir, err)
 	}
 	return p, nil
+}
+
+// missingPolicy is the error for the run in dir without policy name: why
+// it has none, as far as the folder tells (training still, stopped, or
+// finished without it), and what to do: --policy final when that one is
+// there, continuing a stopped run, training a finished one again.
+func missingPolicy(dir, name string) error {
+	other := policy.Final
+	if name == policy.Final {
+		other = policy.Best
+	}
+	alt := ""
+	if policy.Exists(dir, other) {
+		alt = fmt.Sprintf(" --policy %s evaluates its %s.", strings.TrimPrefix(other, "policy-"), other)
+	}
+	st, _ := rundir.Inspect(dir)
+	pid, held, _ := rundir.Holder(dir)
+	switch {
+	case st == rundir.Finished:
+		return fmt.Errorf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: hyperctl train --config %s --out NEW_FOLDER",
+			dir, name, name, alt, filepath.Join(dir, rundir.ConfigFile))
+	case held:
+		when := "from its first evaluation on"
+		if name == policy.Final {
+			when = "at every evaluation and at the end"
+		}
+		return fmt.Errorf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt)
+	}
+	return fmt.Errorf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: hyperctl train --out %s --resume", dir, name, alt, dir)
 }
 
 // maxEpisodes bounds --episodes of eval and render (a million episodes of
@@ -130,7 +217,13 @@ is evaluated, and a line on stderr says which.`,
 			if err := checkEpisodes(episodes, seed); err != nil {
 				return err
 			}
-			p, dir, err := loadRunPolicy(cmd.ErrOrStderr(), args[0], which)
+			if _, err := policyFile(which); err != nil {
+				return err
+			}
+			if isDryRun(cmd.Context()) {
+				return nil
+			}
+			p, dir, err := loadRunPolicy(cmd, args[0], which)
 			if err != nil {
 				return err
 			}
@@ -234,7 +327,13 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
-			p, _, err := loadRunPolicy(cmd.ErrOrStderr(), args[0], which)
+			if _, err := policyFile(which); err != nil {
+				return err
+			}
+			if isDryRun(cmd.Context()) {
+				return nil
+			}
+			p, _, err := loadRunPolicy(cmd, args[0], which)
 			if err != nil {
 				return err
 			}

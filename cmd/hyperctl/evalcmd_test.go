@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs"
 	popfile "github.com/hyperctl/hyperctl/configs/population"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
@@ -113,8 +114,77 @@ func TestEvalCommand(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, policy.Best+policy.MetaExt)); err != nil {
 		t.Fatal(err)
 	}
-	if _, e, code = runCLI(t, "eval", dir); code != 1 || !strings.Contains(e, "has no policy-best yet") {
+	if _, e, code = runCLI(t, "eval", dir); code != 1 || !strings.Contains(e, "has no policy-best: the run stopped before its first evaluation") {
 		t.Fatalf("exit %d, stderr %q", code, e)
+	}
+}
+
+// TestEvalSaysWhatToDo: without the policy asked for, eval and render say
+// why (the run is training, stopped, or finished without keeping it) and
+// what to do; on a folder of runs, which runs it holds and the command that
+// picks one.
+func TestEvalSaysWhatToDo(t *testing.T) {
+	noBest := func(t *testing.T, finished bool) string {
+		dir := fakeRun(t, "reacher")
+		for _, ext := range []string{policy.WeightsExt, policy.MetaExt} {
+			if err := os.Remove(filepath.Join(dir, policy.Best+ext)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if finished {
+			if err := os.WriteFile(filepath.Join(dir, rundir.SummaryFile), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	finished, stopped, training := noBest(t, true), noBest(t, false), noBest(t, false)
+	lock, err := rundir.Acquire(training) // this process trains it, as far as eval can tell
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	cmp := t.TempDir()
+	for i, seed := range []string{"seed0", "seed1"} {
+		d := filepath.Join(cmp, "reacher", "fixed", seed)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := []string{rundir.TrainCSV}
+		if i == 1 {
+			files = append(files, rundir.SummaryFile)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(d, f), []byte("iteration\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	still := filepath.Join(t.TempDir(), "x.png")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"finished without policy-best", []string{"eval", finished},
+			finished + " has no policy-best: the run finished, but its policy-best was not kept (a run copied without its policy files, such as a study run whose policies were not committed). --policy final evaluates its policy-final. To get one, train the run again from its config: hyperctl train --config " + filepath.Join(finished, "config.toml") + " --out NEW_FOLDER"},
+		{"stopped without policy-best", []string{"eval", stopped},
+			stopped + " has no policy-best: the run stopped before its first evaluation. --policy final evaluates its policy-final. Continue it with: hyperctl train --out " + stopped + " --resume"},
+		{"training, no policy-best yet", []string{"render", training, "--still", still},
+			training + " has no policy-best yet: the run is training (pid "},
+		{"a compare folder", []string{"eval", cmp, "--episodes", "3"},
+			cmp + " holds no run itself (no config.toml) but 2 runs below it: reacher/fixed/seed0 (unfinished), reacher/fixed/seed1. Give one of them, e.g.\n  hyperctl eval " + filepath.Join(cmp, "reacher", "fixed", "seed1") + " --episodes 3"},
+		{"a compare folder, render", []string{"render", cmp, "--still", still},
+			"hyperctl render " + filepath.Join(cmp, "reacher", "fixed", "seed1") + " --still " + still},
+		{"an empty folder", []string{"eval", t.TempDir()},
+			"holds no run: a run folder holds the config.toml that train writes first, and none is below it either"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, e, code := runCLI(t, c.args...)
+			if code != 1 || !strings.Contains(e, c.want) {
+				t.Fatalf("exit %d (want 1), stderr does not say %q\nstdout: %s\nstderr: %s", code, c.want, o, e)
+			}
+		})
 	}
 }
 

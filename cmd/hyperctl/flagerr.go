@@ -3,15 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/suggest"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 )
@@ -29,43 +31,6 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return &usageError{err: fmt.Errorf(format, a...)} }
 
-// didYouMean returns " (did you mean X?)" for the valid name closest to
-// name: within an edit distance of max(2, len/3), or else one that holds
-// name's letters in order with the same first two (iters → iterations).
-// It returns "" when no name is close.
-func didYouMean(name string, valid []string) string {
-	name = strings.ToLower(strings.TrimSpace(name))
-	best, bestD := "", 0
-	for _, v := range valid {
-		d := levenshtein.ComputeDistance(name, strings.ToLower(v))
-		if d <= max(2, len(name)/3) && (best == "" || d < bestD) {
-			best, bestD = v, d
-		}
-	}
-	if best == "" && len(name) >= 3 {
-		for _, v := range valid {
-			if strings.HasPrefix(v, name[:2]) && subsequence(name, v) && (best == "" || len(v) < len(best)) {
-				best = v
-			}
-		}
-	}
-	if best == "" || best == name {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// subsequence reports whether a's letters appear in b in order.
-func subsequence(a, b string) bool {
-	i := 0
-	for j := 0; j < len(b) && i < len(a); j++ {
-		if a[i] == b[j] {
-			i++
-		}
-	}
-	return i == len(a)
-}
-
 // envError is the usage error of an unknown environment name given to
 // flag, with the nearest registered one.
 func envError(flag, name string) error {
@@ -73,19 +38,19 @@ func envError(flag, name string) error {
 	for _, s := range envs.List() {
 		names = append(names, s.Name)
 	}
-	return usagef("%s: unknown environment %q%s; valid environments: %s", flag, name, didYouMean(name, names), strings.Join(names, ", "))
+	return usagef("%s: unknown environment %q%s; valid environments: %s", flag, name, suggest.DidYouMean(name, names, ""), strings.Join(names, ", "))
 }
 
 // controllerError is the usage error of an unknown controller name given
 // to flag, with the nearest one (fixed included).
 func controllerError(flag, name string) error {
 	names := append(controller.Names(), configs.Fixed)
-	return usagef("%s: unknown controller %q%s; valid controllers: %s", flag, name, didYouMean(name, names), strings.Join(names, ", "))
+	return usagef("%s: unknown controller %q%s; valid controllers: %s", flag, name, suggest.DidYouMean(name, names, ""), strings.Join(names, ", "))
 }
 
 var (
 	unknownFlag  = regexp.MustCompile(`^unknown flag: --(.+)$`)
-	invalidValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: `)
+	invalidValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: (.*)$`)
 )
 
 // flagError rewords pflag's parse errors for cmd: an unknown flag names
@@ -102,15 +67,15 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 	})
 	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
-		hint := didYouMean(m[1], flags)
-		if hint != "" {
-			hint = strings.Replace(hint, "mean ", "mean --", 1)
-		}
-		return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("unknown flag --%s%s", m[1], hint)}
+		return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("unknown flag --%s%s", m[1], suggest.DidYouMean(m[1], flags, "--"))}
 	}
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
 		if f := cmd.Flags().Lookup(m[2]); f != nil {
-			return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("--%s %q: want %s", m[2], m[1], wantOf(f.Value.Type()))}
+			want := "want " + wantOf(f.Value.Type())
+			if _, ok := f.Value.(*framesValue); ok {
+				want = m[3] // its own words
+			}
+			return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf("--%s %q: %s", m[2], m[1], want)}
 		}
 	}
 	return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
@@ -129,4 +94,57 @@ func wantOf(typ string) string {
 		return "true or false"
 	}
 	return "a " + typ
+}
+
+// framesValue is a flag that holds a number of frames (train's and
+// compare's --frames, population's --frames and --ready): an integer,
+// written out (1000000) or as an integral float (1e6, 2.5e5), in
+// [0, configs.MaxFrames]. It is the one parser of frame counts on the
+// command line; a command checks its own lower bound beyond 0.
+type framesValue struct{ p *int64 }
+
+// newFramesValue sets *p to def and returns the flag value that sets it.
+func newFramesValue(p *int64, def int64) *framesValue {
+	*p = def
+	return &framesValue{p}
+}
+
+// Set parses s (parseFrames).
+func (v *framesValue) Set(s string) error {
+	n, err := parseFrames(s)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+// String is the value in decimal.
+func (v *framesValue) String() string { return strconv.FormatInt(*v.p, 10) }
+
+// Type names the value in --help.
+func (v *framesValue) Type() string { return "frames" }
+
+// parseFrames reads a number of frames: an integer, or a float with no
+// fractional part (1e6), in [0, configs.MaxFrames]; the error says what is
+// wanted.
+func parseFrames(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n < 0 || n > configs.MaxFrames {
+			return 0, fmt.Errorf("want a number of frames in [0, %d], got %d", int64(configs.MaxFrames), n)
+		}
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("want a number of frames: an integer such as 1000000, or 1e6")
+	}
+	if f != math.Trunc(f) {
+		return 0, fmt.Errorf("want a whole number of frames, got %s (not an integer)", t)
+	}
+	if f < 0 || f > configs.MaxFrames {
+		return 0, fmt.Errorf("want a number of frames in [0, %d], got %s", int64(configs.MaxFrames), t)
+	}
+	return int64(f), nil
 }

@@ -30,8 +30,26 @@ const (
 	exitLocked  = 3 // the run folder (or serve's --state) is locked by another writer (compare waits and retries)
 )
 
+// dryRunKey marks a context whose commands stop once their flags and
+// config are checked, before any work (withDryRun).
+type dryRunKey struct{}
+
+// withDryRun returns ctx for a dry run: train, compare, population, eval,
+// render and report check their flags, and train and compare resolve their
+// configs, then return without training, reading runs or writing anything
+// (the test of --help's examples uses it).
+func withDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+// isDryRun reports whether ctx is a dry run's (withDryRun).
+func isDryRun(ctx context.Context) bool {
+	v, _ := ctx.Value(dryRunKey{}).(bool)
+	return v
+}
+
 // run executes the CLI and returns the process exit code: 0 on success, 2 for
-// usage errors, 3 when the run folder is being written by another process,
+// usage errors (a resume that would change its run's config included), 3 when the run folder is being written by another process,
 // 1 for other runtime failures.
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd()
@@ -51,8 +69,10 @@ func run(ctx context.Context, args []string) int {
 	if errors.As(err, &le) {
 		return exitLocked
 	}
-	// cobra reports an unknown subcommand as a plain error: a usage error too.
-	if ue != nil || strings.HasPrefix(err.Error(), "unknown command") {
+	// cobra reports an unknown subcommand as a plain error: a usage error
+	// too, as is a resume that would change its run's config.
+	var me *rundir.ConfigMismatchError
+	if ue != nil || errors.As(err, &me) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintln(os.Stderr, "Run 'hyperctl --help' for usage.")
 		return exitUsage
 	}

@@ -70,8 +70,8 @@ submits the next generation: no process stays on the login node.`,
 	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
 	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: pbt or pb2")
 	fl.IntVar(&f.size, "size", 8, "members")
-	fl.Int64Var(&f.frames, "frames", 1_000_000, "frame budget of every member")
-	fl.Int64Var(&f.ready, "ready", 50_000, "frames per generation: members exploit and explore every this many frames")
+	fl.Var(newFramesValue(&f.frames, 1_000_000), "frames", "frame budget of every member")
+	fl.Var(newFramesValue(&f.ready, 50_000), "ready", "frames per generation: members exploit and explore every this many frames")
 	fl.Int64Var(&f.seed, "seed", 0, "population seed: member k trains with seed seed·size + k, and every random draw of the steps derives from it")
 	fl.StringVar(&f.config, "config", "", "TOML config of the members (its env is replaced by --env); default: configs/<env>.toml")
 	fl.StringVar(&f.preset, "preset", "", "presets applied to the members' config (see 'hyperctl train --help')")
@@ -182,7 +182,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	}
 	f.out = abs
 	def, run, err := f.define()
-	if err != nil {
+	if err != nil || isDryRun(ctx) {
 		return err
 	}
 	self, err := os.Executable()

@@ -3,22 +3,19 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
-// progress shows a bar on a terminal and periodic log lines otherwise; it
-// is the training's Monitor.
+// progress shows a line updated in place on a terminal and periodic log
+// lines otherwise; it is the training's Monitor.
 type progress struct {
 	cmd     *cobra.Command
-	bar     *progressbar.ProgressBar
+	line    *statusLine // on a terminal; nil: log lines
 	a       *app
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
@@ -59,47 +56,16 @@ func (w *recentReturns) mean() (float64, int) {
 	return s / float64(k), k
 }
 
-// describe is the bar's text: where the run is in iterations and frames
-// (the same point, from the first line on), speed, the mean return of
-// recent episodes (SB3's ep_rew_mean), the mean reward per step (R_t, what
-// the controller sees) and the last evaluation.
-func (p *progress) describe(it int, frames int64, fps float64) string {
-	rew := "ep_rew_mean -"
-	if m, k := p.recent.mean(); k > 0 {
-		rew = fmt.Sprintf("ep_rew_mean %.1f (%d ep)", m, k)
-	}
-	if p.budget > 0 { // the bar counts frames; the iterations' cap means little
-		return fmt.Sprintf("it %d | frames %d/%d | %.0f f/s | %s", it, frames, p.budget, fps, rew)
-	}
-	return fmt.Sprintf("it %d/%d | frames %d | %.0f f/s | %s", it, p.total, frames, fps, rew)
-}
-
 func newProgress(cmd *cobra.Command, a *app) *progress {
 	return &progress{cmd: cmd, a: a}
 }
 
-// Start shows the bar at the starting iteration, or at the frames trained
+// Start shows the line at the starting iteration, or at the frames trained
 // when the run has a frame budget (on a terminal).
 func (p *progress) Start(from, total int, frames, budget int64) {
 	p.total, p.budget, p.lastLog = total, budget, time.Now()
-	if f, ok := p.cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && p.a.logFormat != "json" {
-		max, at, desc := int64(total), int64(from), "training"
-		if budget > 0 {
-			max, at, desc = budget, frames, "training (frames)"
-		}
-		p.bar = progressbar.NewOptions64(max,
-			progressbar.OptionSetWriter(f),
-			progressbar.OptionSetDescription(desc+" | "+p.describe(from, frames, 0)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			// No throttle: every call renders, and Iteration sets the
-			// text and then the count, so the line left on screen never
-			// shows two iterations (a throttled render could leave the
-			// new text over the previous iteration's count).
-			progressbar.OptionThrottle(0),
-			progressbar.OptionSetWidth(30),
-		)
-		_ = p.bar.Set64(at)
+	if p.line = newStatusLine(p.cmd.ErrOrStderr(), p.a); p.line != nil {
+		p.line.show(p.fields(rundir.Progress{Iteration: from}, frames, 0, 0, math.NaN(), false))
 	}
 }
 
@@ -113,53 +79,87 @@ func (p *progress) done(ps rundir.Progress, frames int64) float64 {
 	return math.Min(f, 1)
 }
 
-// Iteration updates the bar, or logs a line every 10 s and at evaluations.
+// eta is the time left to the end of the run, from the time spent and the
+// fraction done (ok false before any progress).
+func (p *progress) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
+	d := p.done(ps, frames)
+	if d <= 0 || ps.WallS <= 0 {
+		return 0, false
+	}
+	return time.Duration(ps.WallS / d * (1 - d) * float64(time.Second)).Round(time.Second), true
+}
+
+// Iteration updates the line, or logs a line every 10 s and at evaluations.
 func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	st := rep.Stats
 	fps := 0.0
 	if ps.WallS > 0 {
 		fps = float64(st.TotalFrames) / ps.WallS
 	}
-	eval := "-"
-	if ps.HaveEval {
-		eval = fmt.Sprintf("%.1f", ps.LastEval)
-	}
 	p.recent.add(st.Returns)
-	if p.bar != nil {
-		// The text first, then the count: the second render has both,
-		// also at the end (a finished bar renders no more text).
-		p.bar.Describe(fmt.Sprintf("%s | reward/step %.3f | eval %s", p.describe(ps.Iteration, st.TotalFrames, fps), st.Reward, eval))
-		if p.budget > 0 {
-			_ = p.bar.Set64(min(st.TotalFrames, p.budget))
-		} else {
-			_ = p.bar.Set(ps.Iteration)
-		}
+	if p.line != nil {
+		p.line.show(p.fields(ps, st.TotalFrames, fps, p.done(ps, st.TotalFrames), st.Reward, true))
 		return
 	}
 	if time.Since(p.lastLog) >= 10*time.Second || ps.Iteration == p.total || rep.Eval != nil {
 		p.lastLog = time.Now()
-		ev := p.a.log.Info().Int("iteration", ps.Iteration).Int("of", p.total).Int64("frames", st.TotalFrames).
-			Float64("frames_per_s", math.Round(fps)).Float64("train_reward", st.Reward)
+		ev := p.a.log.Info().Int("iteration", ps.Iteration)
+		if p.budget > 0 {
+			// Frames done of the budget, which ends the run; the
+			// iterations' cap would only mislead.
+			ev = ev.Int64("frames", st.TotalFrames).Int64("frame_budget", p.budget)
+		} else {
+			ev = ev.Int("of", p.total).Int64("frames", st.TotalFrames)
+		}
+		ev = ev.Float64("frames_per_s", math.Round(fps)).Float64("train_reward", st.Reward)
 		if m, k := p.recent.mean(); k > 0 {
 			ev = ev.Float64("ep_rew_mean", m).Int("ep_rew_episodes", k)
 		}
 		if ps.HaveEval {
 			ev = ev.Float64("eval_return", ps.LastEval)
 		}
-		if p.budget > 0 {
-			ev = ev.Int64("frame_budget", p.budget)
-		}
-		if d := p.done(ps, st.TotalFrames); d > 0 && ps.WallS > 0 {
-			ev = ev.Str("eta", time.Duration(ps.WallS/d*(1-d)*float64(time.Second)).Round(time.Second).String())
+		if eta, ok := p.eta(ps, st.TotalFrames); ok {
+			ev = ev.Str("eta", eta.String())
 		}
 		ev.Msg("progress")
 	}
 }
 
-// Finish ends the bar's line.
+// fields is the terminal line's content for the run at ps with frames
+// trained: where it is (iterations, or frames of the budget), how far
+// (done, a fraction; the bar and the percentage), the time left, speed,
+// the mean return of recent episodes (SB3's ep_rew_mean), the mean reward
+// per step (R_t, what the controller sees) and the last evaluation. started
+// is false for the line shown before the first iteration.
+func (p *progress) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) lineFields {
+	f := lineFields{done: done, eval: "eval -", reward: "reward/step -", fps: "- f/s", eta: "ETA -"}
+	if p.budget > 0 {
+		f.pos = fmt.Sprintf("frames %d/%d", frames, p.budget)
+		f.aside = fmt.Sprintf("it %d", ps.Iteration)
+	} else {
+		f.pos = fmt.Sprintf("it %d/%d", ps.Iteration, p.total)
+		f.aside = fmt.Sprintf("frames %d", frames)
+	}
+	f.rew, f.rewN = "ep_rew_mean -", ""
+	if m, k := p.recent.mean(); k > 0 {
+		f.rew, f.rewN = fmt.Sprintf("ep_rew_mean %.1f", m), fmt.Sprintf(" (%d ep)", k)
+	}
+	if started {
+		f.fps = fmt.Sprintf("%.0f f/s", fps)
+		f.reward = fmt.Sprintf("reward/step %.3f", reward)
+		if eta, ok := p.eta(ps, frames); ok {
+			f.eta = "ETA " + eta.String()
+		}
+	}
+	if ps.HaveEval {
+		f.eval = fmt.Sprintf("eval %.1f", ps.LastEval)
+	}
+	return f
+}
+
+// Finish ends the line.
 func (p *progress) Finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		fmt.Fprintln(os.Stderr)
+	if p.line != nil {
+		p.line.end()
 	}
 }

@@ -2,36 +2,35 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
+	"math"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // renderLogEvery is how often render logs its progress when stderr is not
 // a terminal.
 const renderLogEvery = 5 * time.Second
 
-// renderProgress shows render's frames: a bar on a terminal, a log line
-// every renderLogEvery otherwise (and none for a render shorter than that).
+// renderShowEvery is how often render's terminal line is updated.
+const renderShowEvery = 200 * time.Millisecond
+
+// renderProgress shows render's frames: a line updated in place on a
+// terminal (train's statusLine, fitted to its width), a log line every
+// renderLogEvery otherwise (and none for a render shorter than that).
 type renderProgress struct {
-	a       *app
-	out     io.Writer // the terminal of the bar; nil: log lines
-	bar     *progressbar.ProgressBar
-	start   time.Time
-	lastLog time.Time
-	done    int
-	now     func() time.Time
+	a        *app
+	line     *statusLine // on a terminal; nil: log lines
+	start    time.Time
+	lastLog  time.Time
+	lastShow time.Time
+	done     int
+	most     int // the frames at most (0: unknown)
+	now      func() time.Time
 }
 
 func newRenderProgress(cmd *cobra.Command, a *app) *renderProgress {
-	p := &renderProgress{a: a, now: time.Now}
-	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && a.logFormat != "json" {
-		p.out = f
-	}
+	p := &renderProgress{a: a, now: time.Now, line: newStatusLine(cmd.ErrOrStderr(), a)}
 	p.start, p.lastLog = p.now(), p.now()
 	return p
 }
@@ -39,27 +38,16 @@ func newRenderProgress(cmd *cobra.Command, a *app) *renderProgress {
 // frame is video.Options.Progress: done frames drawn of at most most (0:
 // unknown).
 func (p *renderProgress) frame(done, most int) {
-	p.done = done
-	if p.out != nil {
-		if p.bar == nil {
-			if most <= 0 {
-				most = -1 // a spinner: no time limit, no total
-			}
-			p.bar = progressbar.NewOptions(most,
-				progressbar.OptionSetWriter(p.out),
-				progressbar.OptionSetDescription("rendering frames"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionShowIts(),
-				progressbar.OptionSetItsString("frames"),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionThrottle(200*time.Millisecond),
-				progressbar.OptionSetWidth(30),
-			)
+	p.done, p.most = done, most
+	now := p.now()
+	if p.line != nil {
+		if now.Sub(p.lastShow) >= renderShowEvery || done == most {
+			p.lastShow = now
+			p.line.show(p.fields(now, false))
 		}
-		_ = p.bar.Set(done)
 		return
 	}
-	if now := p.now(); now.Sub(p.lastLog) >= renderLogEvery {
+	if now.Sub(p.lastLog) >= renderLogEvery {
 		p.lastLog = now
 		ev := p.a.log.Info().Int("frames", done)
 		if most > 0 {
@@ -72,16 +60,35 @@ func (p *renderProgress) frame(done, most int) {
 	}
 }
 
-// finish ends the bar's line: full after a render that succeeded (its
-// episodes may have ended before the bar's total), as it was otherwise.
+// fields is the terminal line: the frames drawn of at most how many (its
+// total assumes every episode runs to the time limit), the bar, the time
+// left and the rate; full is a render that ended well, shown whole.
+func (p *renderProgress) fields(now time.Time, full bool) lineFields {
+	f := lineFields{pos: fmt.Sprintf("rendering frame %d", p.done), done: math.NaN()}
+	el := now.Sub(p.start).Seconds()
+	if el > 0 {
+		f.fps = fmt.Sprintf("%.0f frames/s", float64(p.done)/el)
+	}
+	if p.most > 0 {
+		f.pos += fmt.Sprintf("/%d", p.most)
+		f.done = float64(p.done) / float64(p.most)
+		if full {
+			f.done = 1
+		}
+		if p.done > 0 && el > 0 {
+			left := time.Duration(el / float64(p.done) * float64(max(p.most-p.done, 0)) * float64(time.Second))
+			f.eta = "ETA " + left.Round(time.Second).String()
+		}
+	}
+	return f
+}
+
+// finish ends the line: full after a render that succeeded (its episodes
+// may have ended before the total), as it was otherwise.
 func (p *renderProgress) finish(ok bool) {
-	if p.bar == nil {
+	if p.line == nil {
 		return
 	}
-	if ok {
-		_ = p.bar.Finish()
-	} else {
-		_ = p.bar.Exit()
-	}
-	fmt.Fprintln(p.out)
+	p.line.show(p.fields(p.now(), ok))
+	p.line.end()
 }

@@ -61,3 +61,33 @@ func TestRenderProgressLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderProgressLine drives render's progress on a terminal of 80
+// columns with a fake clock: an update every renderShowEvery, each from
+// the line's start (\r) and within 79 columns, and the full line at the
+// end of a render that succeeded.
+func TestRenderProgressLine(t *testing.T) {
+	var out strings.Builder
+	clock := time.Unix(0, 0)
+	p := &renderProgress{a: &app{}, now: func() time.Time { return clock }, start: clock, lastLog: clock,
+		line: &statusLine{w: &out, width: func() int { return 80 }}}
+	const frames = 500                // at 10 ms a frame: 5 s
+	for k := 1; k <= frames-20; k++ { // its episodes end before the bound
+		clock = clock.Add(10 * time.Millisecond)
+		p.frame(k, frames)
+	}
+	p.finish(true)
+	text := out.String()
+	updates := strings.Split(strings.TrimSuffix(text, "\n"), "\r")[1:]
+	if want := (frames - 20) / 20; len(updates) != want+1 || !strings.HasSuffix(text, "\n") || strings.Count(text, "\n") != 1 {
+		t.Fatalf("%d updates, want %d and a final one, then one newline: %q", len(updates), want, text)
+	}
+	for _, u := range updates {
+		if n := len([]rune(u)); n > 79 {
+			t.Errorf("update of %d columns: %q", n, u)
+		}
+	}
+	if last := updates[len(updates)-1]; !strings.HasPrefix(last, "rendering frame 480/500 [####################] 100% | ETA 0s | 100 frames/s") {
+		t.Errorf("last update %q", last)
+	}
+}

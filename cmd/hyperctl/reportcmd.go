@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/randompolicy"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/configs"
 )
 
 // Report output formats (--format).
@@ -77,6 +79,9 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if !slices.Contains([]string{formatMarkdown, formatJSON, formatCSV}, format) {
 				return usagef("--format %q: want markdown, json or csv", format)
 			}
+			if isDryRun(cmd.Context()) {
+				return nil
+			}
 			set, err := report.Load(args[0])
 			if err != nil {
 				return err
@@ -91,7 +96,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
 				return &usageError{err: fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
 			}
-			set.Focus = focus
+			set.Focus = cmp.Or(focus, defaultFocus(set.Controllers()))
 			if cmd.Flags().Changed("reference") && !slices.Contains(set.Controllers(), reference) {
 				return &usageError{err: fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
 			}
@@ -154,7 +159,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
 	cmd.Flags().StringVar(&format, "format", formatMarkdown, "what to print: markdown, json (every table; also report.json) or csv (the per-environment table; also runs.csv, controllers.csv, aggregate.csv)")
-	cmd.Flags().StringVar(&focus, "focus", report.DefaultFocus, "controller whose rank the summary reports")
+	cmd.Flags().StringVar(&focus, "focus", "", "controller whose rank the summary reports (default: the folder's only controller, else "+configs.DefaultController+")")
 	cmd.Flags().StringVar(&reference, "reference", report.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
 	cmd.Flags().IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per confidence interval")
 	cmd.Flags().Uint64Var(&bootSeed, "bootstrap-seed", 0, "seed of the bootstrap resampling")
@@ -182,4 +187,16 @@ func randomBaselines(ctx context.Context, names []string, episodes int) map[stri
 	}
 	wg.Wait()
 	return out
+}
+
+// defaultFocus is the controller whose rank report's summary gives when
+// --focus is not: the folder's only controller, else the default
+// controller (configs.DefaultController, fixed). It belongs with the report
+// package (its DefaultFocus is still the paper's hypercontroller), which is
+// moving; it is here until then.
+func defaultFocus(controllers []string) string {
+	if len(controllers) == 1 {
+		return controllers[0]
+	}
+	return configs.DefaultController
 }

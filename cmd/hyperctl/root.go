@@ -32,14 +32,18 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hyperctl",
 		Short: "Online hyperparameter control for reinforcement-learning training",
-		Long: `hyperctl tunes the hyperparameters of PPO training while it trains.
+		Long: `hyperctl trains PPO on the environments 'hyperctl envs' lists, and can tune
+its hyperparameters while it trains.
 
-HyperController (Gornet et al.) picks, every few iterations, the rollout batch
-size, PPO clip, GAE lambda and learning rate whose learned predictor forecasts
-the largest improvement of the training reward. The other registered
-controllers work behind the same interface, for comparison:
+By default ('fixed') a run trains with the hyperparameters of its config: no
+controller beat them in the deciding matrix of the README's Study. With
+--controller NAME, a controller chooses the rollout batch size, PPO clip, GAE
+lambda and learning rate every few iterations instead: hypercontroller
+(HyperController, Gornet et al.: a learned predictor forecasts which values
+improve the training reward most), or one of the others:
 ` + otherControllers() + `.
-'hyperctl controllers' describes each.`,
+'hyperctl controllers' describes each; 'hyperctl compare' trains several side
+by side, and 'hyperctl report' ranks them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {

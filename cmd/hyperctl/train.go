@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,8 @@ type trainOptions struct {
 	captureVideo                 bool
 	captureVideoEvery            int
 
-	run configs.Run // the resolved config (Complete)
+	run        configs.Run // the resolved config (Complete)
+	outDefault bool        // out is the default folder, not --out's
 }
 
 func newTrainCmd(a *app) *cobra.Command {
@@ -45,7 +48,9 @@ matrix of docs/study.md). Defaults come from the built-in configs/<env>.toml;
 any key of the config, checked and reported as the same key in a file.
 
 Outputs in --out (default runs/<env>-<controller>-seed<N>, or
-runs/<env>-<controller>@<preset>-seed<N> with --preset):
+runs/<env>-<controller>@<preset>-seed<N> with --preset; when that folder holds
+a finished run, another config's run or one being written, each launch takes
+the next free of <default>-run2, <default>-run3, ... and a log line says which):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
@@ -80,7 +85,7 @@ docs/study.md and docs/configs.md), names joined by +:
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
   hyperctl train --out runs/r --resume
-  hyperctl train --env halfcheetah --frames 1000000 --preset rl
+  hyperctl train --env halfcheetah --controller hypercontroller --frames 1e6 --preset rl
   hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,6 +94,9 @@ docs/study.md and docs/configs.md), names joined by +:
 			}
 			if err := o.Complete(cmd); err != nil {
 				return err
+			}
+			if isDryRun(cmd.Context()) {
+				return nil
 			}
 			return o.Run(cmd.Context(), a, cmd)
 		},
@@ -99,10 +107,10 @@ docs/study.md and docs/configs.md), names joined by +:
 	fl.StringVar(&o.config, "config", "", "TOML config file; default: the built-in configs/<env>.toml")
 	fl.Int64Var(&o.seed, "seed", 0, "seed (overrides the config)")
 	fl.IntVar(&o.iterations, "iterations", 0, "PPO iterations (overrides the config)")
-	fl.Int64Var(&o.frames, "frames", 0, "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none)")
+	fl.Var(newFramesValue(&o.frames, 0), "frames", "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none; 1000000 or 1e6)")
 	fl.StringArrayVar(&o.sets, "set", nil, "set a config key, KEY=VALUE (repeatable), e.g. --set ppo.lr=1e-4 --set controller.hypercontroller.d=5; checked as in a config file and recorded in config.toml")
 	fl.StringVar(&o.preset, "preset", "", "apply presets to the config: "+strings.Join(configs.PresetNames(), ", ")+" (joined by +)")
-	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>)")
+	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>, or the next free of its -run2, -run3, ... when that one is taken)")
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&o.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&o.force, "force", false, "overwrite a finished or unfinished run in --out")
@@ -138,9 +146,6 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 	}
 	if changed("threads") && o.threads < 0 {
 		return usagef("--threads: want an integer >= 0, got %d", o.threads)
-	}
-	if changed("frames") && o.frames < 0 {
-		return usagef("--frames: want an integer >= 0 (0: no frame budget), got %d", o.frames)
 	}
 	if changed("preset") {
 		if err := configs.CheckPreset(o.preset); err != nil {
@@ -227,6 +232,19 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 			return err
 		}
 	}
+	if err := recordSettings(run); err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out, o.outDefault = defaultOut(*run, o.preset), true
+	}
+	return nil
+}
+
+// recordSettings records the settings of run's controller in its config
+// (their defaults, unless the config sets them), so that config.toml alone
+// reproduces the run.
+func recordSettings(run *configs.Run) error {
 	if name := run.Controller.Name; name != configs.Fixed && name != configs.Population {
 		s, err := run.Controller.MethodSettings(name)
 		if err != nil {
@@ -234,20 +252,28 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		}
 		run.Controller.Settings[name] = s
 	}
-	if o.out == "" {
-		o.out = defaultOut(*run, o.preset)
-	}
 	return nil
 }
 
-// resumeFromFolder makes --resume without --config take every setting from
-// the run folder's config.toml, as the run was started, instead of the
-// built-in defaults: a flag given too is checked against it and refused
-// when it would change the run (threads aside, a machine setting), naming
-// the flag and the folder's value. The folder is --out, or the default
-// folder of the flags' run.
+// resolveRecorded is run's resolved config as config.toml records it
+// (recordSettings), which is what a resume compares.
+func resolveRecorded(run configs.Run) (*configs.Plan, error) {
+	if err := recordSettings(&run); err != nil {
+		return nil, err
+	}
+	return run.Resolve()
+}
+
+// resumeFromFolder applies the one rule of a resumed run: it continues
+// with the config it was started with. When --resume finds a run in its
+// folder (--out, or the default folder of the flags' run), that run's
+// config.toml is the base the flags apply to, unless --config names
+// another file; any change to the run, by a flag (threads aside, a machine
+// setting) or by the --config file, is refused by rundir.CheckSameConfig,
+// the one message for every such refusal: it names the flags and shows
+// each changed key with its table, as a usage error (exit code 2).
 func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []string) error {
-	if !o.resume || o.config != "" {
+	if !o.resume {
 		return nil
 	}
 	out := o.out
@@ -258,36 +284,124 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	if _, err := os.Stat(p); err != nil {
 		return nil // nothing to resume: the run starts from the flags
 	}
-	was, err := configs.Load(p)
+	was, err := configs.ResolveFile(p)
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	wasPlan, err := was.Resolve()
+	base := p
+	if o.config != "" {
+		base = o.config
+	}
+	baseRun, err := configs.Load(base)
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	var conflicts []string
+	basePlan, err := resolveRecorded(baseRun)
+	if err != nil {
+		return fmt.Errorf("train --resume: %w", err)
+	}
+	var changing []string
+	if basePlan.Comparable != was.Comparable {
+		changing = append(changing, "--config "+o.config)
+	}
 	for i, f := range set {
-		r, err := configs.Load(p, f)
+		r, err := configs.Load(base, f)
 		if err != nil {
 			return usagef("train --resume: %s does not fit the run in %s: %v", setFlags[i], out, err)
 		}
-		if rp, err := r.Resolve(); err != nil {
+		if rp, err := resolveRecorded(r); err != nil {
 			return err
-		} else if rp.Comparable != wasPlan.Comparable {
-			conflicts = append(conflicts, setFlags[i])
+		} else if rp.Comparable != basePlan.Comparable {
+			changing = append(changing, setFlags[i])
 		}
 	}
-	if len(conflicts) > 0 {
-		return usagef("train --resume: %s would change the run in %s, which continues with the settings it was started with (%s); drop %s to resume it, or use --force to start it over with them",
-			strings.Join(conflicts, ", "), out, p, map[bool]string{true: "that flag", false: "those flags"}[len(conflicts) == 1])
-	}
-	run, err := configs.Load(p, set...)
+	run, err := configs.Load(base, set...)
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	o.run, o.config = run, p
+	now, err := resolveRecorded(run)
+	if err != nil {
+		return err
+	}
+	if err := rundir.CheckSameConfig(out, was.Comparable, now.Comparable, changing...); err != nil {
+		return &usageError{err: err}
+	}
+	o.run, o.config = run, base
 	return nil
+}
+
+// runFolderSuffix is the suffix of the Nth run folder of a name (N >= 2):
+// runs/reacher-fixed-seed0-run2. Not "-2", which would read as a range of
+// seeds (0-2, as compare's --seeds writes them).
+const runFolderSuffix = "-run%d"
+
+// maxRunFolders bounds the folders newRunFolder tries.
+const maxRunFolders = 10_000
+
+// newRunFolder picks the folder of a run started without --out, --resume
+// or --force: each launch gets its own. It is the default folder (base)
+// when that is free, else the first free one of base-run2, base-run3, …
+// A folder is taken when it holds a finished run, a run of another config,
+// or a run another process writes now; a stopped run of the same config
+// is not skipped but refused, with the flags that continue it or start it
+// over. A folder that does not exist is claimed by creating it, so two
+// launches at once get two folders. It returns the folder and, when that
+// is not base, why base was taken.
+func newRunFolder(base, comparable string) (dir, why string, err error) {
+	for n := 1; n <= maxRunFolders; n++ {
+		dir = base
+		if n > 1 {
+			dir = base + fmt.Sprintf(runFolderSuffix, n)
+		}
+		taken, err := folderTaken(dir, comparable)
+		if err != nil {
+			return "", "", err
+		}
+		if taken == "" {
+			return dir, why, nil
+		}
+		if n == 1 {
+			why = taken
+		}
+	}
+	return "", "", fmt.Errorf("train: %s and %d folders after it are taken; give --out", base, maxRunFolders-1)
+}
+
+// folderTaken says why dir cannot hold a new run of the config comparable
+// ("" when it can; a stopped run of that config is an error saying how to
+// continue it). A folder that does not exist is created.
+func folderTaken(dir, comparable string) (string, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", fmt.Errorf("output folder %s: %w", dir, err)
+		}
+		if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+			return "was created by another launch", nil
+		} else if err != nil {
+			return "", fmt.Errorf("output folder %s: %w", dir, err)
+		}
+		return "", nil
+	}
+	st, err := rundir.Inspect(dir)
+	if err != nil {
+		return "", err
+	}
+	if _, held, err := rundir.Holder(dir); err != nil {
+		return "", err
+	} else if held {
+		return "is being written by another process", nil
+	}
+	switch st {
+	case rundir.Finished:
+		return "holds a finished run", nil
+	case rundir.Unfinished:
+		was, err := configs.ResolveFile(filepath.Join(dir, rundir.ConfigFile))
+		if err != nil || was.Comparable != comparable {
+			return "holds a run of another config", nil
+		}
+		return "", usagef("train: %s holds a stopped run of this config; continue it with --out %s --resume, or start it over with --out %s --force", dir, dir, dir)
+	}
+	return "", nil
 }
 
 // defaultOut is --out's default for run: runs/<env>-<controller>-seed<N>,
@@ -306,6 +420,16 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	plan, err := o.run.Resolve()
 	if err != nil {
 		return err
+	}
+	if o.outDefault && !o.resume && !o.force {
+		base := o.out
+		var why string
+		if o.out, why, err = newRunFolder(base, plan.Comparable); err != nil {
+			return err
+		}
+		if o.out != base {
+			a.log.Info().Str("default", base).Str("out", o.out).Msgf("the default folder %s %s; this run goes to %s", base, why, o.out)
+		}
 	}
 	opts := training.Options{
 		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),

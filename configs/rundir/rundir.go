@@ -207,13 +207,36 @@ func Decide(dir string, st State, resume, force bool) (Plan, error) {
 
 // CheckSameConfig refuses to continue the run in dir when the config it was
 // started with (was) differs from the config now; both must be written by
-// the same encoder, with machine-only settings neutralised. The error shows
-// the difference.
-func CheckSameConfig(dir, was, now string) error {
+// the same encoder, with machine-only settings neutralised. The error, a
+// *ConfigMismatchError, shows the difference key by key; flags are the
+// command-line flags that make the difference, when the caller knows them.
+// It is the one check and the one message of every resume that would
+// change a run.
+func CheckSameConfig(dir, was, now string, flags ...string) error {
 	if d := ConfigDiff(was, now); d != "" {
-		return fmt.Errorf("%s was started with a different config; refusing to mix them.\n(- in the folder, + now):\n%s", dir, d)
+		return &ConfigMismatchError{Dir: dir, Diff: d, Flags: flags}
 	}
 	return nil
+}
+
+// ConfigMismatchError is CheckSameConfig's refusal: a usage error (the
+// command asked to continue a run with another config), not a failure.
+type ConfigMismatchError struct {
+	Dir   string   // the run folder
+	Diff  string   // ConfigDiff(was, now)
+	Flags []string // the flags that change the config ("--iterations 9"), if known
+}
+
+func (e *ConfigMismatchError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s was started with a different config; refusing to mix them", e.Dir)
+	if fl := strings.Join(e.Flags, ", "); fl != "" {
+		fmt.Fprintf(&sb, ": %s would change it. Drop %s to continue the run as it was started, use --force to start it over, or --out for another folder.", fl, fl)
+	} else {
+		sb.WriteString(". Continue it with the config it was started with, use --force to start it over, or --out for another folder.")
+	}
+	fmt.Fprintf(&sb, "\n(- in the folder, + now):\n%s", strings.TrimRight(e.Diff, "\n"))
+	return sb.String()
 }
 
 // EventsFiles lists the TensorBoard events files in dir (EventsPrefix),
@@ -285,41 +308,62 @@ func CheckWritable(dir string) error {
 	return nil
 }
 
-// ConfigDiff returns a line diff of two config texts ("" when equal). Lines
-// only in a are prefixed "-", lines only in b "+".
+// ConfigDiff returns the difference of two config texts, key by key (""
+// when equal): each key is written with its table, as --set takes it
+// (controller.name, controller.tune[1].high), "- KEY = VALUE" for a's
+// value and "+ KEY = VALUE" for b's. Keys are in a's order, then the keys
+// only b has.
 func ConfigDiff(a, b string) string {
-	al, bl := splitLines(a), splitLines(b)
-	// Longest common subsequence on lines; configs are short.
-	n, m := len(al), len(bl)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if al[i] == bl[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
+	ak, av := qualify(a)
+	bk, bv := qualify(b)
+	var sb strings.Builder
+	for _, k := range ak {
+		switch v, ok := bv[k]; {
+		case !ok:
+			fmt.Fprintf(&sb, "- %s = %s\n", k, av[k])
+		case v != av[k]:
+			fmt.Fprintf(&sb, "- %s = %s\n+ %s = %s\n", k, av[k], k, v)
 		}
 	}
-	var sb strings.Builder
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && al[i] == bl[j]:
-			i++
-			j++
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			fmt.Fprintf(&sb, "- %s\n", al[i])
-			i++
-		default:
-			fmt.Fprintf(&sb, "+ %s\n", bl[j])
-			j++
+	for _, k := range bk {
+		if _, ok := av[k]; !ok {
+			fmt.Fprintf(&sb, "+ %s = %s\n", k, bv[k])
 		}
 	}
 	return sb.String()
+}
+
+// qualify reads a config text as written by the TOML encoder: one
+// KEY = VALUE a line under [table] and [[array]] headers. It returns the
+// keys with their tables, in order, and their values as written. An
+// element of an array of tables is named by its index from 0. A line that
+// is neither a header nor an assignment is kept whole as a key.
+func qualify(text string) (keys []string, vals map[string]string) {
+	vals = map[string]string{}
+	prefix := ""
+	count := map[string]int{}
+	for _, l := range splitLines(text) {
+		if name, ok := strings.CutPrefix(l, "[["); ok {
+			name = strings.TrimSpace(strings.TrimSuffix(name, "]]"))
+			prefix = fmt.Sprintf("%s[%d].", name, count[name])
+			count[name]++
+			continue
+		}
+		if name, ok := strings.CutPrefix(l, "["); ok {
+			prefix = strings.TrimSpace(strings.TrimSuffix(name, "]")) + "."
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			k, v = l, ""
+		}
+		k = prefix + strings.TrimSpace(k)
+		if _, dup := vals[k]; !dup {
+			keys = append(keys, k)
+		}
+		vals[k] = strings.TrimSpace(v)
+	}
+	return keys, vals
 }
 
 func splitLines(s string) []string {

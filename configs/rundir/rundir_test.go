@@ -116,15 +116,23 @@ func TestCheckWritable(t *testing.T) {
 	}
 }
 
+// TestConfigDiff: keys named with their tables, as --set takes them,
+// changed, removed and added ones.
 func TestConfigDiff(t *testing.T) {
-	a := "env = \"halfcheetah\"\nseed = 0\n[ppo]\nlr = 0.0003\n"
-	b := "env = \"halfcheetah\"\nseed = 1\n[ppo]\nlr = 0.0003\n"
-	if d := ConfigDiff(a, a); d != "" {
-		t.Fatalf("equal configs differ: %q", d)
-	}
-	d := ConfigDiff(a, b)
-	if d != "- seed = 0\n+ seed = 1\n" {
-		t.Fatalf("diff %q", d)
+	base := "env = \"halfcheetah\"\nseed = 0\n\n[ppo]\nlr = 0.0003\n\n[controller]\nname = \"fixed\"\n\n[[controller.tune]]\nname = \"clip\"\nhigh = 0.5\n\n[[controller.tune]]\nname = \"lr\"\nhigh = 0.001\n"
+	for _, c := range []struct {
+		name, b, want string
+	}{
+		{"equal", base, ""},
+		{"top-level key", strings.Replace(base, "seed = 0", "seed = 1", 1), "- seed = 0\n+ seed = 1\n"},
+		{"key of a table", strings.Replace(base, "name = \"fixed\"", "name = \"hoof\"", 1), "- controller.name = \"fixed\"\n+ controller.name = \"hoof\"\n"},
+		{"element of an array of tables", strings.Replace(base, "high = 0.001", "high = 0.01", 1), "- controller.tune[1].high = 0.001\n+ controller.tune[1].high = 0.01\n"},
+		{"added table", base + "\n[controller.hoof]\nk = 5\n", "+ controller.hoof.k = 5\n"},
+		{"removed key", strings.Replace(base, "lr = 0.0003\n", "", 1), "- ppo.lr = 0.0003\n"},
+	} {
+		if d := ConfigDiff(base, c.b); d != c.want {
+			t.Errorf("%s: diff %q, want %q", c.name, d, c.want)
+		}
 	}
 }
 
@@ -162,8 +170,18 @@ func TestDecide(t *testing.T) {
 	if err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 0\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 1\n"); err == nil || !strings.Contains(err.Error(), "different config") || !strings.Contains(err.Error(), "+ seed = 1") {
-		t.Fatalf("different configs: %v", err)
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "runs/x was started with a different config; refusing to mix them. Continue it with the config it was started with, use --force to start it over, or --out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
+		{[]string{"--seed 1"}, "runs/x was started with a different config; refusing to mix them: --seed 1 would change it. Drop --seed 1 to continue the run as it was started, use --force to start it over, or --out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
+	} {
+		err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 1\n", c.flags...)
+		var me *ConfigMismatchError
+		if !errors.As(err, &me) || err.Error() != c.want {
+			t.Errorf("flags %v: %v, want %q", c.flags, err, c.want)
+		}
 	}
 }
 

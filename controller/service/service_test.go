@@ -102,12 +102,12 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hoof, hyperband, hypercontroller"},
 		{"a method that needs trials", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hoof" }, "method", "hoof chooses among trial updates"},
 		{"fixed is not a method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "fixed" }, "method", "unknown controller \"fixed\""},
-		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key; allowed: d, s, lambda, bonus, intercept"},
+		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key (did you mean d?)"},
 		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer in [2, 1000]"},
 		{"wrong type", func(r *hyperctlv1.CreateSessionRequest) {
 			r.Method = "gpucb"
 			r.Settings = mustStruct(t, map[string]any{"window": 2.5})
-		}, "settings.window", "incompatible types"},
+		}, "settings.window", "want an integer, got 2.5 (a number)"},
 		{"null setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": nil}) }, "settings.d", "null"},
 		{"transfer_from refused", func(r *hyperctlv1.CreateSessionRequest) {
 			r.Method = "deltabo"

@@ -103,7 +103,7 @@ func TestOf(t *testing.T) {
 		path string
 		want string
 	}{
-		{"configs/ground/safefile", "ground"}, {"configs/ground/statecodec", "ground"}, {"configs/groundwork", "configs and the run folder"},
+		{"configs/ground/safefile", "ground"}, {"configs/ground/statecodec", "ground"}, {"configs/ground/suggest", "ground"}, {"configs/groundwork", "configs and the run folder"},
 		{"envs", "environments"}, {"envs/box2d", "environments"}, {"controller", "the controller interface and driver"},
 		{"kalman", "kalman"}, {"ppo/policy/video", "ppo"}, {"controller/hypercontroller", "the methods"},
 		{"baselines/deltabo", "the methods"}, {"configs/rundir", "configs and the run folder"},
