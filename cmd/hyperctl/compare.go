@@ -20,13 +20,13 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 type compareFlags struct {
@@ -214,7 +214,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			Msgf("compare: ppo.update_threads = %d with --jobs %d on %d CPUs gives each run %d CPU(s): the update's threads would compete with the other jobs' runs and make them slower (results/ppo/README.md); use --jobs %d or update_threads = 1",
 				updateThreads, f.jobs, runtime.NumCPU(), threads, max(1, runtime.NumCPU()/updateThreads))
 	}
-	man := report.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	man := analysis.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	man, err = mergeManifest(f.out, man, f.force)
 	if err != nil {
 		return err
@@ -344,10 +344,10 @@ func (f *compareFlags) checkRun(env, entry string) (configs.Run, error) {
 // mergeManifest checks the matrix against the one already in out: a
 // different one is refused unless force. The Slurm jobs recorded there are
 // kept, so status still sees them.
-func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, error) {
-	path := filepath.Join(out, report.ManifestFile)
+func mergeManifest(out string, m analysis.Manifest, force bool) (analysis.Manifest, error) {
+	path := filepath.Join(out, analysis.ManifestFile)
 	if b, err := os.ReadFile(path); err == nil {
-		var old report.Manifest
+		var old analysis.Manifest
 		if json.Unmarshal(b, &old) == nil {
 			if !force && (!slices.Equal(old.Envs, m.Envs) || !slices.Equal(old.Controllers, m.Controllers) || !slices.Equal(old.Seeds, m.Seeds) || old.Iterations != m.Iterations || old.Frames != m.Frames) {
 				return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
@@ -360,7 +360,7 @@ func mergeManifest(out string, m report.Manifest, force bool) (report.Manifest, 
 }
 
 // writeManifest records the matrix.
-func writeManifest(out string, m report.Manifest) error { return report.WriteManifest(out, m) }
+func writeManifest(out string, m analysis.Manifest) error { return analysis.WriteManifest(out, m) }
 
 // trainArgs are the `hyperctl train` arguments of one run of the matrix,
 // for both backends (the caller adds --threads).

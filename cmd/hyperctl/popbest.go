@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"io"
 	"os"
 	"path/filepath"
 
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -15,13 +15,13 @@ import (
 // population's best member, and a line on note says which. An unfinished
 // population is an error that says how to name a member instead.
 func populationBestMember(note io.Writer, dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, popfile.DefinitionFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, population.DefinitionFile)); err != nil {
 		return dir, nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
 		return dir, nil
 	}
-	member, k, ret, err := popfile.BestMember(dir)
+	member, k, ret, err := population.BestMember(dir)
 	if err != nil {
 		return "", fmt.Errorf("%w; name a member's run folder instead ('hyperctl status %s' lists them)", err, dir)
 	}

@@ -3,12 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
-
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 )
 
 // popStatus is what `hyperctl status` says about a population folder
@@ -35,7 +34,7 @@ type popStatus struct {
 // populationStatus reads dir as a population folder; ok is false when dir
 // holds no population.json.
 func populationStatus(dir string) (ps popStatus, ok bool, err error) {
-	def, err := popfile.ReadDefinition(dir)
+	def, err := population.ReadDefinition(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ps, false, nil
 	}
@@ -43,22 +42,22 @@ func populationStatus(dir string) (ps popStatus, ok bool, err error) {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	ps = popStatus{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
-	recs, err := popfile.ReadLog(dir)
+	recs, err := population.ReadLog(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	for _, r := range recs {
 		ps.Logged = max(ps.Logged, r.Generation+1)
 	}
-	l, err := popfile.Lineages(recs, def.Size)
+	l, err := population.Lineages(recs, def.Size)
 	if err != nil {
-		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, popfile.LogFile), err)
+		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, population.LogFile), err)
 	}
 	ps.Origins, ps.Lineages = l.Origin, l.Roots
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch res, err := popfile.ReadResult(dir); {
+	switch res, err := population.ReadResult(dir); {
 	case err == nil:
 		ps.Finished = true
 		if _, k, ret, err := res.BestMember(dir); err == nil {

@@ -15,11 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/poprun"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs"
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 // A population is its own command, not `train --population N`: train
@@ -112,8 +111,8 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--method %q: want one of %s", f.method, strings.Join(popmethod.Methods(), ", "))
 	}
 	switch {
-	case f.size < 2 || f.size > popfile.MaxSize:
-		return usagef("--size: want an integer in [2, %d] members, got %d", popfile.MaxSize, f.size)
+	case f.size < 2 || f.size > population.MaxSize:
+		return usagef("--size: want an integer in [2, %d] members, got %d", population.MaxSize, f.size)
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
 	case f.ready < 1 || f.ready > f.frames:
@@ -141,7 +140,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 }
 
 // define resolves the members' config and the population's definition.
-func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
+func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 	// The members' controller is the population's: the config's tuned
 	// keys are its space.
 	set := []configs.Override{func(r *configs.Run) { r.Env, r.Frames, r.Controller.Name = f.env, f.frames, configs.Population }}
@@ -156,15 +155,15 @@ func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
 		base, err = configs.Default(f.env, set...)
 	}
 	if err != nil {
-		return popfile.Definition{}, base, err
+		return population.Definition{}, base, err
 	}
 	if f.preset != "" {
 		// Presets are applied to the members' config, population's.
 		if err := configs.ApplyPreset(&base, f.preset); err != nil {
-			return popfile.Definition{}, base, usagef("--preset: %v", err)
+			return population.Definition{}, base, usagef("--preset: %v", err)
 		}
 	}
-	def, run, err := poprun.Define(base, poprun.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
+	def, run, err := population.Define(base, population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
 		Quantile: f.quantile, Resample: f.resample, Command: "hyperctl " + strings.Join(os.Args[1:], " ")})
 	if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
@@ -193,17 +192,17 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		self = p
 	}
 	if f.backend == backendSlurm {
-		if def.Backend, err = json.Marshal(poprun.Backend{Binary: self, Options: f.slurm}); err != nil {
+		if def.Backend, err = json.Marshal(population.Backend{Binary: self, Options: f.slurm}); err != nil {
 			return err
 		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("population: --out %s: %w", f.out, err)
 	}
-	if err := poprun.Init(f.out, def, run); err != nil {
+	if err := population.Init(f.out, def, run); err != nil {
 		return err
 	}
-	if r, err := popfile.ReadResult(f.out); err == nil {
+	if r, err := population.ReadResult(f.out); err == nil {
 		return printResult(cmd, f.out, r, "already finished")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -214,7 +213,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	threads := jobThreads(f.jobs)
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
-	res, err := poprun.Run(ctx, poprun.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
+	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
 		Train: func(ctx context.Context, g, k int) error {
 			args := []string{"population", "member", "--out", f.out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}
 			return runFolderJob(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
@@ -235,17 +234,17 @@ func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error
 	if err := r.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
 	}
-	if q, err := poprun.Queued(ctx, r, out); err != nil {
+	if q, err := population.Queued(ctx, r, out); err != nil {
 		return err
 	} else if len(q) > 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
 		return nil
 	}
-	g, err := poprun.Current(out)
+	g, err := population.Current(out)
 	if err != nil {
 		return err
 	}
-	sub, err := poprun.SubmitGeneration(ctx, r, out, g)
+	sub, err := population.SubmitGeneration(ctx, r, out, g)
 	if err != nil {
 		return err
 	}
@@ -254,7 +253,7 @@ func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error
 	return nil
 }
 
-func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) error {
+func printResult(cmd *cobra.Command, out string, r population.Result, what string) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "population %s: %s\n", what, out)
 	for k, m := range r.Members {
@@ -281,7 +280,7 @@ func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) 
 	if r.Best >= 0 {
 		next += "; hyperctl eval " + out + " (its best member)"
 	}
-	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, popfile.LogFile), next)
+	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, population.LogFile), next)
 	return nil
 }
 
@@ -299,7 +298,7 @@ func newPopulationMemberCmd(a *app) *cobra.Command {
 			if out == "" || g < 0 || k < 0 {
 				return usagef("population member: --out, --generation >= 0 and --member >= 0 are required")
 			}
-			return poprun.TrainMember(cmd.Context(), out, g, k, poprun.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
+			return population.TrainMember(cmd.Context(), out, g, k, population.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "population folder")
@@ -334,23 +333,23 @@ func newPopulationStepCmd(a *app) *cobra.Command {
 
 func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
 	ctx := cmd.Context()
-	lock, err := poprun.Lock(out)
+	lock, err := population.Lock(out)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	def, err := popfile.ReadDefinition(out)
+	def, err := population.ReadDefinition(out)
 	if err != nil {
 		return err
 	}
 	if def.Last(g) {
-		res, err := poprun.Finish(out, g, nil)
+		res, err := population.Finish(out, g, nil)
 		if err != nil {
 			return err
 		}
 		return printResult(cmd, out, res, "finished")
 	}
-	if err := poprun.Step(out, g, nil); err != nil {
+	if err := population.StepAfter(out, g, nil); err != nil {
 		return err
 	}
 	a.log.Info().Int("generation", g).Msg("population: step done")
@@ -358,7 +357,7 @@ func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
 		return nil
 	}
 	r := slurm.ExecRunner{}
-	q, err := poprun.Queued(ctx, r, out)
+	q, err := population.Queued(ctx, r, out)
 	if err != nil {
 		return err
 	}
@@ -367,7 +366,7 @@ func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
 		a.log.Warn().Strs("jobs", q).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
 		return nil
 	}
-	sub, err := poprun.SubmitGeneration(ctx, r, out, g+1)
+	sub, err := population.SubmitGeneration(ctx, r, out, g+1)
 	if err != nil {
 		return err
 	}

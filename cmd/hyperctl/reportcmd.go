@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/randompolicy"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/randompolicy"
 )
 
 // Report output formats (--format).
@@ -77,7 +77,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if !slices.Contains([]string{formatMarkdown, formatJSON, formatCSV}, format) {
 				return usagef("--format %q: want markdown, json or csv", format)
 			}
-			set, err := report.Load(args[0])
+			set, err := analysis.Load(args[0])
 			if err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if randomEpisodes < 1 {
 				return &usageError{err: fmt.Errorf("report: --random-episodes %d: want at least 1", randomEpisodes)}
 			}
-			set.Bootstrap = report.Bootstrap{Resamples: resamples, Seed: bootSeed}
+			set.Bootstrap = analysis.Bootstrap{Resamples: resamples, Seed: bootSeed}
 			start := time.Now()
 			set.Random = randomBaselines(cmd.Context(), set.Envs(), randomEpisodes)
 			for _, env := range set.Envs() {
@@ -125,7 +125,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			case formatMarkdown:
 				err = set.Markdown(cmd.OutOrStdout())
 			case formatJSON, formatCSV:
-				var t *report.Tables
+				var t *analysis.Tables
 				if t, err = set.Tables(); err != nil {
 					return err
 				}
@@ -154,9 +154,9 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
 	cmd.Flags().StringVar(&format, "format", formatMarkdown, "what to print: markdown, json (every table; also report.json) or csv (the per-environment table; also runs.csv, controllers.csv, aggregate.csv)")
-	cmd.Flags().StringVar(&focus, "focus", report.DefaultFocus, "controller whose rank the summary reports")
-	cmd.Flags().StringVar(&reference, "reference", report.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
-	cmd.Flags().IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per confidence interval")
+	cmd.Flags().StringVar(&focus, "focus", analysis.DefaultFocus, "controller whose rank the summary reports")
+	cmd.Flags().StringVar(&reference, "reference", analysis.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
+	cmd.Flags().IntVar(&resamples, "resamples", analysis.DefaultResamples, "bootstrap resamples per confidence interval")
 	cmd.Flags().Uint64Var(&bootSeed, "bootstrap-seed", 0, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&randomEpisodes, "random-episodes", randompolicy.DefaultEpisodes, "episodes of the uniformly random policy whose mean return is the 0 of the normalised scores")
 	return cmd
@@ -165,8 +165,8 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 // randomBaselines estimates a uniformly random policy's return on each
 // environment, one goroutine per environment (an unknown environment gets
 // the error instead).
-func randomBaselines(ctx context.Context, names []string, episodes int) map[string]report.RandomBaseline {
-	out := make(map[string]report.RandomBaseline, len(names))
+func randomBaselines(ctx context.Context, names []string, episodes int) map[string]analysis.RandomBaseline {
+	out := make(map[string]analysis.RandomBaseline, len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, name := range names {
@@ -174,7 +174,7 @@ func randomBaselines(ctx context.Context, names []string, episodes int) map[stri
 		go func() {
 			defer wg.Done()
 			est, err := randompolicy.Return(ctx, name, episodes, randompolicy.DefaultSeed)
-			rb := report.RandomBaseline{Mean: est.Mean, StdErr: est.StdErr, Episodes: est.Episodes, Seed: est.Seed, Err: err}
+			rb := analysis.RandomBaseline{Mean: est.Mean, StdErr: est.StdErr, Episodes: est.Episodes, Seed: est.Seed, Err: err}
 			mu.Lock()
 			out[name] = rb
 			mu.Unlock()

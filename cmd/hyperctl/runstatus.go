@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
 )
 
 // Run-folder states of `hyperctl status` outside a compare folder.
@@ -44,7 +44,7 @@ func folderStatus(root string) ([]folderRun, error) {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	out := make([]folderRun, 0, len(found))
-	ms := report.Matrices{}
+	ms := analysis.Matrices{}
 	for _, f := range found {
 		r := folderRun{Dir: f.Dir}
 		if id, err := rundir.ReadIdentity(f.Dir); err == nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
 )
 
 // TestStatusOfRunFolders: outside a compare folder, status finds run
@@ -46,7 +46,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 	// (an exploit donor's: controller population, seed 0).
 	m4 := mk("pop/reacher/pb2/seed4", "population", 0, 2, true, 0)
 	m5 := mk("pop/reacher/pb2/seed5", "population", 0, 2, true, 0)
-	if err := report.WriteManifest(filepath.Join(root, "pop"), report.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{4, 5}, Iterations: 50}); err != nil {
+	if err := analysis.WriteManifest(filepath.Join(root, "pop"), analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{4, 5}, Iterations: 50}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := rundir.Acquire(run)

@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 const (
@@ -61,7 +61,7 @@ func checkBackendFlags(cmd *cobra.Command, f *compareFlags) error {
 
 // runCompareSlurm submits the unfinished runs of the matrix as one job
 // array (see package slurm) and returns.
-func runCompareSlurm(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags, man report.Manifest) error {
+func runCompareSlurm(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags, man analysis.Manifest) error {
 	g := *f // absolute paths: the tasks run elsewhere
 	var err error
 	if g.out, err = filepath.Abs(f.out); err != nil {
@@ -171,7 +171,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 			}
 		}
 	}
-	path := filepath.Join(dir, report.ManifestFile)
+	path := filepath.Join(dir, analysis.ManifestFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -182,14 +182,14 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 			return err
 		}
 		if len(runs) == 0 {
-			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, report.ManifestFile, rundir.TrainCSV)
+			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, analysis.ManifestFile, rundir.TrainCSV)
 		}
 		return printFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
-	var man report.Manifest
+	var man analysis.Manifest
 	if err := json.Unmarshal(b, &man); err != nil {
 		return fmt.Errorf("status: %s: %w", path, err)
 	}

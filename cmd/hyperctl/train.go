@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // trainOptions are the flags of `hyperctl train` and the run they resolve
@@ -106,8 +106,8 @@ Study), names joined by +:
 	fl.IntVar(&o.threads, "threads", 0, "libtorch threads (overrides ppo.threads; 0 keeps the config)")
 	fl.BoolVar(&o.resume, "resume", false, "continue the unfinished run in --out (starts it if --out is empty; does nothing if finished)")
 	fl.BoolVar(&o.force, "force", false, "overwrite a finished or unfinished run in --out")
-	fl.BoolVar(&o.captureVideo, "capture-video", false, fmt.Sprintf("record an evaluation episode (%dx%d) into OUT/videos/ at every K-th evaluation and the last (needs ffmpeg)", training.VideoWidth, training.VideoHeight))
-	fl.IntVar(&o.captureVideoEvery, "capture-video-every", training.DefaultVideoEvery, "K of --capture-video: record at evaluations 0, K, 2K, ... (counted from 0)")
+	fl.BoolVar(&o.captureVideo, "capture-video", false, fmt.Sprintf("record an evaluation episode (%dx%d) into OUT/videos/ at every K-th evaluation and the last (needs ffmpeg)", run.VideoWidth, run.VideoHeight))
+	fl.IntVar(&o.captureVideoEvery, "capture-video-every", run.DefaultVideoEvery, "K of --capture-video: record at evaluations 0, K, 2K, ... (counted from 0)")
 	fl.StringVar(&o.transferFrom, "transfer-from", "", "deltabo: folder of finished train/compare runs to transfer from (sets [controller.deltabo] transfer_from)")
 	return cmd
 }
@@ -307,13 +307,13 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
-	opts := training.Options{
+	opts := run.Options{
 		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
 	}
 	if o.captureVideo {
-		opts.Video = &training.VideoOptions{Every: o.captureVideoEvery}
+		opts.Video = &run.VideoOptions{Every: o.captureVideoEvery}
 	}
-	res, err := training.Train(ctx, plan, opts)
+	res, err := run.Train(ctx, plan, opts)
 	if err != nil {
 		return err
 	}

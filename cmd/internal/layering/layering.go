@@ -26,6 +26,7 @@ var Layers = []Layer{
 	{"the methods", []string{"baselines/...", "controller/hypercontroller/..."}},
 	{"configs and the run folder", []string{"configs/..."}},
 	{"the service", []string{"controller/service/..."}},
+	{"experiment", []string{"experiment/..."}},
 	{"cmd", []string{"cmd/..."}},
 }
 

@@ -105,7 +105,7 @@ func TestOf(t *testing.T) {
 		{"envs", "environments"}, {"envs/statecodec", "environments"}, {"controller", "the controller interface and driver"},
 		{"kalman", "kalman"}, {"ppo/policy/video", "ppo"}, {"controller/hypercontroller", "the methods"},
 		{"baselines/deltabo", "the methods"}, {"configs/rundir", "configs and the run folder"},
-		{"controller/service/proto/hyperctl/v1", "the service"}, {"cmd/hyperctl", "cmd"},
+		{"controller/service/proto/hyperctl/v1", "the service"}, {"experiment/run", "experiment"}, {"cmd/hyperctl", "cmd"},
 	} {
 		l, ok := Of(c.path)
 		if !ok || Layers[l].Name != c.want {
