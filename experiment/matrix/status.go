@@ -29,6 +29,7 @@ const (
 // States lists every state in display order.
 var States = []State{Finished, Running, Pending, Failed, Missing}
 
+// String is the state's name in status's tables and JSON.
 func (s State) String() string {
 	return [...]string{"missing", "pending", "running", "failed", "finished"}[s]
 }
