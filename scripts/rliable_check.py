@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Recompute hyperctl report's decision statistics with numpy alone.
 
-An independent check of cmd/hyperctl/internal/report/stats.go, written from
+An independent check of experiment/analysis/stats.go, written from
 the definitions (rliable: Agarwal et al., NeurIPS 2021), not from the Go
 code. Used by TestStatsAgainstNumpy; run with Debian's interpreter:
 

@@ -49,7 +49,7 @@ log() { echo "setup: $*" >&2; }
 # /usr/bin/python3): the independent Python checks of policies and TensorBoard
 # files, and the Python PPO that proves `hyperctl serve` end to end.
 # chromium: the browser test of `hyperctl dashboard` (headless, driven by
-# chromedp; cmd/hyperctl/internal/dashboard).
+# chromedp; experiment/dashboard).
 debs=(libtorch-dev libmujoco-dev libopenblas0-pthread slurm-wlm munge libosmesa6-dev ffmpeg protobuf-compiler libprotobuf-dev python3-numpy python3-torch python3-protobuf chromium)
 missing=()
 for p in "${debs[@]}"; do

@@ -26,7 +26,7 @@
 // progress. transfer_from names a folder of finished `hyperctl train` or
 // `hyperctl compare` runs (other seeds, another environment, …); `hyperctl
 // train` reads every run below it into Records before it builds the
-// controller (cmd/hyperctl/internal/training, ReadTransfer), and checks that
+// controller (experiment/run, ReadTransfer), and checks that
 // the runs logged the objective this run uses. DeltaBO itself reads no
 // file.
 //

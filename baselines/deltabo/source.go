@@ -11,7 +11,7 @@ import (
 // Record is one iteration of a source run: the tuned hyperparameters in
 // force, the training progress and the objective. Records of one run share
 // Run and are ordered by Iteration. `hyperctl train` reads them from the
-// run folders below transfer_from (cmd/hyperctl/internal/training,
+// run folders below transfer_from (experiment/run,
 // ReadTransfer).
 type Record struct {
 	// Run identifies the source run (records with the same Run are one run).

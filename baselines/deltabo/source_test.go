@@ -9,7 +9,7 @@ import (
 )
 
 // fixtureRecords are the records `hyperctl train` reads from a finished run
-// of n iterations (cmd/hyperctl/internal/training, ReadTransfer): rows
+// of n iterations (experiment/run, ReadTransfer): rows
 // 1…n−1 (iteration 0 has no objective under delta), wall time 1.5·(it+1),
 // the configuration cfg(it) and the objective obj(it).
 func fixtureRecords(run, n int, cfg func(it int) (batch, clip, lambda, lr float64), obj func(it int) float64) []Record {

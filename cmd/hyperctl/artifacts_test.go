@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/training"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/tbevents/tbeventstest"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/run"
+	"github.com/hyperctl/hyperctl/experiment/tbevents/tbeventstest"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
@@ -53,15 +53,15 @@ func num(t *testing.T, s string) float64 {
 // the values equal to the CSV's (as float32, simple_value's type; the
 // objective and mean episode return, which train.csv rounds to 6
 // significant digits, within that rounding).
-func checkEvents(t *testing.T, run string) (records int) {
+func checkEvents(t *testing.T, dir string) (records int) {
 	t.Helper()
-	files, err := rundir.EventsFiles(run)
+	files, err := rundir.EventsFiles(dir)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("events files in %s: %v %v", run, files, err)
+		t.Fatalf("events files in %s: %v %v", dir, files, err)
 	}
-	train := readCSV(t, filepath.Join(run, "train.csv"))
+	train := readCSV(t, filepath.Join(dir, "train.csv"))
 	evals := map[string]map[string]string{}
-	for _, r := range readCSV(t, filepath.Join(run, "eval.csv")) {
+	for _, r := range readCSV(t, filepath.Join(dir, "eval.csv")) {
 		evals[r["frames"]] = r
 	}
 	byStep := map[int64]tbeventstest.Event{}
@@ -105,20 +105,20 @@ func checkEvents(t *testing.T, run string) (records int) {
 			t.Fatalf("no event at step %d (iteration %s)", step, row["iteration"])
 		}
 		get := func(tag string) (float64, bool) { v, ok := ev.Scalars[tag]; return v, ok }
-		v, ok := get(training.TagReward)
+		v, ok := get(run.TagReward)
 		same("train_reward at iteration "+row["iteration"], v, ok, row["train_reward"])
 		if row["objective"] != "" {
-			v, ok := get(training.TagObjective)
+			v, ok := get(run.TagObjective)
 			near6("objective", v, ok, row["objective"])
-		} else if _, ok := get(training.TagObjective); ok {
+		} else if _, ok := get(run.TagObjective); ok {
 			t.Fatalf("iteration %s: an objective where train.csv has none", row["iteration"])
 		}
 		if row["mean_episode_return"] != "" {
-			v, ok := get(training.TagEpisodeReturn)
+			v, ok := get(run.TagEpisodeReturn)
 			near6("mean_episode_return", v, ok, row["mean_episode_return"])
 		}
 		for _, h := range ppoconfig.HyperNames() {
-			v, ok := get(training.TagHyperPrefix + h)
+			v, ok := get(run.TagHyperPrefix + h)
 			if _, logged := row[h]; !logged {
 				if ok {
 					t.Fatalf("iteration %s: hyper/%s in the events but not in train.csv", row["iteration"], h)
@@ -127,17 +127,17 @@ func checkEvents(t *testing.T, run string) (records int) {
 			}
 			same(h, v, ok, row[h])
 		}
-		v, ok = get(training.TagRejected)
+		v, ok = get(run.TagRejected)
 		same("rejected_updates", v, ok, row["rejected_updates"])
-		for _, tag := range []string{training.TagPolicyLoss, training.TagValueLoss, training.TagEntropy, training.TagApproxKL, training.TagClipFrac, training.TagFPS} {
+		for _, tag := range []string{run.TagPolicyLoss, run.TagValueLoss, run.TagEntropy, run.TagApproxKL, run.TagClipFrac, run.TagFPS} {
 			if v, ok := get(tag); !ok || math.IsNaN(v) {
 				t.Fatalf("iteration %s: %s = %v, %v", row["iteration"], tag, v, ok)
 			}
 		}
 		if e, isEval := evals[row["frames"]]; isEval {
-			v, ok := get(training.TagEvalReturn)
+			v, ok := get(run.TagEvalReturn)
 			same("eval_return", v, ok, e["eval_return"])
-		} else if _, ok := get(training.TagEvalReturn); ok {
+		} else if _, ok := get(run.TagEvalReturn); ok {
 			t.Fatalf("iteration %s: an eval/return without an eval.csv row", row["iteration"])
 		}
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/dashboard"
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller/service"
+	"github.com/hyperctl/hyperctl/experiment/dashboard"
 )
 
 func newDashboardCmd(a *app) *cobra.Command {

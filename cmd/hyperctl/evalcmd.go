@@ -16,6 +16,8 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
@@ -49,7 +51,7 @@ func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, strin
 	if !st.IsDir() {
 		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
 	}
-	dir, err = populationBestMember(cmd.ErrOrStderr(), dir)
+	dir, err = population.RunOrBest(cmd.ErrOrStderr(), dir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -92,7 +94,7 @@ func noRunError(cmd *cobra.Command, dir string) error {
 		more = fmt.Sprintf(" and %d more", len(runs)-maxListedRuns)
 	}
 	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s%s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, plural(len(runs), "run", "runs"), strings.Join(names, ", "), more, commandWith(cmd, pick))
+		dir, rundir.ConfigFile, matrix.Plural(len(runs), "run", "runs"), strings.Join(names, ", "), more, commandWith(cmd, pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs"
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
@@ -243,11 +243,11 @@ func TestEvalPopulation(t *testing.T) {
 	if err := os.Rename(fakeRun(t, "reacher"), member); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(pop, popfile.DefinitionFile), []byte("{}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pop, population.DefinitionFile), []byte("{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ret := func(v float64) *float64 { return &v }
-	if err := popfile.WriteResult(pop, popfile.Result{Best: 1, Members: []popfile.ResultMember{
+	if err := population.WriteResult(pop, population.Result{Best: 1, Members: []population.ResultMember{
 		{Dir: "reacher/pb2/seed0", FinalEvalReturn: ret(-7)},
 		{Dir: "reacher/pb2/seed1", FinalEvalReturn: ret(-4)},
 	}}); err != nil {
@@ -265,7 +265,7 @@ func TestEvalPopulation(t *testing.T) {
 		t.Fatalf("result %+v, stderr %q", res, e)
 	}
 
-	if err := os.Remove(filepath.Join(pop, popfile.ResultFile)); err != nil {
+	if err := os.Remove(filepath.Join(pop, population.ResultFile)); err != nil {
 		t.Fatal(err)
 	}
 	_, e, code = runCLI(t, "eval", pop)

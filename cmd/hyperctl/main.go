@@ -19,7 +19,7 @@ func main() {
 	// the checkpoint, policy-final and the "interrupted" line.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
+	os.Exit(execute(ctx, os.Args[1:]))
 }
 
 // Exit codes.
@@ -48,10 +48,11 @@ func isDryRun(ctx context.Context) bool {
 	return v
 }
 
-// run executes the CLI and returns the process exit code: 0 on success, 2 for
-// usage errors (a resume that would change its run's config included), 3 when the run folder is being written by another process,
+// execute runs the CLI and returns the process exit code: 0 on success, 2 for
+// usage errors (a resume that would change its run's config included), 3
+// when the run folder is being written by another process,
 // 1 for other runtime failures.
-func run(ctx context.Context, args []string) int {
+func execute(ctx context.Context, args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/poprun"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs"
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 // A population is its own command, not `train --population N`: train
@@ -92,7 +92,7 @@ submits the next generation: no process stays on the login node.`,
 }
 
 // defaultJobs is compare's default: one member per core.
-func defaultJobs() int { return max(1, jobThreads(1)) }
+func defaultJobs() int { return max(1, matrix.JobThreads(1)) }
 
 // check validates the flags; every failure is a usage error naming the flag.
 func (f *populationFlags) check(cmd *cobra.Command) error {
@@ -112,8 +112,8 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--method %q: want one of %s", f.method, strings.Join(popmethod.Methods(), ", "))
 	}
 	switch {
-	case f.size < 2 || f.size > popfile.MaxSize:
-		return usagef("--size: want an integer in [2, %d] members, got %d", popfile.MaxSize, f.size)
+	case f.size < 2 || f.size > population.MaxSize:
+		return usagef("--size: want an integer in [2, %d] members, got %d", population.MaxSize, f.size)
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
 	case f.ready < 1 || f.ready > f.frames:
@@ -141,7 +141,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 }
 
 // define resolves the members' config and the population's definition.
-func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
+func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 	// The members' controller is the population's: the config's tuned
 	// keys are its space.
 	set := []configs.Override{func(r *configs.Run) { r.Env, r.Frames, r.Controller.Name = f.env, f.frames, configs.Population }}
@@ -156,15 +156,15 @@ func (f *populationFlags) define() (popfile.Definition, configs.Run, error) {
 		base, err = configs.Default(f.env, set...)
 	}
 	if err != nil {
-		return popfile.Definition{}, base, err
+		return population.Definition{}, base, err
 	}
 	if f.preset != "" {
 		// Presets are applied to the members' config, population's.
 		if err := configs.ApplyPreset(&base, f.preset); err != nil {
-			return popfile.Definition{}, base, usagef("--preset: %v", err)
+			return population.Definition{}, base, usagef("--preset: %v", err)
 		}
 	}
-	def, run, err := poprun.Define(base, poprun.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
+	def, run, err := population.Define(base, population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
 		Quantile: f.quantile, Resample: f.resample, Command: "hyperctl " + strings.Join(os.Args[1:], " ")})
 	if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
@@ -185,25 +185,22 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if err != nil || isDryRun(ctx) {
 		return err
 	}
-	self, err := os.Executable()
+	self, err := executable()
 	if err != nil {
-		return fmt.Errorf("population: cannot find the hyperctl executable: %w", err)
-	}
-	if p, err := filepath.EvalSymlinks(self); err == nil {
-		self = p
+		return fmt.Errorf("population: %w", err)
 	}
 	if f.backend == backendSlurm {
-		if def.Backend, err = json.Marshal(poprun.Backend{Binary: self, Options: f.slurm}); err != nil {
+		if def.Backend, err = json.Marshal(population.Backend{Binary: self, Options: f.slurm}); err != nil {
 			return err
 		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("population: --out %s: %w", f.out, err)
 	}
-	if err := poprun.Init(f.out, def, run); err != nil {
+	if err := population.Init(f.out, def, run); err != nil {
 		return err
 	}
-	if r, err := popfile.ReadResult(f.out); err == nil {
+	if r, err := population.ReadResult(f.out); err == nil {
 		return printResult(cmd, f.out, r, "already finished")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -211,13 +208,13 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if f.backend == backendSlurm {
 		return submitPopulation(ctx, cmd, f.out)
 	}
-	threads := jobThreads(f.jobs)
+	threads := matrix.JobThreads(f.jobs)
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
-	res, err := poprun.Run(ctx, poprun.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
+	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
 		Train: func(ctx context.Context, g, k int) error {
 			args := []string{"population", "member", "--out", f.out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}
-			return runFolderJob(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
+			return matrix.RunFolder(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
 		}})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -231,30 +228,20 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 // submitPopulation submits the current generation's chain unless the
 // population's jobs are already queued.
 func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error {
-	r := slurm.ExecRunner{}
-	if err := r.LookPath("sbatch"); err != nil {
-		return fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
-	}
-	if q, err := poprun.Queued(ctx, r, out); err != nil {
+	sub, q, err := population.Submit(ctx, slurm.ExecRunner{}, out)
+	if err != nil {
 		return err
-	} else if len(q) > 0 {
+	}
+	if len(q) > 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
 		return nil
 	}
-	g, err := poprun.Current(out)
-	if err != nil {
-		return err
-	}
-	sub, err := poprun.SubmitGeneration(ctx, r, out, g)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(cmd.OutOrStdout(), "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
-		g, sub.Array, sub.Step, out)
+		sub.Generation, sub.Array, sub.Step, out)
 	return nil
 }
 
-func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) error {
+func printResult(cmd *cobra.Command, out string, r population.Result, what string) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "population %s: %s\n", what, out)
 	for k, m := range r.Members {
@@ -268,12 +255,12 @@ func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) 
 		}
 		fmt.Fprintf(w, "  member %d  %-34s final eval %10s  score %10.2f%s\n", k, m.Dir, ev, m.Score, mark)
 	}
-	ps, ok, err := populationStatus(out)
+	ps, ok, err := population.ReadStatus(out)
 	if err != nil {
 		return err
 	}
 	if ok {
-		if err := printLineages(w, ps); err != nil {
+		if err := population.WriteLineages(w, ps); err != nil {
 			return err
 		}
 	}
@@ -281,7 +268,7 @@ func printResult(cmd *cobra.Command, out string, r popfile.Result, what string) 
 	if r.Best >= 0 {
 		next += "; hyperctl eval " + out + " (its best member)"
 	}
-	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, popfile.LogFile), next)
+	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, population.LogFile), next)
 	return nil
 }
 
@@ -299,7 +286,7 @@ func newPopulationMemberCmd(a *app) *cobra.Command {
 			if out == "" || g < 0 || k < 0 {
 				return usagef("population member: --out, --generation >= 0 and --member >= 0 are required")
 			}
-			return poprun.TrainMember(cmd.Context(), out, g, k, poprun.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
+			return population.TrainMember(cmd.Context(), out, g, k, population.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "population folder")
@@ -333,44 +320,19 @@ func newPopulationStepCmd(a *app) *cobra.Command {
 }
 
 func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
-	ctx := cmd.Context()
-	lock, err := poprun.Lock(out)
-	if err != nil {
+	c, err := population.ChainStep(cmd.Context(), slurm.ExecRunner{}, out, g, os.Getenv("SLURM_JOB_ID"))
+	if c.Stepped {
+		a.log.Info().Int("generation", g).Msg("population: step done")
+	}
+	switch {
+	case err != nil:
 		return err
+	case c.Result != nil:
+		return printResult(cmd, out, *c.Result, "finished")
+	case len(c.Queued) > 0:
+		a.log.Warn().Strs("jobs", c.Queued).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
+	case c.Next != nil:
+		a.log.Info().Int("generation", g+1).Str("array", c.Next.Array).Str("step", c.Next.Step).Msg("population: next generation submitted")
 	}
-	defer lock.Release()
-	def, err := popfile.ReadDefinition(out)
-	if err != nil {
-		return err
-	}
-	if def.Last(g) {
-		res, err := poprun.Finish(out, g, nil)
-		if err != nil {
-			return err
-		}
-		return printResult(cmd, out, res, "finished")
-	}
-	if err := poprun.Step(out, g, nil); err != nil {
-		return err
-	}
-	a.log.Info().Int("generation", g).Msg("population: step done")
-	if len(def.Backend) == 0 {
-		return nil
-	}
-	r := slurm.ExecRunner{}
-	q, err := poprun.Queued(ctx, r, out)
-	if err != nil {
-		return err
-	}
-	self := os.Getenv("SLURM_JOB_ID")
-	if q = slices.DeleteFunc(q, func(id string) bool { return id == self }); len(q) > 0 {
-		a.log.Warn().Strs("jobs", q).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
-		return nil
-	}
-	sub, err := poprun.SubmitGeneration(ctx, r, out, g+1)
-	if err != nil {
-		return err
-	}
-	a.log.Info().Int("generation", g+1).Str("array", sub.Array).Str("step", sub.Step).Msg("population: next generation submitted")
 	return nil
 }

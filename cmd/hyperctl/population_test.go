@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	popfile "github.com/hyperctl/hyperctl/configs/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/population"
 )
 
 // popTestConfig is the members' config of the population tests
 // (3 generations of 10 iterations with the ready and frames of popArgs).
-const popTestConfig = "internal/poprun/testdata/members.toml"
+const popTestConfig = "../../experiment/population/testdata/members.toml"
 
 func popArgs(cfg, out string) []string {
 	return []string{"population", "--env", "reacher", "--method", "pbt", "--size", "2", "--frames", "1920", "--ready", "640",
@@ -35,7 +35,7 @@ func samePopulationFolders(t *testing.T, got, want string) {
 		rel, _ := filepath.Rel(want, p)
 		switch {
 		case err != nil || d.IsDir():
-		case rel == popfile.LogFile || rel == popfile.ResultFile || strings.HasPrefix(rel, popfile.GenerationsDir):
+		case rel == population.LogFile || rel == population.ResultFile || strings.HasPrefix(rel, population.GenerationsDir):
 			files = append(files, rel)
 		case filepath.Base(rel) == rundir.TrainCSV || filepath.Base(rel) == rundir.EvalCSV:
 			same, total, diff, err := rundir.CompareCSV(filepath.Join(got, rel), p)
@@ -130,15 +130,15 @@ func TestPopulationKillAndResume(t *testing.T) {
 	}
 	// status says how far it is, its best member and its lineages, as the
 	// log and result.json say.
-	recs, err := popfile.ReadLog(ref)
+	recs, err := population.ReadLog(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lin, err := popfile.Lineages(recs, 2)
+	lin, err := population.Lineages(recs, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := popfile.ReadResult(ref)
+	res, err := population.ReadResult(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 	}
 	o, _, code = runCLI(t, "status", "--json", ref)
 	var js struct {
-		Population *popStatus `json:"population"`
+		Population *population.Status `json:"population"`
 	}
 	if err := json.Unmarshal([]byte(o), &js); code != 0 || err != nil || js.Population == nil ||
 		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(lin.Origin) || *js.Population.Best != res.Best {
@@ -247,7 +247,7 @@ func TestSlurmPopulation(t *testing.T) {
 		t.Fatalf("the local reference: exit %d\n%s\n%s", code, o, e)
 	}
 	for i := 0; ; i++ { // bounded: 5 minutes
-		if _, err := os.Stat(filepath.Join(out, popfile.ResultFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(out, population.ResultFile)); err == nil {
 			break
 		}
 		if i == 1500 {

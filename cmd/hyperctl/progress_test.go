@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
@@ -130,8 +131,8 @@ func TestPlural(t *testing.T) {
 		one, many string
 		want      string
 	}{{1, "run", "runs", "1 run"}, {0, "run", "runs", "0 runs"}, {5, "was", "were", "5 were"}, {1, "was", "were", "1 was"}} {
-		if got := plural(tc.n, tc.one, tc.many); got != tc.want {
-			t.Errorf("plural(%d) = %q, want %q", tc.n, got, tc.want)
+		if got := matrix.Plural(tc.n, tc.one, tc.many); got != tc.want {
+			t.Errorf("matrix.Plural(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

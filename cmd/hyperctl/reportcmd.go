@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/randompolicy"
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/report"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/randompolicy"
 )
 
 // Report output formats (--format).
@@ -82,7 +81,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if isDryRun(cmd.Context()) {
 				return nil
 			}
-			set, err := report.Load(args[0])
+			set, err := analysis.Load(args[0])
 			if err != nil {
 				return err
 			}
@@ -96,7 +95,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
 				return &usageError{err: fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
 			}
-			set.Focus = cmp.Or(focus, defaultFocus(set.Controllers()))
+			set.Focus = focus
 			if cmd.Flags().Changed("reference") && !slices.Contains(set.Controllers(), reference) {
 				return &usageError{err: fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
 			}
@@ -107,7 +106,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			if randomEpisodes < 1 {
 				return &usageError{err: fmt.Errorf("report: --random-episodes %d: want at least 1", randomEpisodes)}
 			}
-			set.Bootstrap = report.Bootstrap{Resamples: resamples, Seed: bootSeed}
+			set.Bootstrap = analysis.Bootstrap{Resamples: resamples, Seed: bootSeed}
 			start := time.Now()
 			set.Random = randomBaselines(cmd.Context(), set.Envs(), randomEpisodes)
 			for _, env := range set.Envs() {
@@ -130,7 +129,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 			case formatMarkdown:
 				err = set.Markdown(cmd.OutOrStdout())
 			case formatJSON, formatCSV:
-				var t *report.Tables
+				var t *analysis.Tables
 				if t, err = set.Tables(); err != nil {
 					return err
 				}
@@ -160,8 +159,8 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
 	cmd.Flags().StringVar(&format, "format", formatMarkdown, "what to print: markdown, json (every table; also report.json) or csv (the per-environment table; also runs.csv, controllers.csv, aggregate.csv)")
 	cmd.Flags().StringVar(&focus, "focus", "", "controller whose rank the summary reports (default: the folder's only controller, else "+configs.DefaultController+")")
-	cmd.Flags().StringVar(&reference, "reference", report.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
-	cmd.Flags().IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per confidence interval")
+	cmd.Flags().StringVar(&reference, "reference", analysis.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
+	cmd.Flags().IntVar(&resamples, "resamples", analysis.DefaultResamples, "bootstrap resamples per confidence interval")
 	cmd.Flags().Uint64Var(&bootSeed, "bootstrap-seed", 0, "seed of the bootstrap resampling")
 	cmd.Flags().IntVar(&randomEpisodes, "random-episodes", randompolicy.DefaultEpisodes, "episodes of the uniformly random policy whose mean return is the 0 of the normalised scores")
 	return cmd
@@ -170,8 +169,8 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 // randomBaselines estimates a uniformly random policy's return on each
 // environment, one goroutine per environment (an unknown environment gets
 // the error instead).
-func randomBaselines(ctx context.Context, names []string, episodes int) map[string]report.RandomBaseline {
-	out := make(map[string]report.RandomBaseline, len(names))
+func randomBaselines(ctx context.Context, names []string, episodes int) map[string]analysis.RandomBaseline {
+	out := make(map[string]analysis.RandomBaseline, len(names))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, name := range names {
@@ -179,7 +178,7 @@ func randomBaselines(ctx context.Context, names []string, episodes int) map[stri
 		go func() {
 			defer wg.Done()
 			est, err := randompolicy.Return(ctx, name, episodes, randompolicy.DefaultSeed)
-			rb := report.RandomBaseline{Mean: est.Mean, StdErr: est.StdErr, Episodes: est.Episodes, Seed: est.Seed, Err: err}
+			rb := analysis.RandomBaseline{Mean: est.Mean, StdErr: est.StdErr, Episodes: est.Episodes, Seed: est.Seed, Err: err}
 			mu.Lock()
 			out[name] = rb
 			mu.Unlock()
@@ -187,16 +186,4 @@ func randomBaselines(ctx context.Context, names []string, episodes int) map[stri
 	}
 	wg.Wait()
 	return out
-}
-
-// defaultFocus is the controller whose rank report's summary gives when
-// --focus is not: the folder's only controller, else the default
-// controller (configs.DefaultController, fixed). It belongs with the report
-// package (its DefaultFocus is still the paper's hypercontroller), which is
-// moving; it is here until then.
-func defaultFocus(controllers []string) string {
-	if len(controllers) == 1 {
-		return controllers[0]
-	}
-	return configs.DefaultController
 }

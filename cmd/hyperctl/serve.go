@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/dashboard"
 	"github.com/hyperctl/hyperctl/controller/service"
+	"github.com/hyperctl/hyperctl/experiment/dashboard"
 )
 
 func newServeCmd(a *app) *cobra.Command {

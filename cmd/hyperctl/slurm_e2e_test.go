@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/slurm"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 // slurmTestConfig: 16 iterations of a small batch, a checkpoint every 3.

@@ -4,7 +4,7 @@
 // read. It owns the file names, the CSV schemas and their one reader
 // (ReadLog, LastRow, Runs, FindRuns, ReadIdentity), the checkpoint file, the summary and the
 // rules for reusing a folder. It imports no trainer and no controller, so
-// readers can depend on it; the writer is cmd/hyperctl/internal/training.
+// readers can depend on it; the writer is experiment/run.
 //
 // # Layout
 //
@@ -25,7 +25,7 @@
 //	                TensorBoard events (package tbevents), one event per
 //	                iteration at step = frames trained
 //	slurm-task.txt  the last Slurm attempt's outcome, under `compare --backend slurm`
-//	                (written by the batch script; see cmd/hyperctl/internal/slurm)
+//	                (written by the batch script; see experiment/slurm)
 //	videos/         with `train --capture-video`: iter<NNNNNN>.mp4, an evaluation
 //	                episode recorded after that (0-based) iteration
 //

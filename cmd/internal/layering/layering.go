@@ -27,6 +27,7 @@ var Layers = []Layer{
 	{"the methods", []string{"baselines/...", "controller/hypercontroller/..."}},
 	{"configs and the run folder", []string{"configs/..."}},
 	{"the service", []string{"controller/service/..."}},
+	{"experiment", []string{"experiment/..."}},
 	{"cmd", []string{"cmd/..."}},
 }
 
@@ -38,11 +39,19 @@ func Of(rel string) (int, bool) {
 	layer, best := 0, -1
 	for i, l := range Layers {
 		for _, p := range l.Patterns {
-			sub, tree := strings.CutSuffix(p, "/...")
-			if (rel == sub || (tree && strings.HasPrefix(rel, sub+"/"))) && len(sub) > best {
-				layer, best = i, len(sub)
+			if n := len(strings.TrimSuffix(p, "/...")); matches(p, rel) && n > best {
+				layer, best = i, n
 			}
 		}
 	}
 	return layer, best >= 0
+}
+
+// matches reports whether the module-relative package path rel matches
+// the pattern p ("x": that package; "x/...": it and every package below).
+func matches(p, rel string) bool {
+	if sub, ok := strings.CutSuffix(p, "/..."); ok {
+		return rel == sub || strings.HasPrefix(rel, sub+"/")
+	}
+	return rel == p
 }

@@ -1,0 +1,204 @@
+// Package analysis turns run folders into Markdown tables, PNG plots like the
+// HyperController paper's Figures 1 and 2, and JSON or CSV tables for other
+// tools. It works on partial results and says which runs are missing or
+// unfinished.
+//
+// It reads a compare folder, which holds one run folder per (environment,
+// controller, seed):
+//
+//	DIR/compare.json                     the matrix that was asked for (optional)
+//	DIR/<env>/<controller>/seed<N>/      a run folder (see package rundir)
+//
+// or a single run folder, or any folder with run folders below it (found
+// by rundir.Runs), such as the runs/ folder `hyperctl train` fills.
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+)
+
+// TrainRow is one row of train.csv (the columns the report uses).
+type TrainRow struct {
+	Iteration int
+	Frames    float64
+	Wall      float64 // cumulative wall time, s
+	Ctrl      float64 // cumulative controller time, s
+	Reward    float64 // mean training reward
+}
+
+// EvalRow is one row of eval.csv.
+type EvalRow struct {
+	Iteration int
+	Frames    float64
+	Wall      float64
+	Ctrl      float64
+	Return    float64
+}
+
+// Run is one run folder's data.
+type Run struct {
+	Env, Controller string
+	Seed            int64
+	Dir             string
+	Train           []TrainRow
+	Eval            []EvalRow
+	Finished        bool
+	Summary         rundir.Summary
+}
+
+// Set is everything found in a compare folder.
+type Set struct {
+	Dir      string
+	Manifest *matrix.Manifest
+	Runs     []*Run
+	Problems []string // unreadable files, reported rather than fatal
+	// Focus is the controller whose rank the summary reports (empty:
+	// DefaultFocus of the set's controllers).
+	Focus string
+	// Reference is the row the "Against" section compares every
+	// controller with (empty: DefaultReference).
+	Reference string
+	// Random is a uniformly random policy's return per environment, the
+	// zero of the normalised scores (see Stats); environments without one
+	// are left out of the aggregate.
+	Random map[string]RandomBaseline
+	// Bootstrap configures the confidence intervals of Stats.
+	Bootstrap Bootstrap
+}
+
+// Load reads the runs in dir: dir itself when it is a run folder, else
+// every run folder below it (rundir.Runs), and compare.json when dir
+// has one. A run is named by its environment, controller and seed as its
+// config.toml says (rundir.ReadIdentity), the controller by its folder
+// when the folder says more, or by the matrix of the compare folder it is
+// a cell of, as status and the dashboard name it (matrix.Matrices.RunName:
+// a population's members, whose config.toml is an exploit donor's, and a
+// study's copies of picked runs). A run that cannot be named, or names one
+// already read, is a Problem.
+func Load(dir string) (*Set, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("report: %s is not a folder", dir)
+	}
+	s := &Set{Dir: dir}
+	if m, err := matrix.ReadManifest(dir); err == nil {
+		s.Manifest = &m
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	found, err := rundir.Runs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	seen := map[matrix.Cell]string{}
+	ms := matrix.Matrices{dir: s.Manifest}
+	for _, f := range found {
+		env, ctrl, seed, err := ms.RunName(dir, f.Dir)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			continue
+		}
+		key := matrix.Cell{Env: env, Controller: ctrl, Seed: seed}
+		if prev, dup := seen[key]; dup {
+			s.Problems = append(s.Problems, fmt.Sprintf("%s: the same run (%s, %s, seed %d) as %s; left out", f.Dir, env, ctrl, seed, prev))
+			continue
+		}
+		run, err := loadRun(f.Dir)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
+			continue
+		}
+		if run == nil {
+			continue
+		}
+		seen[key] = f.Dir
+		run.Env, run.Controller, run.Seed = env, ctrl, seed
+		s.Runs = append(s.Runs, run)
+	}
+	sort.Slice(s.Runs, func(i, j int) bool {
+		a, b := s.Runs[i], s.Runs[j]
+		if a.Env != b.Env {
+			return a.Env < b.Env
+		}
+		if a.Controller != b.Controller {
+			return a.Controller < b.Controller
+		}
+		return a.Seed < b.Seed
+	})
+	return s, nil
+}
+
+// loadRun reads one run folder; nil when it holds no rows yet.
+func loadRun(dir string) (*Run, error) {
+	r := &Run{Dir: dir}
+	tl, err := rundir.ReadLog(filepath.Join(dir, rundir.TrainCSV))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if r.Train, err = parseRows(tl, []string{rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColTrainReward},
+		func(t *TrainRow) (*int, []*float64) {
+			return &t.Iteration, []*float64{&t.Frames, &t.Wall, &t.Ctrl, &t.Reward}
+		}); err != nil {
+		return nil, err
+	}
+	if len(r.Train) == 0 {
+		return nil, nil
+	}
+	if el, err := rundir.ReadLog(filepath.Join(dir, rundir.EvalCSV)); err == nil {
+		if r.Eval, err = parseRows(el, []string{rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn},
+			func(e *EvalRow) (*int, []*float64) {
+				return &e.Iteration, []*float64{&e.Frames, &e.Wall, &e.Ctrl, &e.Return}
+			}); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if s, err := rundir.ReadSummary(dir); err == nil {
+		r.Finished, r.Summary = true, s
+	}
+	return r, nil
+}
+
+// parseRows reads every row of a log into a new T: its iteration and the
+// numbers of the named columns, into the destinations fields returns. A
+// missing column (each one is reported) or an unparsable field is an error.
+func parseRows[T any](l *rundir.Log, names []string, fields func(*T) (*int, []*float64)) ([]T, error) {
+	ci, err := l.Col(rundir.ColIteration)
+	errs := []error{err}
+	cols := make([]int, len(names))
+	for i, n := range names {
+		cols[i], err = l.Col(n)
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make([]T, len(l.Rows))
+	for k := range l.Rows {
+		it, nums := fields(&out[k])
+		if *it, err = l.Int(k, ci); err != nil {
+			return nil, err
+		}
+		for i, p := range nums {
+			if *p, err = l.Float(k, cols[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

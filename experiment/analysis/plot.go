@@ -1,0 +1,480 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// XAxis selects the time axis of the Figure 1 style plots.
+type XAxis int
+
+const (
+	// ControllerTime is cumulative time spent in the controller's decisions,
+	// the paper's Figure 1 axis ("only the wall clock time elapsed during the
+	// hyperparameter search"). Runs without a controller have none and are
+	// left out of this figure.
+	ControllerTime XAxis = iota
+	// WallTime is cumulative total wall time of the run.
+	WallTime
+	// Frames is the number of frames trained on so far, on a linear axis:
+	// not one of the paper's figures, it shows the runs at equal experience
+	// (controllers that pick larger batches see more frames per iteration).
+	Frames
+)
+
+// noController is the row of runs without a controller (PPO with fixed
+// hyperparameters), which spend no controller time.
+const noController = "fixed"
+
+// curve is a median curve over seeds: x and y per iteration index.
+type curve struct{ xs, ys []float64 }
+
+// medianCurve aligns runs by row index and takes the median x and y over the
+// runs that reached each index.
+func medianCurve(n int, get func(run, row int) (x, y float64, ok bool), runs int) curve {
+	var c curve
+	for k := 0; k < n; k++ {
+		var xs, ys []float64
+		for r := 0; r < runs; r++ {
+			if x, y, ok := get(r, k); ok {
+				xs = append(xs, x)
+				ys = append(ys, y)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		_, mx, _ := Quartiles(xs)
+		_, my, _ := Quartiles(ys)
+		c.xs = append(c.xs, mx)
+		c.ys = append(c.ys, my)
+	}
+	return c
+}
+
+// Figure1 writes DIR/<env>_fig1_controller_time.png or
+// <env>_fig1_wall_time.png: median training reward (left) and median
+// evaluation return (right) against time on a log axis, one line per
+// controller; with the Frames axis, <env>_fig3_frames.png against frames on a
+// linear axis. It returns the file written.
+func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
+	byCtrl := map[string][]*Run{}
+	for _, r := range s.Runs {
+		if r.Env == env {
+			byCtrl[r.Controller] = append(byCtrl[r.Controller], r)
+		}
+	}
+	label := "controller time (s, log scale)"
+	name := "fig1_controller_time"
+	switch axis {
+	case WallTime:
+		label, name = "wall-clock time (s, log scale)", "fig1_wall_time"
+	case Frames:
+		label, name = "frames trained", "fig3_frames"
+	}
+	left, right := plot.New(), plot.New()
+	left.Title.Text = env + ": median training reward"
+	right.Title.Text = env + ": median evaluation return"
+	for _, p := range []*plot.Plot{left, right} {
+		p.X.Label.Text = label
+		if axis != Frames {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = logTicks{}
+		}
+	}
+	leg := newSideLegend()
+	inLegend := map[string]bool{}
+	addLegend := func(name string, th plot.Thumbnailer) {
+		if !inLegend[name] {
+			inLegend[name] = true
+			leg.Add(name, th)
+		}
+	}
+	left.Y.Label.Text = "training reward"
+	right.Y.Label.Text = "evaluation return"
+	ctrls := make([]string, 0, len(byCtrl))
+	for c := range byCtrl {
+		ctrls = append(ctrls, c)
+	}
+	sort.Strings(ctrls)
+	switch s.evalCount(env) {
+	case 0:
+		right.Title.Text += "\nno evaluations yet (eval_every = 0, or none reached)"
+	case 1:
+		right.Title.Text += "\none evaluation per run, after its last iteration\n(the runs are shorter than eval_every): points, not curves"
+	}
+	plotted := 0
+	// fixed spends no controller time: on the controller-time axis (log
+	// scale, no 0) its final medians are drawn as horizontal lines.
+	var fixedFinal [2][]float64
+	for i, c := range ctrls {
+		runs := byCtrl[c]
+		if axis == ControllerTime && c == noController {
+			for _, r := range runs {
+				if !r.Finished {
+					continue
+				}
+				fixedFinal[0] = append(fixedFinal[0], r.Train[len(r.Train)-1].Reward)
+				if len(r.Eval) > 0 {
+					fixedFinal[1] = append(fixedFinal[1], r.Eval[len(r.Eval)-1].Return)
+				}
+			}
+			continue
+		}
+		maxTrain, maxEval := 0, 0
+		for _, r := range runs {
+			maxTrain = max(maxTrain, len(r.Train))
+			maxEval = max(maxEval, len(r.Eval))
+		}
+		tx := func(wall, ctrl, frames float64) float64 {
+			switch axis {
+			case WallTime:
+				return wall
+			case Frames:
+				return frames
+			}
+			return ctrl
+		}
+		tc := medianCurve(maxTrain, func(r, k int) (float64, float64, bool) {
+			if k >= len(runs[r].Train) {
+				return 0, 0, false
+			}
+			row := runs[r].Train[k]
+			return tx(row.Wall, row.Ctrl, row.Frames), row.Reward, true
+		}, len(runs))
+		ec := medianCurve(maxEval, func(r, k int) (float64, float64, bool) {
+			if k >= len(runs[r].Eval) {
+				return 0, 0, false
+			}
+			row := runs[r].Eval[k]
+			return tx(row.Wall, row.Ctrl, row.Frames), row.Return, true
+		}, len(runs))
+		for side, cv := range []curve{tc, ec} {
+			pts := make(plotter.XYs, 0, len(cv.xs))
+			for k := range cv.xs {
+				if cv.xs[k] > 0 && !math.IsNaN(cv.ys[k]) && !math.IsInf(cv.ys[k], 0) {
+					pts = append(pts, plotter.XY{X: cv.xs[k], Y: cv.ys[k]})
+				}
+			}
+			if len(pts) < 1 {
+				continue
+			}
+			p := left
+			if side == 1 {
+				p = right
+			}
+			if len(pts) == 1 {
+				// A single point draws no line: mark it.
+				sc, err := plotter.NewScatter(pts)
+				if err != nil {
+					return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
+				}
+				sc.Color = plotutil.Color(i)
+				sc.Shape = plotutil.Shape(i)
+				sc.Radius = vg.Points(4)
+				p.Add(sc)
+				addLegend(c, sc)
+				plotted++
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
+			}
+			l.Color = plotutil.Color(i)
+			l.Dashes = plotutil.Dashes(i)
+			l.Width = vg.Points(1.5)
+			p.Add(l)
+			addLegend(c, l)
+			plotted++
+		}
+	}
+	if plotted == 0 {
+		return "", nil
+	}
+	for side, vals := range fixedFinal {
+		if len(vals) == 0 {
+			continue
+		}
+		p := left
+		if side == 1 {
+			p = right
+		}
+		_, med, _ := Quartiles(vals)
+		f := plotter.NewFunction(func(float64) float64 { return med })
+		f.Color = plotutil.Color(slices.Index(ctrls, noController))
+		f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		f.Width = vg.Points(1.5)
+		p.Add(f)
+		// A Function has no data range: widen the axis to show it.
+		p.Y.Min, p.Y.Max = math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
+		addLegend(fmt.Sprintf("%s: final median of %d runs (no controller time)", noController, len(vals)), f)
+	}
+	if s.evalCount(env) == 0 {
+		// An empty panel keeps the training panel's time range (a log
+		// scale cannot draw the empty default range 0..0).
+		right.X.Min, right.X.Max = left.X.Min, left.X.Max
+		right.Y.Min, right.Y.Max = 0, 1
+	}
+	if s.evalCount(env) == 1 {
+		// Keep single points off the frame and the legend.
+		if axis == Frames {
+			d := math.Max(right.X.Max-right.X.Min, math.Abs(right.X.Max)) * 0.1
+			right.X.Min, right.X.Max = right.X.Min-d, right.X.Max+d
+		} else {
+			right.X.Min, right.X.Max = right.X.Min/1.5, right.X.Max*1.5
+		}
+		d := math.Max(right.Y.Max-right.Y.Min, math.Abs(right.Y.Max)*0.05) * 0.5
+		right.Y.Min, right.Y.Max = right.Y.Min-d, right.Y.Max+d
+	}
+	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
+	return path, savePanels(path, []*plot.Plot{left, right}, &leg, 14*vg.Inch, 4.5*vg.Inch)
+}
+
+// Figure2 writes DIR/<env>_fig2_final.png: box plots of the final training
+// reward (left) and final evaluation return (right) per controller, over
+// finished runs.
+func (s *Set) Figure2(env, outDir string) (string, error) {
+	byCtrl := map[string][2][]float64{}
+	for _, r := range s.Runs {
+		if r.Env != env || !r.Finished {
+			continue
+		}
+		v := byCtrl[r.Controller]
+		v[0] = append(v[0], r.Train[len(r.Train)-1].Reward)
+		if len(r.Eval) > 0 {
+			v[1] = append(v[1], r.Eval[len(r.Eval)-1].Return)
+		}
+		byCtrl[r.Controller] = v
+	}
+	if len(byCtrl) == 0 {
+		return "", nil
+	}
+	ctrls := make([]string, 0, len(byCtrl))
+	for c := range byCtrl {
+		ctrls = append(ctrls, c)
+	}
+	sort.Strings(ctrls)
+	var panels []*plot.Plot
+	for side, title := range []string{"final training reward", "final evaluation return"} {
+		p := plot.New()
+		p.Title.Text = env + ": " + title
+		p.Y.Label.Text = title
+		var names []string
+		for i, c := range ctrls {
+			vals := byCtrl[c][side]
+			names = append(names, fmt.Sprintf("%s (n = %d)", c, len(vals)))
+			if len(vals) == 0 {
+				continue
+			}
+			b, err := plotter.NewBoxPlot(vg.Points(20), float64(i), plotter.Values(vals))
+			if err != nil {
+				return "", fmt.Errorf("figure 2 %s/%s: %w", env, c, err)
+			}
+			b.FillColor = plotutil.Color(i)
+			p.Add(b)
+		}
+		p.NominalX(names...)
+		p.X.Label.Text = "n: the runs behind each box"
+		p.X.Tick.Label.Rotation = math.Pi / 9
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YTop
+		panels = append(panels, p)
+	}
+	path := filepath.Join(outDir, fmt.Sprintf("%s_fig2_final.png", env))
+	return path, savePanels(path, panels, nil, 12*vg.Inch, 5*vg.Inch)
+}
+
+// newSideLegend is a legend drawn beside the axes (savePanels), where it
+// covers no curve.
+func newSideLegend() plot.Legend {
+	leg := plot.NewLegend()
+	leg.Left, leg.Top = true, true
+	leg.TextStyle.Font.Size = vg.Points(10)
+	leg.ThumbnailWidth = vg.Points(28)
+	leg.Padding = vg.Points(4)
+	return leg
+}
+
+// savePanels draws plots side by side into one PNG, with leg (when not
+// nil) right of them, its top level with the axes'.
+func savePanels(path string, plots []*plot.Plot, leg *plot.Legend, w, h vg.Length) error {
+	img := vgimg.New(w, h)
+	dc := draw.New(img)
+	pad := vg.Millimeter * 2
+	panels := dc
+	if leg != nil {
+		r := leg.Rectangle(dc)
+		legW := r.Max.X - r.Min.X
+		panels = draw.Crop(dc, 0, -(legW + 3*pad), 0, 0)
+		top := plots[0].Title.TextStyle.Rectangle(plots[0].Title.Text).Size().Y
+		leg.Draw(draw.Crop(dc, w-legW-2*pad, -pad, pad, -2*pad-top))
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Millimeter * 4, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align([][]*plot.Plot{plots}, tiles, panels)
+	for i, p := range plots {
+		p.Draw(canvases[0][i])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// logTicks labels a log axis with plain numbers (0.001, 20, 5000): every
+// power of ten in range and, over fewer than three decades, 2 and 5 times
+// them too; over less than one, every multiple of the power of ten below
+// it, or, with fewer than two of those, the range's ends. The other
+// multiples are unlabelled minor ticks. gonum's LogTicks
+// labels powers of ten alone, in exponent form (1e+01), so a range within
+// one decade had no label.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if !(min > 0) || !(max >= min) {
+		return nil
+	}
+	decades := math.Log10(max / min)
+	labelled := func(m int) bool {
+		switch {
+		case decades < 1:
+			return true
+		case decades < 3:
+			return m == 1 || m == 2 || m == 5
+		}
+		return m == 1
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
+		for m := 1; m <= 9; m++ {
+			v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64) // exact decimal
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if labelled(m) {
+				t.Label = fmtTick(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			n++
+		}
+	}
+	if n < 2 { // a narrow range: label its ends, rounded inward
+		for _, end := range []struct {
+			v     float64
+			round func(float64) float64
+		}{{min, math.Ceil}, {max, math.Floor}} {
+			for digits := 2; digits <= 15; digits++ {
+				e := int(math.Floor(math.Log10(end.v))) - digits + 1
+				r, _ := strconv.ParseFloat(fmt.Sprintf("%.0fe%d", end.round(end.v/math.Pow10(e)), e), 64)
+				if r >= min && r <= max {
+					ticks = append(ticks, plot.Tick{Value: r, Label: fmtTick(r)})
+					break
+				}
+			}
+		}
+	}
+	return ticks
+}
+
+// fmtTick formats a tick value as a plain number, in exponent form only
+// outside 1e-6 to 1e9.
+func fmtTick(v float64) string {
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e9) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// Write produces the full report into outDir: report.md and the PNGs. It
+// returns the files written.
+func (s *Set) Write(outDir string) ([]string, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: output folder %s: %w", outDir, err)
+	}
+	// The statistics first: a non-finite score stops the report with an
+	// error naming the run, before any figure draws it.
+	st, err := s.Stats()
+	if err != nil {
+		return nil, err
+	}
+	var files, leftOut []string
+	if p, err := st.ProfileFigure(outDir); err != nil {
+		return files, err
+	} else if p != "" {
+		files = append(files, p)
+	} else {
+		leftOut = append(leftOut, fmt.Sprintf("%s: no normalised scores (see Normalisation and bootstrap; a normalisation needs finished `%s` runs)", ProfileFile, st.Reference))
+	}
+	for _, env := range s.Envs() {
+		for _, ax := range []XAxis{ControllerTime, WallTime, Frames} {
+			p, err := s.Figure1(env, outDir, ax)
+			if err != nil {
+				return files, err
+			}
+			switch {
+			case p != "":
+				files = append(files, p)
+			case ax == ControllerTime:
+				leftOut = append(leftOut, fmt.Sprintf("%s's controller-time figure: no run spends controller time (`%s` spends none, and a log axis has no 0)", env, noController))
+			default:
+				leftOut = append(leftOut, fmt.Sprintf("%s's %s figure: no run has a row with a positive time or frame count", env, [...]string{"", "wall-time", "frames"}[ax]))
+			}
+		}
+		p, err := s.Figure2(env, outDir)
+		if err != nil {
+			return files, err
+		}
+		if p != "" {
+			files = append(files, p)
+		} else {
+			leftOut = append(leftOut, fmt.Sprintf("%s's box plots: no finished run", env))
+		}
+	}
+	md := filepath.Join(outDir, "report.md")
+	f, err := os.Create(md)
+	if err != nil {
+		return files, fmt.Errorf("report: %w", err)
+	}
+	if err := s.markdown(f, st); err != nil {
+		f.Close()
+		return files, err
+	}
+	fmt.Fprintln(f, "Figures:")
+	for _, p := range files {
+		fmt.Fprintf(f, "\n![%s](%s)\n", filepath.Base(p), filepath.Base(p))
+	}
+	if len(leftOut) > 0 {
+		fmt.Fprintln(f, "\nFigures left out:")
+		for _, l := range leftOut {
+			fmt.Fprintf(f, "- %s\n", l)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return files, err
+	}
+	return append(files, md), nil
+}

@@ -1,0 +1,77 @@
+package population
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/experiment/run"
+)
+
+// MemberOptions configure TrainMember.
+type MemberOptions struct {
+	Threads int // libtorch threads and environment workers (0: the config's)
+	Log     zerolog.Logger
+	Version string
+	Monitor run.Monitor // optional
+}
+
+// TrainMember trains member k of the population in out through generation
+// g: from its checkpoint (or from scratch) to the generation's frame
+// target, with the configuration generation g's plan gives it, then it
+// pauses (the checkpoint written); in the last generation it trains to its
+// budget and finishes. A member already at its target, and a generation
+// whose step is done, return at once. It holds the member's run folder
+// lock while it trains (a second writer gets a *rundir.LockedError).
+func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) error {
+	def, err := ReadDefinition(out)
+	if err != nil {
+		return fmt.Errorf("population member: %w", err)
+	}
+	if k < 0 || k >= def.Size {
+		return fmt.Errorf("population member: member %d of a population of %d", k, def.Size)
+	}
+	plan, ok, err := ReadPlan(out, g)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("population member: %s has no plan for generation %d", out, g)
+	}
+	if _, next, err := ReadPlan(out, g+1); err != nil || next {
+		return err // generation g is over
+	}
+	cfg, err := memberRun(def, out, k)
+	if err != nil {
+		return err
+	}
+	if o.Threads > 0 {
+		cfg.PPO.Threads = o.Threads
+	}
+	rp, err := cfg.Resolve()
+	if err != nil {
+		return fmt.Errorf("population member %d: %w", k, err)
+	}
+	if rp.ControllerName() != configs.Population {
+		return fmt.Errorf("population member %d: its config's controller is %s, not %s", k, rp.ControllerName(), configs.Population)
+	}
+	given, err := plan.Members[k].Config(rp.Controller.Space)
+	if err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
+	}
+	until := plan.Target
+	if def.Last(g) {
+		until = 0
+	}
+	dir := def.MemberDir(out, k)
+	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version})
+	if err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
+	}
+	if !def.Last(g) && !res.Paused {
+		return fmt.Errorf("population member %d, generation %d: the run ended before its target of %d frames (its iterations cap is %d); raise iterations in the config", k, g, plan.Target, cfg.Iterations)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+// Package population runs a population (`hyperctl population`) and holds
+// the format of its folder: the definition, the members' run folders
+// (ordinary run folders, package rundir), the plan of every generation, the
+// record of every exploit/explore step and the population log.
+//
+// # Running
+//
+// Define and Init set up the folder; TrainMember trains one member to the
+// generation's frame target with the configuration the plan gives it (one
+// training run per member per generation, continued from its checkpoint);
+// StepAfter runs the exploit/explore step between generations, whose
+// decisions come from baselines/population. Run is the local loop; the
+// Slurm backend (SubmitGeneration) chains the same phases as job arrays and
+// dependent jobs.
+//
+// # Layout
+//
+//	population.json          the definition (Definition), written once
+//	population.jsonl         the population log (Record): one JSON object per line
+//	compare.json             the members as a compare matrix, so `hyperctl status`
+//	                         and `hyperctl report` read the folder
+//	generations/plan-G.json  generation G's plan (Plan): every member's configuration,
+//	                         where its interval starts and the frame target
+//	generations/step-G.json  the step after generation G (Step): every member's score,
+//	                         donor and next configuration, written before it is applied
+//	result.json              written when the last generation has trained (Result)
+//	.lock                    held by the process that runs the population
+//	<env>/<method>/seed<S>/  member k's run folder, S = MemberSeed(seed, size, k)
+//
+// G is written with four digits (plan-0003.json).
+//
+// # Crash safety
+//
+// Every file is written atomically (temporary file, fsync, rename) except
+// the log, which is appended and fsync'd. A generation is trained when
+// every member's checkpoint holds its target; the step after it is decided
+// once (step-G.json), then applied: the exploited members' folders become
+// copies of their donors' (rundir.CopyRun, redone whole if cut short), the
+// step's log records are appended (AppendGeneration first cuts any record
+// of this generation or later, torn or complete, so a redone step never
+// duplicates one), and plan-(G+1).json is written last: its presence marks
+// the step done. A process killed at any moment and started again redoes
+// or skips each phase exactly: training a member that already reached its
+// target returns at once, a step whose plan for the next generation exists
+// is done, and a step decided but not fully applied is applied again from
+// its record.
+package population
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+)
+
+// File names inside a population folder.
+const (
+	DefinitionFile = "population.json"
+	LogFile        = "population.jsonl"
+	GenerationsDir = "generations"
+	ResultFile     = "result.json"
+	LockFile       = ".lock"
+)
+
+// FormatVersion is the version of the definition this package writes.
+const FormatVersion = 1
+
+// MaxSize bounds the number of members.
+const MaxSize = 256
+
+// Definition is population.json: what the population is. A population
+// folder is continued only with the same definition (Command and Backend
+// aside).
+type Definition struct {
+	Format int    `json:"format"`
+	Env    string `json:"env"`
+	// Method and its settings: selection quantile, PBT's resample
+	// probability, PB2's GP settings.
+	Settings popmethod.Settings `json:"settings"`
+	Size     int                `json:"size"`
+	Seed     int64              `json:"seed"`
+	Frames   int64              `json:"frames"` // every member's frame budget
+	Ready    int64              `json:"ready"`  // frames per generation
+	Tuned    []string           `json:"tuned"`  // the tuned keys, in the space's order
+	// Config is the members' config (TOML) with seed = 0 and threads = 0:
+	// member k starts with seed MemberSeed(Seed, Size, k).
+	Config  string `json:"config"`
+	Command string `json:"command"`
+	// Backend is the Slurm submission's settings, opaque here (empty for
+	// a local run).
+	Backend json.RawMessage `json:"backend,omitempty"`
+}
+
+// Validate checks the definition's numbers; errors name the field.
+func (d *Definition) Validate() error {
+	switch {
+	case d.Format != FormatVersion:
+		return fmt.Errorf("format: %d, this hyperctl reads %d", d.Format, FormatVersion)
+	case strings.TrimSpace(d.Env) == "":
+		return errors.New("env: missing")
+	case d.Size < 2 || d.Size > MaxSize:
+		return fmt.Errorf("size: want an integer in [2, %d] members, got %d", MaxSize, d.Size)
+	case d.Seed < 0 || d.Seed > (controller.MaxSeed-int64(d.Size))/int64(d.Size):
+		return fmt.Errorf("seed: want an integer in [0, %d] for %d members (member seeds are seed·size + k), got %d", (controller.MaxSeed-int64(d.Size))/int64(d.Size), d.Size, d.Seed)
+	case d.Frames < 1:
+		return fmt.Errorf("frames: want a frame budget >= 1, got %d", d.Frames)
+	case d.Ready < 1 || d.Ready > d.Frames:
+		return fmt.Errorf("ready: want an integer in [1, frames = %d], got %d", d.Frames, d.Ready)
+	case d.Generations() > MaxGenerations:
+		return fmt.Errorf("ready: %d frames per generation make %d generations, more than %d; raise ready", d.Ready, d.Generations(), MaxGenerations)
+	case len(d.Tuned) == 0:
+		return errors.New("tuned: no tuned keys")
+	}
+	if err := d.Settings.Validate(); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}
+
+// MaxGenerations bounds the number of generations.
+const MaxGenerations = 10000
+
+// Generations is the number of generations: ⌈frames / ready⌉.
+func (d *Definition) Generations() int {
+	return int((d.Frames + d.Ready - 1) / d.Ready)
+}
+
+// Target is generation g's frame target: (g+1)·ready, the budget for the
+// last generation.
+func (d *Definition) Target(g int) int64 {
+	return min(int64(g+1)*d.Ready, d.Frames)
+}
+
+// Last reports whether g is the last generation.
+func (d *Definition) Last(g int) bool { return g >= d.Generations()-1 }
+
+// MemberSeed is member k's seed: seed·size + k, so the populations of
+// seeds 0, 1, … of one size use disjoint seeds (and the same seeds as
+// `fixed` runs of seeds seed·size … seed·size + size − 1).
+func MemberSeed(seed int64, size, k int) int64 { return seed*int64(size) + int64(k) }
+
+// MemberSeeds lists the member seeds.
+func (d *Definition) MemberSeeds() []int64 {
+	out := make([]int64, d.Size)
+	for k := range out {
+		out[k] = MemberSeed(d.Seed, d.Size, k)
+	}
+	return out
+}
+
+// MemberDir is member k's run folder: <out>/<env>/<method>/seed<S>, the
+// layout of a compare folder.
+func (d *Definition) MemberDir(out string, k int) string {
+	return filepath.Join(out, matrix.RunDir(d.Env, d.Settings.Method, MemberSeed(d.Seed, d.Size, k)))
+}
+
+// Same reports the difference between two definitions ("" when they
+// define the same population; Command and Backend are not compared).
+func (d *Definition) Same(o *Definition) string {
+	a, b := *d, *o
+	a.Command, b.Command, a.Backend, b.Backend = "", "", nil, nil
+	ja, _ := json.MarshalIndent(a, "", "  ")
+	jb, _ := json.MarshalIndent(b, "", "  ")
+	if string(ja) == string(jb) {
+		return ""
+	}
+	var diff []string
+	al, bl := strings.Split(string(ja), "\n"), strings.Split(string(jb), "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			diff = append(diff, fmt.Sprintf("- %s\n+ %s", strings.TrimSpace(x), strings.TrimSpace(y)))
+			if len(diff) == 5 {
+				break
+			}
+		}
+	}
+	return strings.Join(diff, "\n")
+}
+
+// WriteDefinition writes out/population.json atomically.
+func WriteDefinition(out string, d Definition) error {
+	return writeJSON(filepath.Join(out, DefinitionFile), d)
+}
+
+// ReadDefinition reads and validates out/population.json; a missing file
+// matches fs.ErrNotExist.
+func ReadDefinition(out string) (Definition, error) {
+	var d Definition
+	if err := readJSON(filepath.Join(out, DefinitionFile), &d); err != nil {
+		return d, err
+	}
+	if err := d.Validate(); err != nil {
+		return d, fmt.Errorf("%s: %w", filepath.Join(out, DefinitionFile), err)
+	}
+	return d, nil
+}
+
+// maxJSONBytes caps the size of a definition, plan, step or result file.
+const maxJSONBytes = 16 << 20
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(path, append(b, '\n'))
+}
+
+func readJSON(path string, v any) error {
+	b, err := safefile.ReadRegular(path, maxJSONBytes)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// finite reports whether every v is a finite number.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,105 @@
+package population
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// Status is what `hyperctl status` says about a population folder
+// beside its members' runs: how far it is, its best member, and how many
+// of its starting members' lines of weights survive its exploits.
+type Status struct {
+	Method      string `json:"method"`
+	Size        int    `json:"size"`
+	Generations int    `json:"generations"`
+	// Logged is the number of generations the population log records.
+	Logged   int  `json:"generations_logged"`
+	Finished bool `json:"finished"`
+	// Best and BestReturn are result.json's pick (finished populations).
+	Best       *int     `json:"best,omitempty"`
+	BestReturn *float64 `json:"best_final_eval_return,omitempty"`
+	// Origins[k] is the starting member whose weights member k's descend
+	// from; Lineages lists the surviving origins; OneSince is the
+	// generation whose step left one lineage (absent: more survive).
+	Origins  []int `json:"origins"`
+	Lineages []int `json:"lineages"`
+	OneSince *int  `json:"one_lineage_since_generation,omitempty"`
+}
+
+// ReadStatus reads dir as a population folder; ok is false when dir holds
+// no population.json.
+func ReadStatus(dir string) (ps Status, ok bool, err error) {
+	def, err := ReadDefinition(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ps, false, nil
+	}
+	if err != nil {
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
+	recs, err := ReadLog(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	for _, r := range recs {
+		ps.Logged = max(ps.Logged, r.Generation+1)
+	}
+	l, err := Lineages(recs, def.Size)
+	if err != nil {
+		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, LogFile), err)
+	}
+	ps.Origins, ps.Lineages = l.Origin, l.Roots
+	if l.OneSince >= 0 {
+		ps.OneSince = &l.OneSince
+	}
+	switch res, err := ReadResult(dir); {
+	case err == nil:
+		ps.Finished = true
+		if _, k, ret, err := res.BestMember(dir); err == nil {
+			ps.Best, ps.BestReturn = &k, &ret
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
+	return ps, true, nil
+}
+
+// WriteStatus writes the population's lines above `hyperctl status`'s run
+// table: its method, size, generations logged, state and best member, then
+// its lineages (WriteLineages).
+func WriteStatus(w io.Writer, ps Status) error {
+	state := "in progress"
+	if ps.Finished {
+		state = "finished"
+	}
+	fmt.Fprintf(w, "population: %s, %d members, %d of %d generations logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, state)
+	if ps.Best != nil && ps.BestReturn != nil {
+		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
+	}
+	fmt.Fprintln(w)
+	return WriteLineages(w, ps)
+}
+
+// WriteLineages writes how many starting members' lines of weights
+// survive, and the starting member each member's weights descend from.
+func WriteLineages(w io.Writer, ps Status) error {
+	roots := make([]string, len(ps.Lineages))
+	for i, o := range ps.Lineages {
+		roots[i] = fmt.Sprint(o)
+	}
+	origins := make([]string, len(ps.Origins))
+	for k, o := range ps.Origins {
+		origins[k] = fmt.Sprint(o)
+	}
+	since := ""
+	if ps.OneSince != nil {
+		since = fmt.Sprintf(", since the step after generation %d", *ps.OneSince)
+	}
+	_, err := fmt.Fprintf(w, "lineages: the members' weights descend from %d of %d starting members (%s%s); by member: %s\n",
+		len(ps.Lineages), ps.Size, strings.Join(roots, ", "), since, strings.Join(origins, " "))
+	return err
+}

@@ -1,0 +1,247 @@
+package population
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/controller"
+)
+
+// StepAfter runs the exploit/explore step after generation g of the population
+// in out, unless it is done (the plan of generation g+1 exists): it
+// decides from the members' scores (or reads the decision recorded by an
+// interrupted attempt), copies each exploited member's donor into its run
+// folder, appends the step's records to the population log and writes the
+// next plan, calling hook (if set) after each phase. The caller holds the
+// population's lock; StepAfter takes each copied folder's lock.
+func StepAfter(out string, g int, hook Hook) error {
+	if _, done, err := ReadPlan(out, g+1); err != nil || done {
+		return err
+	}
+	def, err := ReadDefinition(out)
+	if err != nil {
+		return err
+	}
+	if def.Last(g) {
+		return fmt.Errorf("population step: generation %d is the last; there is no step after it", g)
+	}
+	sp, err := space(def)
+	if err != nil {
+		return err
+	}
+	plan, ok, err := ReadPlan(out, g)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("population step: %s has no plan for generation %d", out, g)
+	}
+	st, ok, err := ReadStep(out, g)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if st, err = decide(out, def, sp, plan); err != nil {
+			return err
+		}
+		if err := WriteStep(out, st); err != nil {
+			return err
+		}
+		if err := call(hook, PhaseDecided, g); err != nil {
+			return err
+		}
+	}
+	if len(st.Members) != def.Size {
+		return fmt.Errorf("population step: the record of generation %d has %d members, the population %d", g, len(st.Members), def.Size)
+	}
+	for k, m := range st.Members {
+		if m.Donor < 0 {
+			continue
+		}
+		if err := copyMember(def.MemberDir(out, m.Donor), def.MemberDir(out, k)); err != nil {
+			return fmt.Errorf("population step after generation %d: member %d copies member %d: %w", g, k, m.Donor, err)
+		}
+		if err := call(hook, PhaseCopied, g); err != nil {
+			return err
+		}
+	}
+	if err := AppendGeneration(out, g, stepRecords(st)); err != nil {
+		return err
+	}
+	if err := call(hook, PhaseLogged, g); err != nil {
+		return err
+	}
+	next := Plan{Generation: g + 1, Target: def.Target(g + 1)}
+	for k, m := range st.Members {
+		from := k
+		if m.Donor >= 0 {
+			from = m.Donor
+		}
+		next.Members = append(next.Members, PlanMember{Hyper: m.Next, Start: st.Members[from].Frames, Before: st.Members[from].Score, HaveBefore: true})
+	}
+	if err := WritePlan(out, next); err != nil {
+		return err
+	}
+	return call(hook, PhasePlanned, g)
+}
+
+func call(hook Hook, p Phase, g int) error {
+	if hook == nil {
+		return nil
+	}
+	return hook(p, g)
+}
+
+// copyMember makes dst a copy of the run in src, holding both folders'
+// locks.
+func copyMember(src, dst string) error {
+	ls, err := rundir.Acquire(src)
+	if err != nil {
+		return err
+	}
+	defer ls.Release()
+	ld, err := rundir.Acquire(dst)
+	if err != nil {
+		return err
+	}
+	defer ld.Release()
+	return rundir.CopyRun(src, dst)
+}
+
+// decide reads every member's score at the end of generation plan and
+// decides the step (baselines/population.Step) from it and the earlier
+// generations' records.
+func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, error) {
+	g := plan.Generation
+	in := popmethod.Input{Settings: def.Settings, Space: sp, Seed: uint64(def.Seed), Generation: g}
+	for k, pm := range plan.Members {
+		r, err := Score(def.MemberDir(out, k))
+		if err != nil {
+			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
+		}
+		if r.Frames < plan.Target {
+			return Step{}, fmt.Errorf("population step after generation %d: member %d is at %d frames, short of the target %d: it has not finished this generation (see its train.log)", g, k, r.Frames, plan.Target)
+		}
+		iv, err := interval(sp, pm, r.Frames, r.Score)
+		if err != nil {
+			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
+		}
+		in.Members = append(in.Members, iv)
+	}
+	for h := range g {
+		p, ok1, err1 := ReadPlan(out, h)
+		s, ok2, err2 := ReadStep(out, h)
+		if err := errors.Join(err1, err2); err != nil {
+			return Step{}, err
+		}
+		if !ok1 || !ok2 || len(p.Members) != len(s.Members) {
+			return Step{}, fmt.Errorf("population step after generation %d: the plan and step of generation %d are missing or disagree", g, h)
+		}
+		for k, pm := range p.Members {
+			iv, err := interval(sp, pm, s.Members[k].Frames, s.Members[k].Score)
+			if err != nil {
+				return Step{}, fmt.Errorf("population step: generation %d, member %d: %w", h, k, err)
+			}
+			in.History = append(in.History, iv)
+		}
+	}
+	ds, err := popmethod.Step(in)
+	if err != nil {
+		return Step{}, err
+	}
+	st := Step{Generation: g}
+	for k, d := range ds {
+		m := StepMember{Frames: int64(in.Members[k].End), Score: in.Members[k].After, Hyper: sp.Map(in.Members[k].Config),
+			Donor: d.Donor, Next: sp.Map(d.Config), Window: d.Window, Kappa: d.Kappa}
+		if d.Ops != nil {
+			m.Ops = map[string]string{}
+			for i, name := range sp.Names() {
+				m.Ops[name] = d.Ops[i]
+			}
+		}
+		st.Members = append(st.Members, m)
+	}
+	return st, nil
+}
+
+// interval is a plan member's generation as baselines/population sees it.
+func interval(sp controller.Space, pm PlanMember, end int64, score float64) (popmethod.Interval, error) {
+	c, err := pm.Config(sp)
+	if err != nil {
+		return popmethod.Interval{}, err
+	}
+	return popmethod.Interval{Start: float64(pm.Start), End: float64(end), Before: pm.Before, HaveBefore: pm.HaveBefore, After: score, Config: c}, nil
+}
+
+// stepRecords are a step's log records: every member's ready record, then
+// each exploited member's exploit and explore.
+func stepRecords(st Step) []Record {
+	var recs []Record
+	for k, m := range st.Members {
+		recs = append(recs, Record{Generation: st.Generation, Event: EventReady, Member: k, Frames: m.Frames, Score: ptr(m.Score), Hyper: m.Hyper})
+	}
+	for k, m := range st.Members {
+		if m.Donor < 0 {
+			continue
+		}
+		d := st.Members[m.Donor]
+		recs = append(recs,
+			Record{Generation: st.Generation, Event: EventExploit, Member: k, Frames: d.Frames, Score: ptr(m.Score), From: ptr(m.Donor), FromScore: ptr(d.Score)},
+			Record{Generation: st.Generation, Event: EventExplore, Member: k, Frames: d.Frames, Old: d.Hyper, New: m.Next, Ops: m.Ops})
+	}
+	return recs
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Finish writes the end of the population after its last generation g
+// trained, unless result.json exists: every member's end record in the
+// log (frames, score, configuration, final evaluation) and result.json,
+// which names the member with the highest final evaluation return.
+func Finish(out string, g int, hook Hook) (Result, error) {
+	if r, err := ReadResult(out); err == nil {
+		return r, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return r, err
+	}
+	def, err := ReadDefinition(out)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, ok, err := ReadPlan(out, g)
+	if err != nil || !ok || !def.Last(g) {
+		return Result{}, fmt.Errorf("population: generation %d is not the last planned one (%v)", g, err)
+	}
+	res := Result{Best: -1}
+	var recs []Record
+	best := 0.0
+	for k := range def.Size {
+		dir := def.MemberDir(out, k)
+		sum, err := rundir.ReadSummary(dir)
+		if err != nil {
+			return res, fmt.Errorf("population: member %d has not finished (%s): %w", k, dir, err)
+		}
+		r, err := Score(dir)
+		if err != nil {
+			return res, fmt.Errorf("population: member %d: %w", k, err)
+		}
+		rel, _ := filepath.Rel(out, dir)
+		res.Members = append(res.Members, ResultMember{Dir: rel, Frames: sum.Frames, FinalEvalReturn: sum.FinalEvalReturn, Score: r.Score})
+		recs = append(recs, Record{Generation: g, Event: EventEnd, Member: k, Frames: sum.Frames, Score: ptr(r.Score),
+			Hyper: plan.Members[k].Hyper, EvalReturn: sum.FinalEvalReturn})
+		if e := sum.FinalEvalReturn; e != nil && (res.Best < 0 || *e > best) {
+			res.Best, best = k, *e
+		}
+	}
+	if err := AppendGeneration(out, g, recs); err != nil {
+		return res, err
+	}
+	if err := WriteResult(out, res); err != nil {
+		return res, err
+	}
+	return res, call(hook, PhaseFinished, g)
+}
