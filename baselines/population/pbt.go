@@ -14,6 +14,12 @@ import (
 // keys are rounded. It returns the new configuration and, per key, what was
 // done: "resample", "*0.8" or "*1.2".
 func Perturb(space controller.Space, cfg controller.Config, resample float64, rng *rand.Rand) (controller.Config, []string, error) {
+	return PerturbBy(space, cfg, resample, PerturbFactors, rng)
+}
+
+// PerturbBy is Perturb with the multipliers factors (MF-PBT's are
+// MFPBTFactors); the ops name the factor drawn ("*1.25").
+func PerturbBy(space controller.Space, cfg controller.Config, resample float64, factors [2]float64, rng *rand.Rand) (controller.Config, []string, error) {
 	if err := space.Validate(cfg); err != nil {
 		return nil, nil, fmt.Errorf("pbt: perturb: %w", err)
 	}
@@ -25,7 +31,7 @@ func Perturb(space controller.Space, cfg controller.Config, resample float64, rn
 			ops[i] = "resample"
 			continue
 		}
-		f := PerturbFactors[rng.IntN(len(PerturbFactors))]
+		f := factors[rng.IntN(len(factors))]
 		out[i] = v * f
 		ops[i] = fmt.Sprintf("*%g", f)
 	}

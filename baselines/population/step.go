@@ -22,6 +22,10 @@ type Interval struct {
 	HaveBefore bool
 	After      float64           // the member's score at the end
 	Config     controller.Config // the configuration in force
+	// Returns are the member's latest training episode returns at the
+	// end, oldest first: t-test selection's data (read only from
+	// Input.Members; at least Settings.TTestEpisodes when available).
+	Returns []float64
 }
 
 // Points turns intervals into PB2's data: one point per interval with a
@@ -57,12 +61,19 @@ type Decision struct {
 	// Donor is the member whose weights it copies, or −1 when it keeps its
 	// own (and its configuration).
 	Donor int
+	// From is the member whose configuration Config was made from: the
+	// donor, except for an MF-PBT migrant into a slower sub-population,
+	// which takes its own sub-population's best member's; −1 when Donor
+	// is −1.
+	From int
 	// Config is its configuration for the next generation.
 	Config controller.Config
 	// Ops say, per key, how an exploited member's configuration was
-	// explored: PBT's "resample", "*0.8" or "*1.2"; PB2's "ucb", "donor"
-	// (no data yet: the donor's value kept) or "uniform" (the GP fit
-	// failed). Empty for a member that keeps its own.
+	// explored: PBT's "resample", "*0.8" or "*1.2" (MF-PBT's "*0.8" or
+	// "*1.25"); PB2's "ucb", "donor" (no data yet: the donor's value kept)
+	// or "uniform" (the GP fit failed); "copy" for an MF-PBT migrant, whose
+	// configuration is copied as it is. Empty for a member that keeps its
+	// own.
 	Ops []string
 	// Window and Kappa are PB2's: the points its GP used and √β.
 	Window int
@@ -77,14 +88,20 @@ func StepRNG(seed uint64, generation int) *rand.Rand {
 
 // Step decides every member's exploit and explore at the end of a
 // generation (see the package comment). It is deterministic in its input.
+// Its donors are chained only under t-test selection; the copies must then
+// be made in CopyOrder.
 func Step(in Input) ([]Decision, error) {
 	if err := in.Settings.Validate(); err != nil {
 		return nil, err
+	}
+	if err := in.Settings.ValidateSize(len(in.Members)); err != nil {
+		return nil, fmt.Errorf("population step: %w", err)
 	}
 	if in.Generation < 0 {
 		return nil, fmt.Errorf("population step: generation %d, want >= 0", in.Generation)
 	}
 	scores := make([]float64, len(in.Members))
+	reached := true // every member at FirstExploit
 	for i, m := range in.Members {
 		if err := in.Space.Validate(m.Config); err != nil {
 			return nil, fmt.Errorf("population step: member %d: %w", i, err)
@@ -92,10 +109,40 @@ func Step(in Input) ([]Decision, error) {
 		if math.IsNaN(m.End) || math.IsInf(m.End, 0) {
 			return nil, fmt.Errorf("population step: member %d: time %v; want a finite number", i, m.End)
 		}
+		if err := finite(m.Returns); err != nil {
+			return nil, fmt.Errorf("population step: member %d: episode returns: %w", i, err)
+		}
 		scores[i] = m.After
+		reached = reached && m.End >= float64(in.Settings.FirstExploit)
+	}
+	out := make([]Decision, len(in.Members))
+	for i, m := range in.Members {
+		out[i] = Decision{Donor: -1, From: -1, Config: append(controller.Config(nil), m.Config...)}
+	}
+	if !reached || in.Settings.Method == RandomSearch {
+		if err := finiteScores(scores); err != nil {
+			return nil, fmt.Errorf("population step: %w", err)
+		}
+		return out, nil
 	}
 	rng := StepRNG(in.Seed, in.Generation)
-	donor, err := Truncation(scores, in.Settings.Quantile, rng)
+	if in.Settings.Method == MFPBT {
+		return mfpbtStep(in, scores, out, rng)
+	}
+	var donor []int
+	var err error
+	if in.Settings.Selection == SelectTTest {
+		returns := make([][]float64, len(in.Members))
+		for i, m := range in.Members {
+			returns[i] = m.Returns
+		}
+		if err := finiteScores(scores); err != nil {
+			return nil, fmt.Errorf("population step: %w", err)
+		}
+		donor, err = TTestSelection(returns, in.Settings.TTestEpisodes, in.Settings.TTestLevel, rng)
+	} else {
+		donor, err = Truncation(scores, in.Settings.Quantile, rng)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("population step: %w", err)
 	}
@@ -103,15 +150,12 @@ func Step(in Input) ([]Decision, error) {
 	if in.Settings.Method == PB2 {
 		pts = Points(append(append([]Interval(nil), in.History...), in.Members...))
 	}
-	out := make([]Decision, len(in.Members))
 	var pending []controller.Config
-	for i, m := range in.Members {
-		d := Decision{Donor: donor[i]}
-		if d.Donor < 0 {
-			d.Config = append(controller.Config(nil), m.Config...)
-			out[i] = d
+	for i := range in.Members {
+		if donor[i] < 0 {
 			continue
 		}
+		d := Decision{Donor: donor[i], From: donor[i]}
 		from := in.Members[d.Donor]
 		switch in.Settings.Method {
 		case PBT:
@@ -136,6 +180,38 @@ func Step(in Input) ([]Decision, error) {
 				d.Ops[k] = op
 			}
 			pending = append(pending, c.Config)
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// mfpbtStep fills out with MF-PBT's moves (MFPBTMoves): an internal
+// exploit perturbs its donor's configuration by MFPBTFactors (resampling
+// with the settings' probability, 0 by default), a migrant copies its
+// configuration's source as it is. Draws are made in member order.
+func mfpbtStep(in Input, scores []float64, out []Decision, rng *rand.Rand) ([]Decision, error) {
+	moves, err := MFPBTMoves(in.Settings.Frequencies, in.Generation, scores)
+	if err != nil {
+		return nil, fmt.Errorf("population step: %w", err)
+	}
+	for i, mv := range moves {
+		if mv.Weights < 0 && mv.Config < 0 {
+			continue
+		}
+		d := Decision{Donor: mv.Weights, From: mv.Config, Config: out[i].Config}
+		switch {
+		case mv.Config < 0: // weights only: never with strictly increasing periods
+		case mv.Explore:
+			if d.Config, d.Ops, err = PerturbBy(in.Space, in.Members[mv.Config].Config, in.Settings.ResampleProbability, MFPBTFactors, rng); err != nil {
+				return nil, fmt.Errorf("population step: member %d: %w", i, err)
+			}
+		default:
+			d.Config = append(controller.Config(nil), in.Members[mv.Config].Config...)
+			d.Ops = make([]string, len(d.Config))
+			for k := range d.Ops {
+				d.Ops[k] = "copy"
+			}
 		}
 		out[i] = d
 	}
