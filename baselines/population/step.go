@@ -100,6 +100,9 @@ func Step(in Input) ([]Decision, error) {
 	if in.Generation < 0 {
 		return nil, fmt.Errorf("population step: generation %d, want >= 0", in.Generation)
 	}
+	if in.Settings.Method == Halving {
+		return nil, fmt.Errorf("population step: method %q has no step; its rungs promote (Rungs, Promote)", Halving)
+	}
 	scores := make([]float64, len(in.Members))
 	reached := true // every member at FirstExploit
 	for i, m := range in.Members {
