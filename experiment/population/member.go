@@ -43,6 +43,11 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	if _, next, err := ReadPlan(out, g+1); err != nil || next {
 		return err // generation g is over
 	}
+	if alive, err := Alive(out, def, g); err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
+	} else if !alive[k] {
+		return nil // stopped by successive halving: it stays paused
+	}
 	cfg, err := memberRun(def, out, k)
 	if err != nil {
 		return err

@@ -122,20 +122,45 @@ func (d *Definition) Validate() error {
 	if err := d.Settings.Validate(); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	if err := d.Settings.ValidateSize(d.Size); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if d.Settings.Method == popmethod.Halving {
+		if _, err := d.Rungs(); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+	}
 	return nil
+}
+
+// Rungs is a successive halving population's schedule (popmethod.Rungs of
+// its size, eta and min frames up to its frame budget): generation g is
+// rung g. Other methods have none.
+func (d *Definition) Rungs() ([]popmethod.Rung, error) {
+	if d.Settings.Method != popmethod.Halving {
+		return nil, nil
+	}
+	return popmethod.Rungs(d.Size, d.Settings.Eta, d.Settings.MinFrames, d.Frames)
 }
 
 // MaxGenerations bounds the number of generations.
 const MaxGenerations = 10000
 
-// Generations is the number of generations: ⌈frames / ready⌉.
+// Generations is the number of generations: ⌈frames / ready⌉, or for
+// successive halving the number of rungs.
 func (d *Definition) Generations() int {
+	if r, err := d.Rungs(); err == nil && len(r) > 0 {
+		return len(r)
+	}
 	return int((d.Frames + d.Ready - 1) / d.Ready)
 }
 
 // Target is generation g's frame target: (g+1)·ready, the budget for the
-// last generation.
+// last generation; for successive halving, rung g's frames.
 func (d *Definition) Target(g int) int64 {
+	if r, err := d.Rungs(); err == nil && g >= 0 && g < len(r) {
+		return r[g].Frames
+	}
 	return min(int64(g+1)*d.Ready, d.Frames)
 }
 

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
+	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
@@ -69,7 +71,11 @@ func StepAfter(out string, g int, hook Hook) error {
 			return err
 		}
 	}
-	if err := AppendGeneration(out, g, stepRecords(st)); err != nil {
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return err
+	}
+	if err := AppendGeneration(out, g, stepRecords(st, alive)); err != nil {
 		return err
 	}
 	if err := call(hook, PhaseLogged, g); err != nil {
@@ -117,13 +123,17 @@ func copyMember(src, dst string) error {
 // generations' records.
 func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, error) {
 	g := plan.Generation
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return Step{}, err
+	}
 	in := popmethod.Input{Settings: def.Settings, Space: sp, Seed: uint64(def.Seed), Generation: g}
 	for k, pm := range plan.Members {
 		r, err := Score(def.MemberDir(out, k))
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
 		}
-		if r.Frames < plan.Target {
+		if alive[k] && r.Frames < plan.Target {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d is at %d frames, short of the target %d: it has not finished this generation (see its train.log)", g, k, r.Frames, plan.Target)
 		}
 		iv, err := interval(sp, pm, r.Frames, r.Score)
@@ -149,8 +159,12 @@ func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, e
 			in.History = append(in.History, iv)
 		}
 	}
-	ds, err := popmethod.Step(in)
-	if err != nil {
+	var ds []popmethod.Decision
+	if def.Settings.Method == popmethod.Halving { // promotion reads the record's scores (Alive)
+		for _, m := range in.Members {
+			ds = append(ds, popmethod.Decision{Donor: -1, From: -1, Config: m.Config})
+		}
+	} else if ds, err = popmethod.Step(in); err != nil {
 		return Step{}, err
 	}
 	st := Step{Generation: g}
@@ -177,11 +191,18 @@ func interval(sp controller.Space, pm PlanMember, end int64, score float64) (pop
 	return popmethod.Interval{Start: float64(pm.Start), End: float64(end), Before: pm.Before, HaveBefore: pm.HaveBefore, After: score, Config: c}, nil
 }
 
-// stepRecords are a step's log records: every member's ready record, then
-// each exploited member's exploit and explore.
-func stepRecords(st Step) []Record {
+// stepRecords are a step's log records: every alive member's ready
+// record, then each exploited member's exploit and explore. The explore
+// record's old configuration is the one the new was made from: the
+// donor's, except for an MF-PBT migrant that takes its own
+// sub-population's best member's configuration as it is (all its ops
+// "copy"), whose old is its new.
+func stepRecords(st Step, alive []bool) []Record {
 	var recs []Record
 	for k, m := range st.Members {
+		if !alive[k] {
+			continue
+		}
 		recs = append(recs, Record{Generation: st.Generation, Event: EventReady, Member: k, Frames: m.Frames, Score: ptr(m.Score), Hyper: m.Hyper})
 	}
 	for k, m := range st.Members {
@@ -189,11 +210,25 @@ func stepRecords(st Step) []Record {
 			continue
 		}
 		d := st.Members[m.Donor]
+		old := d.Hyper
+		if copied(m.Ops) {
+			old = m.Next
+		}
 		recs = append(recs,
 			Record{Generation: st.Generation, Event: EventExploit, Member: k, Frames: d.Frames, Score: ptr(m.Score), From: ptr(m.Donor), FromScore: ptr(d.Score)},
-			Record{Generation: st.Generation, Event: EventExplore, Member: k, Frames: d.Frames, Old: d.Hyper, New: m.Next, Ops: m.Ops})
+			Record{Generation: st.Generation, Event: EventExplore, Member: k, Frames: d.Frames, Old: old, New: m.Next, Ops: m.Ops})
 	}
 	return recs
+}
+
+// copied reports whether every op is an MF-PBT migrant's "copy".
+func copied(ops map[string]string) bool {
+	for _, op := range ops {
+		if op != "copy" {
+			return false
+		}
+	}
+	return len(ops) > 0
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -216,26 +251,40 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	if err != nil || !ok || !def.Last(g) {
 		return Result{}, fmt.Errorf("population: generation %d is not the last planned one (%v)", g, err)
 	}
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return Result{}, err
+	}
 	res := Result{Best: -1}
 	var recs []Record
-	best := 0.0
+	evals := make([]float64, def.Size)
 	for k := range def.Size {
 		dir := def.MemberDir(out, k)
-		sum, err := rundir.ReadSummary(dir)
-		if err != nil {
-			return res, fmt.Errorf("population: member %d has not finished (%s): %w", k, dir, err)
-		}
+		rel, _ := filepath.Rel(out, dir)
 		r, err := Score(dir)
 		if err != nil {
 			return res, fmt.Errorf("population: member %d: %w", k, err)
 		}
-		rel, _ := filepath.Rel(out, dir)
+		evals[k] = math.NaN()
+		if !alive[k] { // stopped by successive halving at an earlier rung
+			res.Members = append(res.Members, ResultMember{Dir: rel, Frames: r.Frames, Score: r.Score})
+			continue
+		}
+		sum, err := rundir.ReadSummary(dir)
+		if err != nil {
+			return res, fmt.Errorf("population: member %d has not finished (%s): %w", k, dir, err)
+		}
 		res.Members = append(res.Members, ResultMember{Dir: rel, Frames: sum.Frames, FinalEvalReturn: sum.FinalEvalReturn, Score: r.Score})
 		recs = append(recs, Record{Generation: g, Event: EventEnd, Member: k, Frames: sum.Frames, Score: ptr(r.Score),
 			Hyper: plan.Members[k].Hyper, EvalReturn: sum.FinalEvalReturn})
-		if e := sum.FinalEvalReturn; e != nil && (res.Best < 0 || *e > best) {
-			res.Best, best = k, *e
+		if e := sum.FinalEvalReturn; e != nil {
+			evals[k] = *e
 		}
+	}
+	if best, err := popmethod.Best(evals); err == nil {
+		res.Best = best
+	} else if slices.ContainsFunc(evals, func(e float64) bool { return !math.IsNaN(e) }) {
+		return res, fmt.Errorf("population %s: %w", out, err)
 	}
 	if err := AppendGeneration(out, g, recs); err != nil {
 		return res, err
