@@ -31,7 +31,11 @@ type populationFlags struct {
 	size, jobs, iterations                    int
 	seed, frames, ready                       int64
 	quantile, resample                        float64
-	slurm                                     slurm.Options
+	// PBT and PB2's options against early selection, halving's rungs.
+	selection               string
+	firstExploit, minFrames int64
+	eta                     int
+	slurm                   slurm.Options
 }
 
 func newPopulationCmd(a *app) *cobra.Command {
@@ -67,7 +71,7 @@ submits the next generation: no process stays on the login node.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
-	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: pbt or pb2")
+	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: "+strings.Join(popmethod.Methods(), ", "))
 	fl.IntVar(&f.size, "size", 8, "members")
 	fl.Int64Var(&f.frames, "frames", 1_000_000, "frame budget of every member")
 	fl.Int64Var(&f.ready, "ready", 50_000, "frames per generation: members exploit and explore every this many frames")
@@ -77,6 +81,10 @@ submits the next generation: no process stays on the login node.`,
 	fl.IntVar(&f.iterations, "iterations", 0, "iterations cap of every member (default: the config's)")
 	fl.Float64Var(&f.quantile, "quantile", 0.25, "fraction of members in the bottom (copying) and top (copied) quantiles")
 	fl.Float64Var(&f.resample, "resample", 0.25, "pbt: probability of resampling a hyperparameter instead of perturbing it")
+	fl.Int64Var(&f.firstExploit, "first-exploit", 0, "pbt, pb2: no member is exploited before every member has trained this many frames (0: from the first ready point)")
+	fl.StringVar(&f.selection, "selection", popmethod.SelectTruncation, "pbt, pb2: exploit selection, truncation (bottom quantile copies top quantile) or ttest (copy a random member whose last 10 episode returns are significantly better, Welch p < 0.05)")
+	fl.IntVar(&f.eta, "eta", popmethod.DefaultEta, "halving: reduction factor: the top 1/eta of each rung's members continue to the next")
+	fl.Int64Var(&f.minFrames, "min-frames", 1, "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
 	fl.StringVar(&f.out, "out", "", "population folder (required)")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "members trained at once (local backend)")
 	fl.StringVar(&f.backend, "backend", backendLocal, "where members train: local (a pool of --jobs processes) or slurm")
@@ -127,6 +135,24 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--resample: want a probability in [0, 1], got %v", f.resample)
 	case cmd.Flags().Changed("resample") && f.method != popmethod.PBT:
 		return usagef("--resample: only with --method pbt")
+	case cmd.Flags().Changed("quantile") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--quantile: only with --method pbt or pb2")
+	case cmd.Flags().Changed("first-exploit") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--first-exploit: only with --method pbt or pb2")
+	case f.firstExploit < 0 || f.firstExploit > f.frames:
+		return usagef("--first-exploit: want a frame in [0, --frames = %d], got %d", f.frames, f.firstExploit)
+	case cmd.Flags().Changed("selection") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--selection: only with --method pbt or pb2")
+	case f.selection != popmethod.SelectTruncation && f.selection != popmethod.SelectTTest:
+		return usagef("--selection %q: want %s or %s", f.selection, popmethod.SelectTruncation, popmethod.SelectTTest)
+	case (cmd.Flags().Changed("eta") || cmd.Flags().Changed("min-frames")) && f.method != popmethod.Halving:
+		return usagef("--eta, --min-frames: only with --method halving")
+	case f.eta < 2:
+		return usagef("--eta: want an integer >= 2, got %d", f.eta)
+	case f.minFrames < 1 || f.minFrames > f.frames:
+		return usagef("--min-frames: want a frame in [1, --frames = %d], got %d", f.frames, f.minFrames)
+	case cmd.Flags().Changed("ready") && (f.method == popmethod.Halving || f.method == popmethod.RandomSearch):
+		return usagef("--ready: not with --method %s (%s)", f.method, map[string]string{popmethod.Halving: "its generations are the rungs that --eta and --min-frames set", popmethod.RandomSearch: "it trains one generation of --frames"}[f.method])
 	case f.jobs < 1:
 		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
 	}
@@ -163,8 +189,22 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 			return population.Definition{}, base, usagef("--preset: %v", err)
 		}
 	}
-	def, run, err := population.Define(base, population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
-		Quantile: f.quantile, Resample: f.resample, Command: "hyperctl " + strings.Join(os.Args[1:], " ")})
+	spec := population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
+		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	switch f.method {
+	case popmethod.PBT, popmethod.PB2:
+		if f.selection != popmethod.SelectTruncation {
+			spec.Selection = f.selection
+		}
+	case popmethod.RandomSearch:
+		spec.Ready = 0
+	case popmethod.Halving:
+		spec.Ready, spec.Eta, spec.MinFrames = 0, f.eta, f.minFrames
+	}
+	if f.method != popmethod.PBT && f.method != popmethod.PB2 {
+		spec.Quantile = 0 // the method's own
+	}
+	def, run, err := population.Define(base, spec)
 	if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/experiment/run"
 )
@@ -71,7 +72,8 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 		until = 0
 	}
 	dir := def.MemberDir(out, k)
-	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version})
+	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version,
+		Episodes: def.Settings.Selection == popmethod.SelectTTest})
 	if err != nil {
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}

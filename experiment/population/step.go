@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 )
 
@@ -22,6 +24,9 @@ import (
 // population's lock; StepAfter takes each copied folder's lock.
 func StepAfter(out string, g int, hook Hook) error {
 	if _, done, err := ReadPlan(out, g+1); err != nil || done {
+		if err == nil {
+			err = os.RemoveAll(stageDir(out, g)) // left by a kill after the plan
+		}
 		return err
 	}
 	def, err := ReadDefinition(out)
@@ -60,11 +65,15 @@ func StepAfter(out string, g int, hook Hook) error {
 	if len(st.Members) != def.Size {
 		return fmt.Errorf("population step: the record of generation %d has %d members, the population %d", g, len(st.Members), def.Size)
 	}
+	src, err := stageDonors(out, def, st, hook)
+	if err != nil {
+		return fmt.Errorf("population step after generation %d: %w", g, err)
+	}
 	for k, m := range st.Members {
 		if m.Donor < 0 {
 			continue
 		}
-		if err := copyMember(def.MemberDir(out, m.Donor), def.MemberDir(out, k)); err != nil {
+		if err := copyMember(src(m.Donor), def.MemberDir(out, k)); err != nil {
 			return fmt.Errorf("population step after generation %d: member %d copies member %d: %w", g, k, m.Donor, err)
 		}
 		if err := call(hook, PhaseCopied, g); err != nil {
@@ -92,7 +101,64 @@ func StepAfter(out string, g int, hook Hook) error {
 	if err := WritePlan(out, next); err != nil {
 		return err
 	}
+	if err := os.RemoveAll(stageDir(out, g)); err != nil {
+		return err
+	}
 	return call(hook, PhasePlanned, g)
+}
+
+// stageDir holds the staged donors of the step after generation g.
+func stageDir(out string, g int) string {
+	return filepath.Join(out, GenerationsDir, fmt.Sprintf("stage-%04d", g))
+}
+
+// stageDonors makes every copy of a step read its donor as it was at the
+// ready point, however often the step is redone. A donor that is itself
+// overwritten in the step (a chain: i copies j while j copies k; only
+// t-test selection makes them) is first copied into the stage folder,
+// which is renamed into place complete, before any member is overwritten;
+// its readers copy from there. A step without chains stages nothing, and
+// every donor is read from its own folder, which the step never writes.
+// It returns where each donor is read from.
+func stageDonors(out string, def Definition, st Step, hook Hook) (func(d int) string, error) {
+	staged := map[int]bool{}
+	for _, m := range st.Members {
+		if m.Donor >= 0 && st.Members[m.Donor].Donor >= 0 {
+			staged[m.Donor] = true
+		}
+	}
+	stage := stageDir(out, st.Generation)
+	src := func(d int) string {
+		if staged[d] {
+			return filepath.Join(stage, fmt.Sprintf("member-%d", d))
+		}
+		return def.MemberDir(out, d)
+	}
+	if len(staged) == 0 {
+		return src, nil
+	}
+	if _, err := os.Stat(stage); err == nil {
+		return src, nil // staged by an earlier attempt: members may be overwritten since
+	}
+	tmp := stage + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, err
+	}
+	for d := range def.Size {
+		if !staged[d] {
+			continue
+		}
+		if err := copyMember(def.MemberDir(out, d), filepath.Join(tmp, fmt.Sprintf("member-%d", d))); err != nil {
+			return nil, fmt.Errorf("staging donor %d: %w", d, err)
+		}
+	}
+	if err := os.Rename(tmp, stage); err != nil {
+		return nil, fmt.Errorf("staging donors: %w", err)
+	}
+	if err := safefile.SyncDir(filepath.Dir(stage)); err != nil {
+		return nil, fmt.Errorf("staging donors: %w", err)
+	}
+	return src, call(hook, PhaseStaged, st.Generation)
 }
 
 func call(hook Hook, p Phase, g int) error {
@@ -139,6 +205,11 @@ func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, e
 		iv, err := interval(sp, pm, r.Frames, r.Score)
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
+		}
+		if def.Settings.Selection == popmethod.SelectTTest {
+			if iv.Returns, err = rundir.LatestReturns(def.MemberDir(out, k), def.Settings.TTestEpisodes); err != nil {
+				return Step{}, fmt.Errorf("population step after generation %d: member %d: t-test selection's episode returns: %w", g, k, err)
+			}
 		}
 		in.Members = append(in.Members, iv)
 	}

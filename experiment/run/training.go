@@ -58,6 +58,10 @@ type Options struct {
 	// holds Until frames returns at once. A population trains its members
 	// generation by generation this way.
 	Until int64
+	// Episodes records every finished training episode's return in the
+	// run folder's episodes.csv (rundir.EpisodeLog), for a population's
+	// t-test selection.
+	Episodes bool
 }
 
 // Result says what Train did.
@@ -188,6 +192,13 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, err
 	}
 	defer elog.Close()
+	var eplog *rundir.EpisodeLog
+	if opts.Episodes {
+		if eplog, err = rundir.OpenEpisodeLog(out, ps.Iteration); err != nil {
+			return Result{}, err
+		}
+		defer eplog.Close()
+	}
 	vids, err := startVideos(out, reuse, ps.Iteration, plan.Seed, opts)
 	if err != nil {
 		return Result{}, err
@@ -256,6 +267,11 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		}
 		if len(st.Returns) > 0 {
 			row.MeanReturn /= float64(len(st.Returns))
+		}
+		if eplog != nil {
+			if err := eplog.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
+				return err
+			}
 		}
 		if err := tlog.Append(row); err != nil {
 			return err
