@@ -473,3 +473,115 @@ func TestLastSpan(t *testing.T) {
 		})
 	}
 }
+
+// A step whose copies chain (member 0 copies member 1 while member 1
+// copies member 2, as t-test selection may decide) stages member 1 before
+// overwriting it: member 0 gets member 1's run as it was at the ready
+// point, also when the step is stopped at any of its phases and redone.
+func TestChainedCopies(t *testing.T) {
+	dir := t.TempDir()
+	// prep sets up a population stopped after its first decision, whose
+	// record it rewrites into a chain; it returns the members' train.csv
+	// at the ready point.
+	prep := func(name string) (string, [][]byte) {
+		out := setup(t, filepath.Join(dir, name), popmethod.PBT, 3)
+		if _, err := runPop(t, out, 2); !errors.Is(err, errKilled) { // decided@0
+			t.Fatal(err)
+		}
+		st, ok, err := ReadStep(out, 0)
+		if err != nil || !ok {
+			t.Fatal(err)
+		}
+		for k, donor := range []int{1, 2, -1} {
+			st.Members[k].Donor, st.Members[k].Ops = donor, nil
+			if donor >= 0 {
+				st.Members[k].Next = st.Members[donor].Hyper
+			}
+		}
+		if err := WriteStep(out, st); err != nil {
+			t.Fatal(err)
+		}
+		def, _ := ReadDefinition(out)
+		var csvs [][]byte
+		for k := range 3 {
+			b, err := os.ReadFile(filepath.Join(def.MemberDir(out, k), rundir.TrainCSV))
+			if err != nil {
+				t.Fatal(err)
+			}
+			csvs = append(csvs, b)
+		}
+		return out, csvs
+	}
+	ref, before := prep("ref")
+	phases, err := runWith(t, ref, 0, func(p Phase, g int) {
+		if p != PhasePlanned || g != 0 {
+			return
+		}
+		def, _ := ReadDefinition(ref)
+		for k, from := range []int{1, 2, 2} {
+			b, _ := os.ReadFile(filepath.Join(def.MemberDir(ref, k), rundir.TrainCSV))
+			if string(b) != string(before[from]) {
+				t.Errorf("after the step, member %d's train.csv is not member %d's at the ready point", k, from)
+			}
+		}
+		if _, err := os.Stat(stageDir(ref, 0)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the stage folder is left after the step: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "trained@0 staged@0 copied@0 copied@0 logged@0 planned@0"; !strings.HasPrefix(strings.Join(phases, " "), want) {
+		t.Fatalf("phases %v, want them to start %s", phases, want)
+	}
+	for stop := 2; stop <= 6; stop++ { // the step's phases
+		t.Run(phases[stop-1], func(t *testing.T) {
+			out, _ := prep(fmt.Sprint(stop))
+			if _, err := runPop(t, out, stop); !errors.Is(err, errKilled) {
+				t.Fatalf("stop at %d: %v", stop, err)
+			}
+			if _, err := runPop(t, out, 0); err != nil {
+				t.Fatal(err)
+			}
+			samePopulation(t, out, ref, 3)
+		})
+	}
+}
+
+// Random search trains one generation of the whole budget, exploits
+// nobody, and names as best the member with the highest final evaluation
+// (popmethod.Best).
+func TestRandomSearch(t *testing.T) {
+	out := setupCase(t, t.TempDir(), popCase{method: popmethod.RandomSearch, size: 3})
+	def, err := ReadDefinition(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Generations() != 1 || def.Ready != def.Frames {
+		t.Fatalf("random search: %d generations of %d frames, want 1 of %d", def.Generations(), def.Ready, def.Frames)
+	}
+	phases, err := runPop(t, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(phases, " "); got != "trained@0 finished@0" {
+		t.Errorf("phases %s", got)
+	}
+	res, err := ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := make([]float64, len(res.Members))
+	for k, m := range res.Members {
+		if m.FinalEvalReturn == nil || m.Frames != 768 {
+			t.Fatalf("member %d: %+v, want a final evaluation at 768 frames", k, m)
+		}
+		evals[k] = *m.FinalEvalReturn
+	}
+	if best, _ := popmethod.Best(evals); res.Best != best {
+		t.Errorf("best member %d, popmethod.Best %d", res.Best, best)
+	}
+	if count := events(t, out); count[EventExploit] != 0 || count[EventEnd] != 3 {
+		t.Errorf("log events %v, want 3 end and no exploit", count)
+	}
+}
