@@ -123,7 +123,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--size: want an integer in [2, %d] members, got %d", population.MaxSize, f.size)
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
-	case f.ready < 1 || f.ready > f.frames:
+	case f.method != popmethod.Halving && f.method != popmethod.RandomSearch && (f.ready < 1 || f.ready > f.frames):
 		return usagef("--ready: want an integer in [1, --frames = %d], got %d", f.frames, f.ready)
 	case f.seed < 0:
 		return usagef("--seed: want an integer >= 0, got %d", f.seed)
@@ -155,6 +155,9 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--ready: not with --method %s (%s)", f.method, map[string]string{popmethod.Halving: "its generations are the rungs that --eta and --min-frames set", popmethod.RandomSearch: "it trains one generation of --frames"}[f.method])
 	case f.jobs < 1:
 		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
+	}
+	if set := popmethod.DefaultSettings(f.method); set.ValidateSize(f.size) != nil {
+		return usagef("--%v", set.ValidateSize(f.size)) // "size: …" names the field
 	}
 	if f.preset != "" {
 		if err := configs.CheckPreset(f.preset); err != nil {
@@ -310,6 +313,9 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 	ps, ok, err := populationStatus(out)
 	if err != nil {
 		return err
+	}
+	if ps.FramesUsed != nil {
+		fmt.Fprintf(w, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
 	}
 	if ok {
 		if err := printLineages(w, ps); err != nil {

@@ -196,6 +196,17 @@ func TestPopulationUsage(t *testing.T) {
 		{[]string{"--env", "reacher", "--out", dir, "--frames", "100", "--ready", "200"}, "--ready"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "pb2", "--resample", "0.5"}, "--resample: only with --method pbt"},
 		{[]string{"--env", "reacher", "--out", dir, "--time", "01:00:00"}, "--time: only with --backend slurm"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "mfpbt", "--size", "6"}, "--size: 6 members in 2 sub-populations: MF-PBT needs"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--first-exploit", "1000"}, "--first-exploit: only with --method pbt or pb2"},
+		{[]string{"--env", "reacher", "--out", dir, "--first-exploit", "-1"}, "--first-exploit: want a frame in [0, --frames = 1000000], got -1"},
+		{[]string{"--env", "reacher", "--out", dir, "--selection", "tournament"}, "--selection \"tournament\": want truncation or ttest"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "mfpbt", "--selection", "ttest"}, "--selection: only with --method pbt or pb2"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "random", "--quantile", "0.5"}, "--quantile: only with --method pbt or pb2"},
+		{[]string{"--env", "reacher", "--out", dir, "--eta", "2"}, "--eta, --min-frames: only with --method halving"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--eta", "1"}, "--eta: want an integer >= 2, got 1"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--min-frames", "0"}, "--min-frames: want a frame in [1, --frames = 1000000], got 0"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--ready", "50000"}, "--ready: not with --method halving"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "random", "--ready", "50000"}, "--ready: not with --method random"},
 	} {
 		_, e, code := runCLI(t, append([]string{"population"}, c.args...)...)
 		if code != 2 || !strings.Contains(e, c.want) {
@@ -215,6 +226,32 @@ func TestPopulationUsage(t *testing.T) {
 	os.WriteFile(cfg, []byte(strings.Replace(string(text), "[ppo]", "[controller]\nname = \"population\"\ninterval = 1\n\n[ppo]", 1)), 0o644)
 	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", filepath.Join(dir, "m")); code != 1 || !strings.Contains(e, "hyperctl population") {
 		t.Errorf("train of a population member: exit %d\n%s", code, e)
+	}
+}
+
+// Successive halving through the binary: 4 members, eta 2, rungs at 192,
+// 384 and 768 frames; the result and status say the frames used (4·192 +
+// 2·192 + 1·384), and random search finishes in one generation.
+func TestPopulationMethods(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := filepath.Abs(popTestConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "halving")
+	args := []string{"population", "--env", "reacher", "--method", "halving", "--eta", "2", "--size", "4", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", out}
+	if o, e, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "frames used: 1536 by all members together (halving)") {
+		t.Fatalf("halving: exit %d\n%s\n%s", code, o, e)
+	}
+	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving, 4 members, 3 of 3 generations logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") {
+		t.Errorf("status of halving: exit %d\n%s\n%s", code, o, e)
+	}
+	rnd := filepath.Join(dir, "random")
+	if o, e, code := runCLI(t, "population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", rnd); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "<- best") {
+		t.Fatalf("random: exit %d\n%s\n%s", code, o, e)
+	}
+	if o, e, code := runCLI(t, "status", rnd); code != 0 || !strings.Contains(o, "population: random, 2 members, 1 of 1 generations logged, finished") {
+		t.Errorf("status of random search: exit %d\n%s\n%s", code, o, e)
 	}
 }
 
