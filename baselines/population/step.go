@@ -89,7 +89,8 @@ func StepRNG(seed uint64, generation int) *rand.Rand {
 // Step decides every member's exploit and explore at the end of a
 // generation (see the package comment). It is deterministic in its input.
 // Its donors are chained only under t-test selection; the copies must then
-// be made in CopyOrder.
+// be made in CopyOrder, or each from a copy of its donor taken before any
+// copy of the step (experiment/population stages such donors).
 func Step(in Input) ([]Decision, error) {
 	if err := in.Settings.Validate(); err != nil {
 		return nil, err

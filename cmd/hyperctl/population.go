@@ -41,8 +41,8 @@ type populationFlags struct {
 func newPopulationCmd(a *app) *cobra.Command {
 	f := &populationFlags{}
 	cmd := &cobra.Command{
-		Use:   "population --env NAME --method pbt|pb2 --size N --frames F --ready R --out DIR [flags]",
-		Short: "Population-based training: PBT or PB2 with a real population (resumable: run again to continue)",
+		Use:   "population --env NAME --method pbt|pb2|mfpbt|random|halving --size N --frames F --ready R --out DIR [flags]",
+		Short: "Population-based training: PBT, PB2, MF-PBT, random search or successive halving with a real population (resumable: run again to continue)",
 		Long: `population trains --size members of PPO at once. Every --ready frames (a
 generation) each member pauses with its checkpoint written; the bottom 25 %
 by score (the mean return of its last 10 training episodes) copy a top-25 %
@@ -50,6 +50,20 @@ member's complete state (exploit) and move its hyperparameters (explore):
 PBT perturbs each by ×0.8 or ×1.2 or resamples it (probability 0.25), PB2
 picks them by GP-UCB over (time, score, hyperparameters) → score change on
 the population's data. Then the next generation trains.
+
+--first-exploit F (pbt, pb2) exploits nobody before every member has
+trained F frames; --selection ttest (pbt, pb2) replaces the quantiles by
+Jaderberg et al.'s t-test: each member copies a member drawn at random when
+that member's last 10 training episode returns are significantly better
+(Welch, p < 0.05); members then record every episode's return in
+episodes.csv. --method mfpbt is MF-PBT: two sub-populations of size/2
+(size a multiple of 8) evolving every 1 and 10 ready points, with
+asymmetric migration. --method random trains --size configurations drawn
+at random for the whole budget in one generation, without exploits.
+--method halving is synchronous successive halving: every member trains to
+the first rung, the top 1/--eta continue from their checkpoints to the
+next, and so on up to --frames (rungs at --frames/eta^k, at least
+--min-frames); the result says the frames used.
 
 DIR holds one ordinary run folder per member, DIR/<env>/<method>/seed<S>
 (S = seed·size + k), so 'hyperctl status DIR' and 'hyperctl report DIR'
@@ -63,7 +77,9 @@ command continues it exactly. The tuned keys are the config's
 member, and the step after it as a job that depends on the array and
 submits the next generation: no process stays on the login node.`,
 		Example: `  hyperctl population --env halfcheetah --method pb2 --size 8 --frames 1000000 --ready 50000 --jobs 2 --out runs/pop
-  hyperctl population --env reacher --method pbt --size 4 --frames 200000 --ready 20000 --out runs/pbt --backend slurm --time 01:00:00`,
+  hyperctl population --env reacher --method pbt --size 4 --frames 200000 --ready 20000 --out runs/pbt --backend slurm --time 01:00:00
+  hyperctl population --env halfcheetah --method pbt --first-exploit 400000 --selection ttest --size 8 --out runs/pbt-late
+  hyperctl population --env halfcheetah --method halving --eta 3 --size 8 --out runs/sha`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPopulation(cmd.Context(), a, cmd, f)
