@@ -16,6 +16,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
@@ -39,7 +40,7 @@ func loadRunPolicy(note io.Writer, dir, which string) (*policy.Policy, string, e
 	if !st.IsDir() {
 		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
 	}
-	dir, err = populationBestMember(note, dir)
+	dir, err = population.RunOrBest(note, dir)
 	if err != nil {
 		return nil, "", err
 	}

@@ -17,6 +17,7 @@ import (
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
@@ -115,7 +116,7 @@ submits the next generation: no process stays on the login node.`,
 }
 
 // defaultJobs is compare's default: one member per core.
-func defaultJobs() int { return max(1, jobThreads(1)) }
+func defaultJobs() int { return max(1, matrix.JobThreads(1)) }
 
 // check validates the flags; every failure is a usage error naming the flag.
 func (f *populationFlags) check(cmd *cobra.Command) error {
@@ -243,12 +244,9 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
+	self, err := executable()
 	if err != nil {
-		return fmt.Errorf("population: cannot find the hyperctl executable: %w", err)
-	}
-	if p, err := filepath.EvalSymlinks(self); err == nil {
-		self = p
+		return fmt.Errorf("population: %w", err)
 	}
 	if f.backend == backendSlurm {
 		if def.Backend, err = json.Marshal(population.Backend{Binary: self, Options: f.slurm}); err != nil {
@@ -269,13 +267,13 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if f.backend == backendSlurm {
 		return submitPopulation(ctx, cmd, f.out)
 	}
-	threads := jobThreads(f.jobs)
+	threads := matrix.JobThreads(f.jobs)
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
 	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
 		Train: func(ctx context.Context, g, k int) error {
 			args := []string{"population", "member", "--out", f.out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}
-			return runFolderJob(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
+			return matrix.RunFolder(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
 		}})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -289,26 +287,16 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 // submitPopulation submits the current generation's chain unless the
 // population's jobs are already queued.
 func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error {
-	r := slurm.ExecRunner{}
-	if err := r.LookPath("sbatch"); err != nil {
-		return fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
-	}
-	if q, err := population.Queued(ctx, r, out); err != nil {
+	sub, q, err := population.Submit(ctx, slurm.ExecRunner{}, out)
+	if err != nil {
 		return err
-	} else if len(q) > 0 {
+	}
+	if len(q) > 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
 		return nil
 	}
-	g, err := population.Current(out)
-	if err != nil {
-		return err
-	}
-	sub, err := population.SubmitGeneration(ctx, r, out, g)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(cmd.OutOrStdout(), "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
-		g, sub.Array, sub.Step, out)
+		sub.Generation, sub.Array, sub.Step, out)
 	return nil
 }
 
@@ -326,7 +314,7 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		}
 		fmt.Fprintf(w, "  member %d  %-34s final eval %10s  score %10.2f%s\n", k, m.Dir, ev, m.Score, mark)
 	}
-	ps, ok, err := populationStatus(out)
+	ps, ok, err := population.ReadStatus(out)
 	if err != nil {
 		return err
 	}
@@ -334,7 +322,7 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		fmt.Fprintf(w, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
 	}
 	if ok {
-		if err := printLineages(w, ps); err != nil {
+		if err := population.WriteLineages(w, ps); err != nil {
 			return err
 		}
 	}
@@ -394,44 +382,19 @@ func newPopulationStepCmd(a *app) *cobra.Command {
 }
 
 func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
-	ctx := cmd.Context()
-	lock, err := population.Lock(out)
-	if err != nil {
+	c, err := population.ChainStep(cmd.Context(), slurm.ExecRunner{}, out, g, os.Getenv("SLURM_JOB_ID"))
+	if c.Stepped {
+		a.log.Info().Int("generation", g).Msg("population: step done")
+	}
+	switch {
+	case err != nil:
 		return err
+	case c.Result != nil:
+		return printResult(cmd, out, *c.Result, "finished")
+	case len(c.Queued) > 0:
+		a.log.Warn().Strs("jobs", c.Queued).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
+	case c.Next != nil:
+		a.log.Info().Int("generation", g+1).Str("array", c.Next.Array).Str("step", c.Next.Step).Msg("population: next generation submitted")
 	}
-	defer lock.Release()
-	def, err := population.ReadDefinition(out)
-	if err != nil {
-		return err
-	}
-	if def.Last(g) {
-		res, err := population.Finish(out, g, nil)
-		if err != nil {
-			return err
-		}
-		return printResult(cmd, out, res, "finished")
-	}
-	if err := population.StepAfter(out, g, nil); err != nil {
-		return err
-	}
-	a.log.Info().Int("generation", g).Msg("population: step done")
-	if len(def.Backend) == 0 {
-		return nil
-	}
-	r := slurm.ExecRunner{}
-	q, err := population.Queued(ctx, r, out)
-	if err != nil {
-		return err
-	}
-	self := os.Getenv("SLURM_JOB_ID")
-	if q = slices.DeleteFunc(q, func(id string) bool { return id == self }); len(q) > 0 {
-		a.log.Warn().Strs("jobs", q).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
-		return nil
-	}
-	sub, err := population.SubmitGeneration(ctx, r, out, g+1)
-	if err != nil {
-		return err
-	}
-	a.log.Info().Int("generation", g+1).Str("array", sub.Array).Str("step", sub.Step).Msg("population: next generation submitted")
 	return nil
 }

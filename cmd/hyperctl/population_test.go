@@ -163,7 +163,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 	}
 	o, _, code = runCLI(t, "status", "--json", ref)
 	var js struct {
-		Population *popStatus `json:"population"`
+		Population *population.Status `json:"population"`
 	}
 	if err := json.Unmarshal([]byte(o), &js); code != 0 || err != nil || js.Population == nil ||
 		!js.Population.Finished || fmt.Sprint(js.Population.Origins) != fmt.Sprint(lin.Origin) || *js.Population.Best != res.Best {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -96,6 +97,28 @@ func wrapArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		wrapArgs(sub)
 	}
+}
+
+// terminal is the terminal a progress bar draws on: cmd's stderr when it
+// is one and the logs are not JSON; nil otherwise (log lines instead).
+func (a *app) terminal(cmd *cobra.Command) *os.File {
+	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && a.logFormat != "json" {
+		return f
+	}
+	return nil
+}
+
+// executable is the path of this hyperctl binary, symbolic links
+// resolved, for the child processes and batch jobs that run it.
+func executable() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the hyperctl executable: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(self); err == nil {
+		self = p
+	}
+	return self, nil
 }
 
 func (a *app) setupLog(w io.Writer) error {

@@ -8,81 +8,13 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 )
 
-// Run-folder states of `hyperctl status` outside a compare folder.
-const (
-	runFinished = "finished" // summary.json exists
-	runRunning  = "running"  // a process holds the folder's lock
-	runStopped  = "stopped"  // unfinished and no process writes it
-)
-
-// folderRun is one run folder found by `hyperctl status` outside a compare
-// folder.
-type folderRun struct {
-	Dir        string `json:"dir"`
-	Env        string `json:"env"`
-	Controller string `json:"controller"`
-	Seed       int64  `json:"seed"`
-	State      string `json:"state"`
-	Done       int    `json:"iterations_done"`
-	Iterations int    `json:"iterations"` // the config's (0: unknown)
-	FramesDone int64  `json:"frames_done"`
-	Frames     int64  `json:"frames,omitempty"` // the config's frame budget (absent: none)
-	Detail     string `json:"detail,omitempty"`
-}
-
-// folderStatus is the state of every run folder in root (rundir.Runs):
-// finished, running (a process holds its lock) or stopped. Runs are named
-// as report names them: a cell of a compare folder below root (such as a
-// population's member) by its matrix, else by its config.toml.
-func folderStatus(root string) ([]folderRun, error) {
-	found, err := rundir.Runs(root)
-	if err != nil {
-		return nil, fmt.Errorf("status: %w", err)
-	}
-	out := make([]folderRun, 0, len(found))
-	ms := analysis.Matrices{}
-	for _, f := range found {
-		r := folderRun{Dir: f.Dir}
-		if id, err := rundir.ReadIdentity(f.Dir); err == nil {
-			r.Iterations, r.Frames = id.Iterations, id.Frames
-		}
-		if env, ctrl, seed, err := ms.RunName(root, f.Dir); err != nil {
-			r.Env, r.Controller, r.Detail = "?", "?", err.Error()
-		} else {
-			r.Env, r.Controller, r.Seed = env, ctrl, seed
-		}
-		if it, fr, ok := rundir.LastRow(f.Dir); ok {
-			r.Done, r.FramesDone = it+1, fr
-		}
-		switch pid, held, herr := rundir.Holder(f.Dir); {
-		case f.Finished:
-			r.State = runFinished
-			if s, err := rundir.ReadSummary(f.Dir); err == nil {
-				r.Done, r.FramesDone = s.Iterations, s.Frames
-				r.Detail = fmt.Sprintf("%.0f s wall time", s.WallTimeS)
-			}
-		case herr != nil:
-			r.State = runStopped
-			r.Detail = fmt.Sprintf("its lock could not be probed: %v", herr)
-		case held:
-			r.State = runRunning
-			r.Detail = fmt.Sprintf("pid %d", pid)
-		default:
-			r.State = runStopped
-			r.Detail = "continue with: hyperctl train --out " + f.Dir + " --resume"
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// printFolderStatus prints folderStatus's runs as a table or JSON, with
+// printFolderStatus prints matrix.Folders's runs as a table or JSON, with
 // pop (a population folder's status; nil for none) in the JSON.
-func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatus, asJSON bool) error {
+func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *population.Status, asJSON bool) error {
 	counts := map[string]int{}
 	for _, r := range runs {
 		counts[r.State]++
@@ -91,9 +23,9 @@ func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatu
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Runs       []folderRun    `json:"runs"`
-			Counts     map[string]int `json:"counts"`
-			Population *popStatus     `json:"population,omitempty"`
+			Runs       []matrix.FolderRun `json:"runs"`
+			Counts     map[string]int     `json:"counts"`
+			Population *population.Status `json:"population,omitempty"`
 		}{runs, counts, pop})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -109,7 +41,7 @@ func printFolderStatus(w io.Writer, root string, runs []folderRun, pop *popStatu
 		return err
 	}
 	var parts []string
-	for _, s := range []string{runFinished, runRunning, runStopped} {
+	for _, s := range []string{matrix.FolderFinished, matrix.FolderRunning, matrix.FolderStopped} {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}
 	noun := "runs"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // TestStatusOfRunFolders: outside a compare folder, status finds run
@@ -46,7 +46,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 	// (an exploit donor's: controller population, seed 0).
 	m4 := mk("pop/reacher/pb2/seed4", "population", 0, 2, true, 0)
 	m5 := mk("pop/reacher/pb2/seed5", "population", 0, 2, true, 0)
-	if err := analysis.WriteManifest(filepath.Join(root, "pop"), analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{4, 5}, Iterations: 50}); err != nil {
+	if err := matrix.WriteManifest(filepath.Join(root, "pop"), matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{4, 5}, Iterations: 50}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := rundir.Acquire(run)
@@ -55,17 +55,17 @@ func TestStatusOfRunFolders(t *testing.T) {
 	}
 	defer lock.Release()
 
-	runs, err := folderStatus(root)
+	runs, err := matrix.Folders(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []folderRun{
-		{Dir: fin, Env: "reacher", Controller: "fixed", Seed: 0, State: runFinished, Done: 50, Iterations: 50, FramesDone: 5000, Detail: "12 s wall time"},
-		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: runRunning, Done: 7, Iterations: 50, FramesDone: 700, Detail: fmt.Sprintf("pid %d", os.Getpid())},
-		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: runStopped, Done: 3, Iterations: 50, FramesDone: 300, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
-		{Dir: budget, Env: "reacher", Controller: "hoof", Seed: 3, State: runFinished, Done: 4, Iterations: 50, FramesDone: 400, Frames: 350, Detail: "12 s wall time"},
-		{Dir: m4, Env: "reacher", Controller: "pb2", Seed: 4, State: runFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
-		{Dir: m5, Env: "reacher", Controller: "pb2", Seed: 5, State: runFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
+	want := []matrix.FolderRun{
+		{Dir: fin, Env: "reacher", Controller: "fixed", Seed: 0, State: matrix.FolderFinished, Done: 50, Iterations: 50, FramesDone: 5000, Detail: "12 s wall time"},
+		{Dir: run, Env: "reacher", Controller: "gpucb", Seed: 1, State: matrix.FolderRunning, Done: 7, Iterations: 50, FramesDone: 700, Detail: fmt.Sprintf("pid %d", os.Getpid())},
+		{Dir: stop, Env: "reacher", Controller: "random", Seed: 2, State: matrix.FolderStopped, Done: 3, Iterations: 50, FramesDone: 300, Detail: "continue with: hyperctl train --out " + stop + " --resume"},
+		{Dir: budget, Env: "reacher", Controller: "hoof", Seed: 3, State: matrix.FolderFinished, Done: 4, Iterations: 50, FramesDone: 400, Frames: 350, Detail: "12 s wall time"},
+		{Dir: m4, Env: "reacher", Controller: "pb2", Seed: 4, State: matrix.FolderFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
+		{Dir: m5, Env: "reacher", Controller: "pb2", Seed: 5, State: matrix.FolderFinished, Done: 2, Iterations: 50, FramesDone: 200, Detail: "12 s wall time"},
 	}
 	if len(runs) != len(want) {
 		t.Fatalf("%d runs, want %d: %+v", len(runs), len(want), runs)
@@ -89,10 +89,10 @@ func TestStatusOfRunFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	var js struct {
-		Runs   []folderRun
+		Runs   []matrix.FolderRun
 		Counts map[string]int
 	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 6 || js.Counts[runStopped] != 1 || js.Runs[3].Frames != 350 || js.Runs[3].FramesDone != 400 {
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 6 || js.Counts[matrix.FolderStopped] != 1 || js.Runs[3].Frames != 350 || js.Runs[3].FramesDone != 400 {
 		t.Errorf("JSON %v: %s", err, out.String())
 	}
 

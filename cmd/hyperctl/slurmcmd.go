@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -15,7 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -55,58 +54,6 @@ func checkBackendFlags(cmd *cobra.Command, f *compareFlags) error {
 		}
 	default:
 		return usagef("--backend %q: want local or slurm", f.backend)
-	}
-	return nil
-}
-
-// runCompareSlurm submits the unfinished runs of the matrix as one job
-// array (see package slurm) and returns.
-func runCompareSlurm(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags, man analysis.Manifest) error {
-	g := *f // absolute paths: the tasks run elsewhere
-	var err error
-	if g.out, err = filepath.Abs(f.out); err != nil {
-		return fmt.Errorf("compare: --out %s: %w", f.out, err)
-	}
-	if g.config != "" {
-		if g.config, err = filepath.Abs(f.config); err != nil {
-			return fmt.Errorf("compare: --config %s: %w", f.config, err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("compare: cannot find the hyperctl executable: %w", err)
-	}
-	if p, err := filepath.EvalSymlinks(self); err == nil {
-		self = p
-	}
-	opts := g.slurm
-	opts.JobName = "hyperctl-" + filepath.Base(g.out)
-	req := slurm.Request{
-		Out:      g.out,
-		Manifest: man,
-		TrainArgs: func(env, ctrl string, seed int64, dir string) []string {
-			return trainArgs(&g, env, ctrl, seed, dir)
-		},
-		Binary:  self,
-		Options: opts,
-		DryRun:  f.dryRun,
-	}
-	res, err := slurm.Submit(ctx, slurm.ExecRunner{}, req, cmd.OutOrStdout())
-	if err != nil {
-		return err
-	}
-	c := res.Status.Counts()
-	total := len(res.Status.Runs)
-	switch {
-	case res.Tasks == 0:
-		fmt.Fprintf(cmd.OutOrStdout(), "compare: nothing to submit: of %d runs in %s, %d finished, %d running, %d pending. Follow with: hyperctl status %s\n",
-			total, f.out, c[slurm.Finished], c[slurm.Running], c[slurm.Pending], f.out)
-	case f.dryRun:
-		a.log.Info().Int("tasks", res.Tasks).Int("runs", total).Msg("compare --backend slurm --dry-run: the script above; nothing submitted")
-	default:
-		fmt.Fprintf(cmd.OutOrStdout(), "compare: submitted Slurm job %s: %d array tasks (%d missing, %d failed) of %d runs; %d finished, %d running, %d pending. Script: %s. Follow with: hyperctl status %s\n",
-			res.JobID, res.Tasks, c[slurm.Missing], c[slurm.Failed], total, c[slurm.Finished], c[slurm.Running], c[slurm.Pending],
-			filepath.Join(f.out, slurm.Dir, slurm.ScriptFile), f.out)
 	}
 	return nil
 }
@@ -160,38 +107,33 @@ copy of one starting member's line).`,
 }
 
 func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
-	var pop *popStatus
-	if ps, ok, err := populationStatus(dir); err != nil {
+	var pop *population.Status
+	if ps, ok, err := population.ReadStatus(dir); err != nil {
 		return err
 	} else if ok {
 		pop = &ps
 		if !asJSON {
-			if err := printPopulationStatus(cmd.OutOrStdout(), ps); err != nil {
+			if err := population.WriteStatus(cmd.OutOrStdout(), ps); err != nil {
 				return err
 			}
 		}
 	}
-	path := filepath.Join(dir, analysis.ManifestFile)
-	b, err := os.ReadFile(path)
+	man, err := matrix.ReadManifest(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return fmt.Errorf("status: %s is not a folder", dir)
 		}
-		runs, err := folderStatus(dir)
+		runs, err := matrix.Folders(dir)
 		if err != nil {
 			return err
 		}
 		if len(runs) == 0 {
-			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, analysis.ManifestFile, rundir.TrainCSV)
+			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, matrix.ManifestFile, rundir.TrainCSV)
 		}
 		return printFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)
-	}
-	var man analysis.Manifest
-	if err := json.Unmarshal(b, &man); err != nil {
-		return fmt.Errorf("status: %s: %w", path, err)
 	}
 	st, err := slurm.Collect(cmd.Context(), dir, man, slurm.ExecRunner{})
 	if err != nil {
@@ -204,19 +146,16 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	w := cmd.OutOrStdout()
 	if asJSON {
 		counts := map[string]int{}
-		for _, s := range slurm.States {
+		for _, s := range matrix.States {
 			counts[s.String()] = c[s]
 		}
 		out := struct {
-			Runs       []slurm.RunStatus `json:"runs"`
-			Counts     map[string]int    `json:"counts"`
-			SlurmJobs  []string          `json:"slurm_jobs,omitempty"`
-			QueueError string            `json:"queue_error,omitempty"`
-			Population *popStatus        `json:"population,omitempty"`
-		}{Runs: st.Runs, Counts: counts, Population: pop}
-		for _, j := range man.SlurmJobs {
-			out.SlurmJobs = append(out.SlurmJobs, j.ID)
-		}
+			Runs       []matrix.RunStatus `json:"runs"`
+			Counts     map[string]int     `json:"counts"`
+			SlurmJobs  []string           `json:"slurm_jobs,omitempty"`
+			QueueError string             `json:"queue_error,omitempty"`
+			Population *population.Status `json:"population,omitempty"`
+		}{Runs: st.Runs, Counts: counts, SlurmJobs: man.JobIDs(), Population: pop}
 		if st.QueueErr != nil {
 			out.QueueError = st.QueueErr.Error()
 		}
@@ -237,7 +176,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		return err
 	}
 	var parts []string
-	for _, s := range slurm.States {
+	for _, s := range matrix.States {
 		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
 	}
 	fmt.Fprintf(w, "status: %d runs: %s\n", len(st.Runs), strings.Join(parts, ", "))

@@ -13,6 +13,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
@@ -298,7 +299,7 @@ func defaultOut(run configs.Run, preset string) string {
 	if preset != "" {
 		name += "@" + preset
 	}
-	return filepath.Join("runs", fmt.Sprintf("%s-%s-seed%d", run.Env, name, run.Seed))
+	return filepath.Join("runs", matrix.TrainDir(run.Env, name, run.Seed))
 }
 
 // Run trains into --out and reports the outcome.
@@ -308,7 +309,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 		return err
 	}
 	opts := run.Options{
-		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
+		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: run.NewProgress(a.terminal(cmd), a.log), Version: versionString(),
 	}
 	if o.captureVideo {
 		opts.Video = &run.VideoOptions{Every: o.captureVideoEvery}
@@ -331,33 +332,16 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 		budget = fmt.Sprintf(" (budget %d)", sum.FrameBudget)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %s, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
-		sum.Env, sum.Controller, sum.Seed, plural(sum.Iterations, "iteration", "iterations"), sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
+		sum.Env, sum.Controller, sum.Seed, matrix.Plural(sum.Iterations, "iteration", "iterations"), sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
 	return nil
-}
-
-// transferSetter is implemented by the settings of controllers that
-// transfer from earlier runs (deltabo).
-type transferSetter interface {
-	SetTransferFrom(dir string, objective controller.Objective)
-}
-
-// supportsTransfer reports whether a registered controller takes
-// --transfer-from.
-func supportsTransfer(name string) bool {
-	e, err := controller.Lookup(name)
-	if err != nil {
-		return false
-	}
-	_, ok := e.Defaults().(transferSetter)
-	return ok
 }
 
 // applyTransferFrom is --transfer-from: it sets the controller's source
 // folder (made absolute, so config.toml stays valid from any directory) and
 // the objective its source runs must have logged (this run's).
-func applyTransferFrom(run *configs.Run, dir string) error {
-	name := run.Controller.Name
-	if name == configs.Fixed || !supportsTransfer(name) {
+func applyTransferFrom(r *configs.Run, dir string) error {
+	name := r.Controller.Name
+	if name == configs.Fixed || !run.SupportsTransfer(name) {
 		return usagef("--transfer-from: only for controllers that transfer from earlier runs (deltabo); this run's controller is %s", name)
 	}
 	if dir == "" {
@@ -367,16 +351,7 @@ func applyTransferFrom(run *configs.Run, dir string) error {
 	if err != nil {
 		return usagef("--transfer-from %s: %v", dir, err)
 	}
-	s, err := run.Controller.MethodSettings(name)
-	if err != nil {
-		return err
-	}
-	s.(transferSetter).SetTransferFrom(abs, run.Controller.Objective)
-	if run.Controller.Settings == nil {
-		run.Controller.Settings = map[string]controller.Settings{}
-	}
-	run.Controller.Settings[name] = s
-	return nil
+	return run.SetTransferFrom(r, abs)
 }
 
 func fmtF(v float64) string { return fmt.Sprintf("%.6g", v) }

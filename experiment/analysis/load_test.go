@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // writeConfig writes the identity keys of a run's config.toml.
@@ -43,7 +44,7 @@ func TestLoadAnyFolder(t *testing.T) {
 	copied := mk("runs/zz-copy", "reacher", "fixed", 0, true)
 	mk("pop/reacher/pb2/seed0", "reacher", "population", 0, true)
 	mk("pop/reacher/pb2/seed1", "reacher", "population", 0, true)
-	if err := WriteManifest(filepath.Join(root, "pop"), Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{0, 1}, Iterations: 20}); err != nil {
+	if err := matrix.WriteManifest(filepath.Join(root, "pop"), matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: []int64{0, 1}, Iterations: 20}); err != nil {
 		t.Fatal(err)
 	}
 	// A folder of populations: each one's matrix names its members, whose
@@ -53,7 +54,7 @@ func TestLoadAnyFolder(t *testing.T) {
 		for _, sd := range seeds {
 			mk(fmt.Sprintf("%s/reacher/pb2/seed%d", pop, sd), "reacher", "population", 0, true)
 		}
-		if err := WriteManifest(filepath.Join(root, pop), Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
+		if err := matrix.WriteManifest(filepath.Join(root, pop), matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +62,7 @@ func TestLoadAnyFolder(t *testing.T) {
 	// Problems naming it.
 	corrupt := filepath.Join(root, "corrupt", "cmp")
 	mk("corrupt/cmp/reacher/pb2/seed0", "reacher", "population", 0, true)
-	if err := os.WriteFile(filepath.Join(corrupt, ManifestFile), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(corrupt, matrix.ManifestFile), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -89,7 +90,7 @@ func TestLoadAnyFolder(t *testing.T) {
 		{"a nested unfinished run", filepath.Join(root, "runs/old"), []string{"pusher/random/4/false"}, nil},
 		{"a matrix names its cells", filepath.Join(root, "pop"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true"}, nil},
 		{"matrices below the root name their cells", filepath.Join(root, "pops"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true", "reacher/pb2/2/true", "reacher/pb2/3/true"}, nil},
-		{"a corrupt matrix below the root", filepath.Join(root, "corrupt"), nil, []string{"report: " + filepath.Join(corrupt, ManifestFile) + ": unexpected end of JSON input"}},
+		{"a corrupt matrix below the root", filepath.Join(root, "corrupt"), nil, []string{"report: " + filepath.Join(corrupt, matrix.ManifestFile) + ": unexpected end of JSON input"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Load(tc.dir)

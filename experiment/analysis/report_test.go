@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // writeRun writes a fixture run folder whose training reward at iteration i
@@ -52,9 +53,9 @@ func writeRunFrames(t *testing.T, dir string, iters, framesPer int, base, slope,
 
 func fixture(t *testing.T) string {
 	dir := t.TempDir()
-	m := Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "hypercontroller", "random"}, Seeds: []int64{0, 1, 2}, Iterations: 20}
+	m := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "hypercontroller", "random"}, Seeds: []int64{0, 1, 2}, Iterations: 20}
 	b, _ := json.Marshal(m)
-	os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644)
+	os.WriteFile(filepath.Join(dir, matrix.ManifestFile), b, 0o644)
 	run := func(ctrl string, seed int) string {
 		return filepath.Join(dir, "reacher", ctrl, fmt.Sprintf("seed%d", seed))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/envs/rng"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // The statistics below follow rliable (Agarwal et al., NeurIPS 2021, "Deep
@@ -218,7 +219,7 @@ func computeStats(data map[string]map[string]scoreSet, ref string, random map[st
 			}
 			for i, v := range ss.vals {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("report: %s/%s/seed%d: the evaluation return at the matched budget is %v; the statistics need finite scores (check that run's eval.csv)", env, c, ss.seeds[i], v)
+					return nil, fmt.Errorf("report: %s: the evaluation return at the matched budget is %v; the statistics need finite scores (check that run's eval.csv)", matrix.Cell{Env: env, Controller: c, Seed: ss.seeds[i]}, v)
 				}
 			}
 			rowSet[c] = true

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // Tables are the report's tables for other tools (`report --format json`;
@@ -16,17 +18,17 @@ import (
 // controller, per controller over environments, and the rule's verdict.
 // Numbers that are undefined (no data) are null in JSON and empty in CSV.
 type Tables struct {
-	Dir              string       `json:"dir"`
-	Reference        string       `json:"reference"`
-	Runs             []RunRow     `json:"runs"`
-	Envs             []EnvTable   `json:"envs"`
-	Aggregate        []AggRow     `json:"aggregate"`
-	Verdict          string       `json:"verdict"`
-	Problems         []string     `json:"problems,omitempty"`
-	Manifest         *Manifest    `json:"manifest,omitempty"`
-	Random           []RandomRow  `json:"random_policy"`
-	AgainstReference []H2HRow     `json:"against_reference"`
-	Dropped          []DroppedRow `json:"left_out_at_budget"`
+	Dir              string           `json:"dir"`
+	Reference        string           `json:"reference"`
+	Runs             []RunRow         `json:"runs"`
+	Envs             []EnvTable       `json:"envs"`
+	Aggregate        []AggRow         `json:"aggregate"`
+	Verdict          string           `json:"verdict"`
+	Problems         []string         `json:"problems,omitempty"`
+	Manifest         *matrix.Manifest `json:"manifest,omitempty"`
+	Random           []RandomRow      `json:"random_policy"`
+	AgainstReference []H2HRow         `json:"against_reference"`
+	Dropped          []DroppedRow     `json:"left_out_at_budget"`
 }
 
 // Num is a number that may be undefined (NaN): null in JSON.

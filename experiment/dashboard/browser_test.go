@@ -18,7 +18,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	_ "github.com/hyperctl/hyperctl/envs/all" // reacher
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/run"
 	"github.com/hyperctl/hyperctl/ppo"
 )
@@ -78,9 +78,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Skipf("skipped: no browser at %s (scripts/setup.sh installs Debian's chromium; `make test` runs it first)", chromiumPath)
 	}
 	root := t.TempDir()
-	man := analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "random", "hypercontroller"}, Seeds: []int64{0}, Iterations: 10}
+	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "random", "hypercontroller"}, Seeds: []int64{0}, Iterations: 10}
 	b, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(root, analysis.ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, matrix.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	parse := func(text string) *configs.Plan {
@@ -242,9 +242,9 @@ high = 1e-3
 
 	// One controller's seeds (as a population's members): a colour per run.
 	one := t.TempDir()
-	man = analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed"}, Seeds: []int64{0, 1}, Iterations: 10}
+	man = matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed"}, Seeds: []int64{0, 1}, Iterations: 10}
 	b, _ = json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(one, analysis.ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(one, matrix.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, seed := range []string{"seed0", "seed1"} {

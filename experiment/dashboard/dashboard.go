@@ -168,6 +168,7 @@ type RequestError struct {
 	Msg    string
 }
 
+// Error names the field and says what is wrong with it.
 func (e *RequestError) Error() string { return e.Field + ": " + e.Msg }
 
 //go:embed assets

@@ -18,7 +18,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller/service"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // get requests path from the handler h, as a browser on loopback would.
@@ -129,10 +129,10 @@ func TestRuns(t *testing.T) {
 	root := t.TempDir()
 	// A compare: reacher × {a, b} × seeds {0, 1}; a/seed0 finished,
 	// a/seed1 written by a process now, the b runs not started.
-	man := analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0, 1}, Iterations: 20, Frames: 4000}
+	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0, 1}, Iterations: 20, Frames: 4000}
 	b, _ := json.Marshal(man)
 	os.MkdirAll(filepath.Join(root, "cmp"), 0o755)
-	os.WriteFile(filepath.Join(root, "cmp", analysis.ManifestFile), b, 0o644)
+	os.WriteFile(filepath.Join(root, "cmp", matrix.ManifestFile), b, 0o644)
 	writeRun(t, filepath.Join(root, "cmp/reacher/a/seed0"), "reacher", "a", 0, 6, true)
 	running := filepath.Join(root, "cmp/reacher/a/seed1")
 	writeRun(t, running, "reacher", "a", 1, 3, false)
@@ -256,7 +256,7 @@ func TestRuns(t *testing.T) {
 			t.Errorf("series?%s: %d %s; want %d with %s", c.q, code, body, c.code, c.msg)
 		}
 	}
-	if _, err := NewRuns(filepath.Join(root, "cmp", analysis.ManifestFile), RunsOptions{}); err == nil || !strings.Contains(err.Error(), "is a file") {
+	if _, err := NewRuns(filepath.Join(root, "cmp", matrix.ManifestFile), RunsOptions{}); err == nil || !strings.Contains(err.Error(), "is a file") {
 		t.Errorf("NewRuns(a file): %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,16 +16,16 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
 // Runs is the Source of `hyperctl dashboard DIR`: every run folder under
 // DIR (rundir.Runs: a single run, the runs of a compare, any folder of run
 // folders, found recursively) and every compare matrix (a folder holding
-// compare.json). States are the ones `hyperctl status` decides:
-// slurm.Collect for a matrix's runs (a cell not started yet included),
-// slurm.FolderStatus for a run outside any matrix. A folder of run folders
+// compare.json). States are the ones `hyperctl status` decides
+// (matrix.Inspect): through slurm.Collect for a matrix's runs (a cell not
+// started yet included), slurm.FolderStatus for a run outside any matrix. A folder of run folders
 // that is neither (a population) lists its runs like any other.
 //
 // A compare matrix is found in DIR itself, in its subfolders, and in every
@@ -155,14 +154,14 @@ func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 	}
 	var matrixDirs []string
 	for d := range cands {
-		if regularFile(filepath.Join(d, analysis.ManifestFile)) {
+		if regularFile(filepath.Join(d, matrix.ManifestFile)) {
 			matrixDirs = append(matrixDirs, d)
 		}
 	}
 	sort.Strings(matrixDirs)
 	covered := map[string]bool{}
 	for _, d := range matrixDirs {
-		m, runs, runDirs, err := s.matrix(ctx, d)
+		m, runs, runDirs, err := s.readMatrix(ctx, d)
 		if err != nil {
 			ov.Problems = append(ov.Problems, err.Error())
 			continue
@@ -188,17 +187,12 @@ func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 	return ov, dirs
 }
 
-// matrix reads the compare folder d: its manifest and the state of every
+// readMatrix reads the compare folder d: its manifest and the state of every
 // cell, with each cell's folder.
-func (s *Runs) matrix(ctx context.Context, d string) (Matrix, []Run, []string, error) {
-	path := filepath.Join(d, analysis.ManifestFile)
-	b, err := os.ReadFile(path)
+func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []string, error) {
+	man, err := matrix.ReadManifest(d)
 	if err != nil {
 		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", d, err)
-	}
-	var man analysis.Manifest
-	if err := json.Unmarshal(b, &man); err != nil {
-		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", path, err)
 	}
 	st, err := slurm.Collect(ctx, d, man, s.queue)
 	if err != nil {
@@ -247,7 +241,7 @@ func (s *Runs) loneRun(dir string) (Run, error) {
 	}
 	// Named as report names a run outside any matrix; in compare's layout
 	// (<env>/hypercontroller@rl/seed0) its collection is the compare folder.
-	env, label, seed, fromFolder := analysis.NameByConfig(dir, id)
+	env, label, seed, fromFolder := matrix.NameByConfig(dir, id)
 	r.Env, r.Label, r.Seed, r.Iterations, r.Budget = env, label, &seed, id.Iterations, id.Frames
 	if envDir := filepath.Dir(filepath.Dir(dir)); fromFolder && len(envDir) > len(s.root) {
 		r.Collection = s.rel(filepath.Dir(envDir))

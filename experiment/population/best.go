@@ -3,8 +3,12 @@ package population
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // BestMember returns the run folder of a finished population's best member
@@ -34,4 +38,23 @@ func (r Result) BestMember(out string) (dir string, k int, ret float64, err erro
 		return "", -1, 0, fmt.Errorf("population %s: %s: member %d's folder %q is not inside the population", out, filepath.Join(out, ResultFile), r.Best, m.Dir)
 	}
 	return filepath.Join(out, m.Dir), r.Best, *m.FinalEvalReturn, nil
+}
+
+// RunOrBest is dir itself, unless dir is a population folder
+// (population.json, no config.toml): then it is the run folder of the
+// population's best member, and a line on note says which. An unfinished
+// population is an error that says how to name a member instead.
+func RunOrBest(note io.Writer, dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, DefinitionFile)); err != nil {
+		return dir, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); err == nil {
+		return dir, nil
+	}
+	member, k, ret, err := BestMember(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w; name a member's run folder instead ('hyperctl status %s' lists them)", err, dir)
+	}
+	fmt.Fprintf(note, "%s is a population: using its best member, member %d (final evaluation return %.2f): %s\n", dir, k, ret, member)
+	return member, nil
 }

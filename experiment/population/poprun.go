@@ -10,7 +10,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
@@ -64,10 +64,10 @@ func Init(out string, def Definition, base configs.Run) error {
 	default:
 		return err
 	}
-	man := analysis.Manifest{Envs: []string{def.Env}, Controllers: []string{def.Settings.Method}, Seeds: def.MemberSeeds(),
+	man := matrix.Manifest{Envs: []string{def.Env}, Controllers: []string{def.Settings.Method}, Seeds: def.MemberSeeds(),
 		Iterations: base.Iterations, Frames: def.Frames, Command: def.Command}
-	if _, err := os.Stat(filepath.Join(out, analysis.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
-		if err := analysis.WriteManifest(out, man); err != nil {
+	if _, err := os.Stat(filepath.Join(out, matrix.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+		if err := matrix.WriteManifest(out, man); err != nil {
 			return err
 		}
 	}

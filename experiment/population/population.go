@@ -71,6 +71,7 @@ import (
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs/safefile"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // File names inside a population folder.
@@ -196,7 +197,7 @@ func (d *Definition) MemberSeeds() []int64 {
 // MemberDir is member k's run folder: <out>/<env>/<method>/seed<S>, the
 // layout of a compare folder.
 func (d *Definition) MemberDir(out string, k int) string {
-	return filepath.Join(out, d.Env, d.Settings.Method, fmt.Sprintf("seed%d", MemberSeed(d.Seed, d.Size, k)))
+	return filepath.Join(out, matrix.RunDir(d.Env, d.Settings.Method, MemberSeed(d.Seed, d.Size, k)))
 }
 
 // Same reports the difference between two definitions ("" when they

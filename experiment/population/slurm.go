@@ -7,12 +7,12 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hyperctl/hyperctl/configs/safefile"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -128,6 +128,79 @@ func SubmitGeneration(ctx context.Context, r slurm.Runner, out string, g int) (S
 	return sub, nil
 }
 
+// Submit starts the Slurm chain of the population in out (an absolute
+// path): the current generation's members and step (SubmitGeneration),
+// unless jobs of the population are in the queue already, which it
+// returns instead, submitting nothing.
+func Submit(ctx context.Context, r slurm.Runner, out string) (sub Submitted, queued []string, err error) {
+	if err := r.LookPath("sbatch"); err != nil {
+		return sub, nil, fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
+	}
+	if q, err := Queued(ctx, r, out); err != nil || len(q) > 0 {
+		return sub, q, err
+	}
+	g, err := Current(out)
+	if err != nil {
+		return sub, nil, err
+	}
+	sub, err = SubmitGeneration(ctx, r, out, g)
+	return sub, nil, err
+}
+
+// Chained is what ChainStep did.
+type Chained struct {
+	Stepped bool       // the exploit/explore step after the generation is done
+	Result  *Result    // the population finished: its result (the step after the last generation)
+	Next    *Submitted // the next generation submitted
+	Queued  []string   // jobs of the population were queued already: nothing submitted
+}
+
+// ChainStep is the Slurm job after generation g of the population in out,
+// under the population's lock: after the last generation it writes the
+// result (Finish); else it runs the exploit/explore step (StepAfter) and,
+// for a population on Slurm, submits generation g+1 unless other jobs of
+// the population (not self, the job running the step) are queued already.
+func ChainStep(ctx context.Context, r slurm.Runner, out string, g int, self string) (Chained, error) {
+	var c Chained
+	lock, err := Lock(out)
+	if err != nil {
+		return c, err
+	}
+	defer lock.Release()
+	def, err := ReadDefinition(out)
+	if err != nil {
+		return c, err
+	}
+	if def.Last(g) {
+		res, err := Finish(out, g, nil)
+		if err != nil {
+			return c, err
+		}
+		c.Result = &res
+		return c, nil
+	}
+	if err := StepAfter(out, g, nil); err != nil {
+		return c, err
+	}
+	c.Stepped = true
+	if len(def.Backend) == 0 {
+		return c, nil
+	}
+	q, err := Queued(ctx, r, out)
+	if err != nil {
+		return c, err
+	}
+	if c.Queued = slices.DeleteFunc(q, func(id string) bool { return id == self }); len(c.Queued) > 0 {
+		return c, nil
+	}
+	sub, err := SubmitGeneration(ctx, r, out, g+1)
+	if err != nil {
+		return c, err
+	}
+	c.Next = &sub
+	return c, nil
+}
+
 // sbatch writes a script and submits it, returning the job id.
 func sbatch(ctx context.Context, r slurm.Runner, path, text string, extra ...string) (string, error) {
 	if err := safefile.WriteAtomic(path, []byte(text)); err != nil {
@@ -143,14 +216,10 @@ func sbatch(ctx context.Context, r slurm.Runner, path, text string, extra ...str
 
 // recordArray adds a members' array to compare.json's Slurm jobs.
 func recordArray(out, id string, runs []string) error {
-	var man analysis.Manifest
-	b, err := safefile.ReadRegular(filepath.Join(out, analysis.ManifestFile), 1<<24)
+	man, err := matrix.ReadManifest(out)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &man); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(out, analysis.ManifestFile), err)
-	}
-	man.SlurmJobs = append(man.SlurmJobs, analysis.SlurmJob{ID: id, Submitted: time.Now().UTC().Format(time.RFC3339), Runs: runs})
-	return analysis.WriteManifest(out, man)
+	_, err = matrix.AppendSlurmJob(out, man, id, runs)
+	return err
 }

@@ -1,4 +1,4 @@
-// Package training runs one PPO training run into its run folder (see
+// Package run runs one PPO training run into its run folder (see
 // package rundir): it builds the trainer and the controller from a resolved
 // config, applies the folder's reuse rules, resumes from its checkpoint,
 // appends the train.csv and eval.csv rows and the TensorBoard events, keeps
@@ -89,20 +89,55 @@ var errPaused = errors.New("paused at the frame target")
 // Train holds the run folder's writer lock (rundir.Acquire) from start to
 // end: if another process is writing the folder, it returns at once with a
 // *rundir.LockedError naming that process.
+//
+// Its steps, in order: prepareFolder (the reuse rules), build (trainer and
+// controller), resume (from the checkpoint), open (config.toml, the logs,
+// videos and policies), then train (iteration after iteration, each one's
+// rows, evaluation and checkpoint) and its outcome: paused, interrupted,
+// failed or finished (the summary).
 func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error) {
-	out, log := opts.Out, opts.Log
-	lock, err := rundir.Acquire(out)
+	lock, err := rundir.Acquire(opts.Out)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer lock.Release()
+	reuse, err := prepareFolder(plan, opts)
+	if err != nil || reuse == rundir.Nothing {
+		return Result{AlreadyFinished: err == nil}, err
+	}
+	s := &session{plan: plan, opts: opts, out: opts.Out, log: opts.Log, reuse: reuse, runOpts: plan.Run}
+	defer s.close()
+	if err := s.build(); err != nil {
+		return Result{}, err
+	}
+	if err := s.resume(); err != nil {
+		return Result{}, err
+	}
+	if s.ps.Iteration >= s.runOpts.Iterations {
+		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", s.ps.Iteration, s.runOpts.Iterations, s.out)
+	}
+	if pausesAt(s.runOpts, opts.Until, s.tr.Frames()) {
+		return Result{Paused: true, Frames: s.tr.Frames()}, nil
+	}
+	if err := s.open(); err != nil {
+		return Result{}, err
+	}
+	return s.train(ctx)
+}
+
+// prepareFolder applies the reuse rules to opts.Out (rundir.Decide): a
+// finished or unfinished run is continued, or left alone, only with the
+// config it ran with; a video needs its renderer; the folder must be
+// writable; an overwritten run is cleared. It returns what to do.
+func prepareFolder(plan *configs.Plan, opts Options) (rundir.Plan, error) {
+	out := opts.Out
 	state, err := rundir.Inspect(out)
 	if err != nil {
-		return Result{}, err
+		return 0, err
 	}
 	reuse, err := rundir.Decide(out, state, opts.Resume, opts.Force)
 	if err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
+		return 0, fmt.Errorf("train: %w", err)
 	}
 	if reuse == rundir.Nothing || reuse == rundir.Continue {
 		// A finished run is "nothing to do" only for the config it ran
@@ -110,265 +145,348 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		// unfinished run.
 		old, err := configs.ResolveFile(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
-			return Result{}, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train --resume: %w", err)
 		}
 		if err := rundir.CheckSameConfig(out, old.Comparable, plan.Comparable); err != nil {
-			return Result{}, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train --resume: %w", err)
 		}
 	}
 	if reuse == rundir.Nothing {
-		return Result{AlreadyFinished: true}, nil
+		return reuse, nil
 	}
 	if opts.Video != nil {
 		if err := CheckVideo(plan.Env); err != nil {
-			return Result{}, fmt.Errorf("train: %w", err)
+			return 0, fmt.Errorf("train: %w", err)
 		}
 	}
 	if err := rundir.CheckWritable(out); err != nil {
-		return Result{}, err
+		return 0, err
 	}
 	if reuse == rundir.Overwrite {
 		if err := rundir.Clear(out); err != nil {
-			return Result{}, err
+			return 0, err
 		}
 	}
+	return reuse, nil
+}
 
-	// Build the trainer and the controller before writing anything else, so
-	// a failure here leaves the folder as it was.
-	tr, err := ppo.New(plan.Env, plan.PPO, plan.Seed, ppo.WithLogger(log))
-	if err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	defer tr.Close()
-	ctl, err := buildController(plan.Controller, opts.Given, log)
-	if err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
+// session is one Train call's run once its folder is decided: the trainer
+// and controller, where the run is (ps), and the files it appends to.
+type session struct {
+	plan    *configs.Plan
+	opts    Options
+	out     string
+	log     zerolog.Logger
+	reuse   rundir.Plan
+	runOpts ppo.RunOptions
 
-	var ps rundir.Progress
-	var ckptDir string // the folder of the checkpoint resumed from
-	if reuse == rundir.Continue {
-		ck, rd, err := rundir.ReadCheckpoint(out)
-		if err != nil {
-			return Result{}, fmt.Errorf("train --resume: %w", err)
-		}
-		if rd.Refused != nil {
-			log.Warn().Str("refused", rd.Refused.Error()).Str("using", rd.Path).Int("iteration", ck.Progress.Iteration).
-				Msg("the newest checkpoint failed its check; falling back to the previous checkpoint (the rows after it are redone)")
-		}
-		if ck != nil {
-			if err := tr.Restore(ck.Trainer); err != nil {
-				return Result{}, fmt.Errorf("train --resume: %w", err)
-			}
-			if ctl != nil {
-				if err := ctl.Restore(ck.Controller); err != nil {
-					return Result{}, fmt.Errorf("train --resume: %w", err)
-				}
-			}
-			ps, ckptDir = ck.Progress, rd.Dir
-			log.Info().Str("out", out).Str("checkpoint", rd.Path).Int("iteration", ps.Iteration).Msg("resuming from checkpoint")
-		} else {
-			log.Info().Str("out", out).Msg("no checkpoint yet: starting the run over")
-		}
-	}
-	runOpts := plan.Run
-	if ps.Iteration >= runOpts.Iterations {
-		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", ps.Iteration, runOpts.Iterations, out)
-	}
-	if pausesAt(runOpts, opts.Until, tr.Frames()) {
-		return Result{Paused: true, Frames: tr.Frames()}, nil
-	}
-	if err := safefile.WriteAtomic(filepath.Join(out, rundir.ConfigFile), []byte(plan.Text)); err != nil {
-		return Result{}, err
-	}
-	logged := plan.Logged
-	tlog, err := rundir.OpenTrainLog(out, logged, ps.Iteration)
-	if err != nil {
-		return Result{}, err
-	}
-	defer tlog.Close()
-	elog, err := rundir.OpenEvalLog(out, ps.Iteration)
-	if err != nil {
-		return Result{}, err
-	}
-	defer elog.Close()
-	var eplog *rundir.EpisodeLog
-	if opts.Episodes {
-		if eplog, err = rundir.OpenEpisodeLog(out, ps.Iteration); err != nil {
-			return Result{}, err
-		}
-		defer eplog.Close()
-	}
-	vids, err := startVideos(out, reuse, ps.Iteration, plan.Seed, opts)
-	if err != nil {
-		return Result{}, err
-	}
-	art, err := openArtifacts(out, ckptDir, plan, tr, reuse == rundir.Continue, opts.Version)
-	if err != nil {
-		return Result{}, err
-	}
-	defer art.close()
+	tr      *ppo.Trainer
+	ctl     *controller.Controller // nil: the fixed controller
+	ps      rundir.Progress
+	ckptDir string // the folder of the checkpoint resumed from
 
-	log.Info().Str("env", plan.Env).Str("controller", plan.ControllerName()).Int64("seed", plan.Seed).
-		Int("iterations", runOpts.Iterations).Int64("frames", runOpts.Frames).Int("from", ps.Iteration).Str("networks", tr.Networks()).Str("out", out).Msg("training")
+	tlog *rundir.TrainLog
+	elog *rundir.EvalLog
+	eps  *rundir.EpisodeLog // nil unless Options.Episodes
+	vids *videoRecorder
+	art  *artifacts
 
-	checkpoint := func() error {
-		if tr.Iteration() != ps.Iteration {
-			// Never pair a trainer with logs of another iteration: the
-			// previous checkpoint stays.
-			return fmt.Errorf("checkpoint: the trainer is at iteration %d, the logs at %d", tr.Iteration(), ps.Iteration)
-		}
-		c := rundir.Checkpoint{Progress: ps}
-		var err error
-		if c.Trainer, err = tr.Snapshot(); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
-		if ctl != nil {
-			if c.Controller, err = ctl.Snapshot(); err != nil {
-				return fmt.Errorf("checkpoint: %w", err)
-			}
-		}
-		if err := rundir.WriteCheckpoint(out, c); err != nil {
-			return err
-		}
-		return art.checkpoint()
-	}
-	if opts.Monitor != nil {
-		opts.Monitor.Start(ps.Iteration, runOpts.Iterations, tr.Frames(), runOpts.Frames)
-	}
 	// R_{t−1}, for train.csv's objective column and the summary, has one
 	// home per run: the driver's state when there is a controller (saved in
 	// its snapshot), the checkpoint's progress when there is none. prev
 	// follows it while the run goes.
-	var prev, havePrev = ps.PrevReward, ps.HavePrev
-	if ctl != nil {
-		prev, havePrev = ctl.Previous()
+	prev       float64
+	havePrev   bool
+	segStart   time.Time // when this process started training
+	baseWall   float64   // the wall time before it (from the checkpoint)
+	lastFrames int64     // the frames after the latest iteration
+}
+
+// build makes the trainer and the controller before anything else is
+// written, so a failure here leaves the folder as it was.
+func (s *session) build() error {
+	tr, err := ppo.New(s.plan.Env, s.plan.PPO, s.plan.Seed, ppo.WithLogger(s.log))
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
-	segStart := time.Now()
-	baseWall := ps.WallS
-	lastFrames := tr.Frames()
-	each := func(rep ppo.Report) error {
-		st := rep.Stats
-		ps.WallS = baseWall + time.Since(segStart).Seconds()
-		ps.CtrlS += rep.ControllerTime.Seconds()
-		hv, err := st.Hyper.ValuesOf(logged)
-		if err != nil {
-			return err
-		}
-		row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
-			TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: hv, Rejected: tr.Rejected()}
-		row.Objective, row.HaveObjective = plan.Objective.Value(st.Result(), prev, havePrev)
-		prev, havePrev = st.Reward, true
-		if ctl == nil {
-			ps.PrevReward, ps.HavePrev = prev, havePrev
-		}
-		for _, r := range st.Returns {
-			row.MeanReturn += r
-		}
-		if len(st.Returns) > 0 {
-			row.MeanReturn /= float64(len(st.Returns))
-		}
-		if eplog != nil {
-			if err := eplog.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
-				return err
-			}
-		}
-		if err := tlog.Append(row); err != nil {
-			return err
-		}
-		if err := art.iteration(rep, row); err != nil {
-			return err
-		}
-		if rep.Eval != nil {
-			steps := 0
-			for _, l := range rep.Eval.Lengths {
-				steps += l
-			}
-			if len(rep.Eval.Lengths) > 0 {
-				steps /= len(rep.Eval.Lengths)
-			}
-			var sq float64
-			for _, r := range rep.Eval.Returns {
-				sq += (r - rep.Eval.Mean) * (r - rep.Eval.Mean)
-			}
-			std := 0.0
-			if n := len(rep.Eval.Returns); n > 0 {
-				std = math.Sqrt(sq / float64(n))
-			}
-			if err := elog.Append(rundir.EvalRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS,
-				Return: rep.Eval.Mean, Steps: steps, Episodes: len(rep.Eval.Returns), Std: std}); err != nil {
-				return err
-			}
-			ps.LastEval, ps.HaveEval = rep.Eval.Mean, true
-			if vids != nil {
-				last := st.Iteration == runOpts.Iterations-1 || runOpts.BudgetReached(st.TotalFrames)
-				if err := vids.evaluated(ctx, st.Iteration, last, art.policy); err != nil {
-					return err
-				}
-			}
-		}
-		ps.Iteration = st.Iteration + 1
-		lastFrames = st.TotalFrames
-		pause := ps.Iteration < runOpts.Iterations && pausesAt(runOpts, opts.Until, lastFrames)
-		if pause || ps.Iteration%plan.CheckpointEvery == 0 && ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(lastFrames) {
-			if err := checkpoint(); err != nil {
-				return err
-			}
-		}
-		if opts.Monitor != nil {
-			opts.Monitor.Iteration(ps, rep)
-		}
-		if pause {
-			return errPaused
-		}
+	s.tr = tr
+	if s.ctl, err = buildController(s.plan.Controller, s.opts.Given, s.log); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return nil
+}
+
+// resume restores the trainer and the controller from the folder's newest
+// valid checkpoint when the run continues (none yet: it starts over).
+func (s *session) resume() error {
+	if s.reuse != rundir.Continue {
 		return nil
 	}
-	err = ppo.Run(ctx, tr, ctl, runOpts, each)
-	if opts.Monitor != nil {
-		opts.Monitor.Finish()
+	ck, rd, err := rundir.ReadCheckpoint(s.out)
+	if err != nil {
+		return fmt.Errorf("train --resume: %w", err)
+	}
+	if rd.Refused != nil {
+		s.log.Warn().Str("refused", rd.Refused.Error()).Str("using", rd.Path).Int("iteration", ck.Progress.Iteration).
+			Msg("the newest checkpoint failed its check; falling back to the previous checkpoint (the rows after it are redone)")
+	}
+	if ck == nil {
+		s.log.Info().Str("out", s.out).Msg("no checkpoint yet: starting the run over")
+		return nil
+	}
+	if err := s.tr.Restore(ck.Trainer); err != nil {
+		return fmt.Errorf("train --resume: %w", err)
+	}
+	if s.ctl != nil {
+		if err := s.ctl.Restore(ck.Controller); err != nil {
+			return fmt.Errorf("train --resume: %w", err)
+		}
+	}
+	s.ps, s.ckptDir = ck.Progress, rd.Dir
+	s.log.Info().Str("out", s.out).Str("checkpoint", rd.Path).Int("iteration", s.ps.Iteration).Msg("resuming from checkpoint")
+	return nil
+}
+
+// open writes config.toml and opens what the run appends to: train.csv,
+// eval.csv and (Options.Episodes) episodes.csv, cut after the checkpoint,
+// the videos and the artifacts (events, policies).
+func (s *session) open() error {
+	var err error
+	if err = safefile.WriteAtomic(filepath.Join(s.out, rundir.ConfigFile), []byte(s.plan.Text)); err != nil {
+		return err
+	}
+	if s.tlog, err = rundir.OpenTrainLog(s.out, s.plan.Logged, s.ps.Iteration); err != nil {
+		return err
+	}
+	if s.elog, err = rundir.OpenEvalLog(s.out, s.ps.Iteration); err != nil {
+		return err
+	}
+	if s.opts.Episodes {
+		if s.eps, err = rundir.OpenEpisodeLog(s.out, s.ps.Iteration); err != nil {
+			return err
+		}
+	}
+	if s.vids, err = startVideos(s.out, s.reuse, s.ps.Iteration, s.plan.Seed, s.opts); err != nil {
+		return err
+	}
+	s.art, err = openArtifacts(s.out, s.ckptDir, s.plan, s.tr, s.reuse == rundir.Continue, s.opts.Version)
+	return err
+}
+
+// close releases what build and open made.
+func (s *session) close() {
+	if s.art != nil {
+		s.art.close()
+	}
+	if s.elog != nil {
+		s.elog.Close()
+	}
+	if s.eps != nil {
+		s.eps.Close()
+	}
+	if s.tlog != nil {
+		s.tlog.Close()
+	}
+	if s.tr != nil {
+		s.tr.Close()
+	}
+}
+
+// train runs the iterations (ppo.Run, s.iteration after each) and turns
+// how they stopped into Train's result.
+func (s *session) train(ctx context.Context) (Result, error) {
+	plan, runOpts := s.plan, s.runOpts
+	s.log.Info().Str("env", plan.Env).Str("controller", plan.ControllerName()).Int64("seed", plan.Seed).
+		Int("iterations", runOpts.Iterations).Int64("frames", runOpts.Frames).Int("from", s.ps.Iteration).Str("networks", s.tr.Networks()).Str("out", s.out).Msg("training")
+	if s.opts.Monitor != nil {
+		s.opts.Monitor.Start(s.ps.Iteration, runOpts.Iterations, s.tr.Frames(), runOpts.Frames)
+	}
+	s.prev, s.havePrev = s.ps.PrevReward, s.ps.HavePrev
+	if s.ctl != nil {
+		s.prev, s.havePrev = s.ctl.Previous()
+	}
+	s.segStart, s.baseWall, s.lastFrames = time.Now(), s.ps.WallS, s.tr.Frames()
+	err := ppo.Run(ctx, s.tr, s.ctl, runOpts, func(rep ppo.Report) error { return s.iteration(ctx, rep) })
+	if s.opts.Monitor != nil {
+		s.opts.Monitor.Finish()
 	}
 	if errors.Is(err, errPaused) {
-		if ferr := art.final(); ferr != nil {
-			return Result{}, fmt.Errorf("train: paused at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
+		if ferr := s.art.final(); ferr != nil {
+			return Result{}, fmt.Errorf("train: paused at iteration %d; checkpoint written, but %s failed: %w", s.ps.Iteration, policy.Final, ferr)
 		}
-		return Result{Paused: true, Frames: lastFrames}, nil
+		return Result{Paused: true, Frames: s.lastFrames}, nil
+	}
+	if err != nil && ctx.Err() != nil {
+		return Result{}, s.interrupted()
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			if cerr := checkpoint(); cerr != nil {
-				return Result{}, fmt.Errorf("train: interrupted at iteration %d, and the checkpoint failed: %w", ps.Iteration, cerr)
-			}
-			if ferr := art.final(); ferr != nil {
-				return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", ps.Iteration, policy.Final, ferr)
-			}
-			return Result{}, fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", ps.Iteration, out)
-		}
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
+	return s.finish()
+}
+
+// iteration records one iteration: its train.csv row and artifacts, its
+// evaluation if any, then a checkpoint when one is due or the run pauses
+// here, and the monitor.
+func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
+	st := rep.Stats
+	s.ps.WallS = s.baseWall + time.Since(s.segStart).Seconds()
+	s.ps.CtrlS += rep.ControllerTime.Seconds()
+	row, err := s.trainRow(st)
+	if err != nil {
+		return err
+	}
+	if s.eps != nil {
+		if err := s.eps.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
+			return err
+		}
+	}
+	if err := s.tlog.Append(row); err != nil {
+		return err
+	}
+	if err := s.art.iteration(rep, row); err != nil {
+		return err
+	}
+	if rep.Eval != nil {
+		if err := s.evaluated(ctx, st, rep.Eval); err != nil {
+			return err
+		}
+	}
+	s.ps.Iteration = st.Iteration + 1
+	s.lastFrames = st.TotalFrames
+	runOpts := s.runOpts
+	pause := s.ps.Iteration < runOpts.Iterations && pausesAt(runOpts, s.opts.Until, s.lastFrames)
+	if pause || s.ps.Iteration%s.plan.CheckpointEvery == 0 && s.ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(s.lastFrames) {
+		if err := s.checkpoint(); err != nil {
+			return err
+		}
+	}
+	if s.opts.Monitor != nil {
+		s.opts.Monitor.Iteration(s.ps, rep)
+	}
+	if pause {
+		return errPaused
+	}
+	return nil
+}
+
+// trainRow is an iteration's train.csv row; it moves R_{t−1} on.
+func (s *session) trainRow(st ppo.IterStats) (rundir.TrainRow, error) {
+	hv, err := st.Hyper.ValuesOf(s.plan.Logged)
+	if err != nil {
+		return rundir.TrainRow{}, err
+	}
+	row := rundir.TrainRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: s.ps.WallS, ControllerTimeS: s.ps.CtrlS,
+		TrainReward: st.Reward, Episodes: len(st.Returns), Hyper: hv, Rejected: s.tr.Rejected()}
+	row.Objective, row.HaveObjective = s.plan.Objective.Value(st.Result(), s.prev, s.havePrev)
+	s.prev, s.havePrev = st.Reward, true
+	if s.ctl == nil {
+		s.ps.PrevReward, s.ps.HavePrev = s.prev, s.havePrev
+	}
+	for _, r := range st.Returns {
+		row.MeanReturn += r
+	}
+	if len(st.Returns) > 0 {
+		row.MeanReturn /= float64(len(st.Returns))
+	}
+	return row, nil
+}
+
+// evaluated records an evaluation: its eval.csv row (mean return, mean
+// episode length, the returns' population standard deviation) and, when
+// due, its video.
+func (s *session) evaluated(ctx context.Context, st ppo.IterStats, ev *ppo.EvalStats) error {
+	steps := 0
+	for _, l := range ev.Lengths {
+		steps += l
+	}
+	if len(ev.Lengths) > 0 {
+		steps /= len(ev.Lengths)
+	}
+	var sq float64
+	for _, r := range ev.Returns {
+		sq += (r - ev.Mean) * (r - ev.Mean)
+	}
+	std := 0.0
+	if n := len(ev.Returns); n > 0 {
+		std = math.Sqrt(sq / float64(n))
+	}
+	if err := s.elog.Append(rundir.EvalRow{Iteration: st.Iteration, Frames: st.TotalFrames, WallTimeS: s.ps.WallS, ControllerTimeS: s.ps.CtrlS,
+		Return: ev.Mean, Steps: steps, Episodes: len(ev.Returns), Std: std}); err != nil {
+		return err
+	}
+	s.ps.LastEval, s.ps.HaveEval = ev.Mean, true
+	if s.vids == nil {
+		return nil
+	}
+	last := st.Iteration == s.runOpts.Iterations-1 || s.runOpts.BudgetReached(st.TotalFrames)
+	return s.vids.evaluated(ctx, st.Iteration, last, s.art.policy)
+}
+
+// checkpoint writes the trainer's and the controller's state with the
+// progress, then the artifacts' (events, best policy).
+func (s *session) checkpoint() error {
+	if s.tr.Iteration() != s.ps.Iteration {
+		// Never pair a trainer with logs of another iteration: the
+		// previous checkpoint stays.
+		return fmt.Errorf("checkpoint: the trainer is at iteration %d, the logs at %d", s.tr.Iteration(), s.ps.Iteration)
+	}
+	c := rundir.Checkpoint{Progress: s.ps}
+	var err error
+	if c.Trainer, err = s.tr.Snapshot(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if s.ctl != nil {
+		if c.Controller, err = s.ctl.Snapshot(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	if err := rundir.WriteCheckpoint(s.out, c); err != nil {
+		return err
+	}
+	return s.art.checkpoint()
+}
+
+// interrupted checkpoints a run stopped by its context and says how to
+// continue it.
+func (s *session) interrupted() error {
+	if err := s.checkpoint(); err != nil {
+		return fmt.Errorf("train: interrupted at iteration %d, and the checkpoint failed: %w", s.ps.Iteration, err)
+	}
+	if err := s.art.final(); err != nil {
+		return fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", s.ps.Iteration, policy.Final, err)
+	}
+	return fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", s.ps.Iteration, s.out)
+}
+
+// finish writes a finished run's policy-final and summary.json (which
+// marks it finished), then removes the checkpoint.
+func (s *session) finish() (Result, error) {
+	ps, plan := s.ps, s.plan
 	sum := rundir.Summary{
-		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: runOpts.Frames,
-		Frames: lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: prev,
-		RejectedUpdates: tr.Rejected(),
+		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: s.runOpts.Frames,
+		Frames: s.lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: s.prev,
+		RejectedUpdates: s.tr.Rejected(),
 	}
 	if ps.WallS > 0 {
-		sum.FramesPerSecond = float64(lastFrames) / ps.WallS
+		sum.FramesPerSecond = float64(s.lastFrames) / ps.WallS
 	}
 	if ps.HaveEval {
 		v := ps.LastEval
 		sum.FinalEvalReturn = &v
 	}
-	if ctl != nil {
-		if cfg, ok := ctl.Current(); ok {
-			sum.FinalHyper = ctl.Space().Map(cfg)
+	if s.ctl != nil {
+		if cfg, ok := s.ctl.Current(); ok {
+			sum.FinalHyper = s.ctl.Space().Map(cfg)
 		}
 	}
-	if err := art.final(); err != nil {
+	if err := s.art.final(); err != nil {
 		return Result{}, err
 	}
-	if err := rundir.WriteSummary(out, sum); err != nil {
+	if err := rundir.WriteSummary(s.out, sum); err != nil {
 		return Result{}, err
 	}
-	_ = rundir.RemoveCheckpoint(out)
+	_ = rundir.RemoveCheckpoint(s.out)
 	return Result{Summary: sum}, nil
 }
 

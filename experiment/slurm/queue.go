@@ -68,6 +68,7 @@ type TaskKey struct {
 	Task int    // the array task id
 }
 
+// String is the key as Slurm writes it: JOB_TASK.
 func (k TaskKey) String() string { return k.Job + "_" + strconv.Itoa(k.Task) }
 
 // TaskState is what Slurm knows about one array task.

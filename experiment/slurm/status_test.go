@@ -12,23 +12,23 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // compareFolder builds a compare folder whose runs (reacher × c0..c6 × seed
 // 0) are in every state, recorded as job 20 of the fixtures: task i ran
 // reacher/c<i>/seed0.
-func compareFolder(t *testing.T) (string, analysis.Manifest) {
+func compareFolder(t *testing.T) (string, matrix.Manifest) {
 	t.Helper()
 	out := t.TempDir()
-	man := analysis.Manifest{Envs: []string{"reacher"}, Seeds: []int64{0}, Iterations: 4}
+	man := matrix.Manifest{Envs: []string{"reacher"}, Seeds: []int64{0}, Iterations: 4}
 	var runs []string
 	for i := 0; i < 8; i++ {
 		c := "c" + string(rune('0'+i))
 		man.Controllers = append(man.Controllers, c)
-		runs = append(runs, RunDir("reacher", c, 0))
+		runs = append(runs, matrix.RunDir("reacher", c, 0))
 	}
-	man.SlurmJobs = []analysis.SlurmJob{{ID: "20", Runs: runs[:7]}} // c7 was never submitted
+	man.SlurmJobs = []matrix.SlurmJob{{ID: "20", Runs: runs[:7]}} // c7 was never submitted
 	run := func(i int) string { return filepath.Join(out, runs[i]) }
 	write := func(i int, name, text string) {
 		os.MkdirAll(run(i), 0o755)
@@ -84,19 +84,19 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err, st.QueueErr)
 	}
 	want := []struct {
-		state  State
+		state  matrix.State
 		done   int
 		task   string
 		detail string
 	}{
-		{Finished, 4, "20_0", "12 s wall time"},
-		{Failed, 1, "20_1", "failed: hyperctl: train: boom"},
-		{Missing, 0, "20_2", "not started"},
-		{Pending, 2, "20_3", "PENDING (BeginTime), requeued 1×"},
-		{Failed, 3, "20_4", "cancelled: stopped by Slurm"},
-		{Running, 1, "20_5", "RUNNING"},
-		{Failed, 2, "20_6", "left the queue without recording its end"},
-		{Missing, 0, "", "not started"},
+		{matrix.Finished, 4, "20_0", "12 s wall time"},
+		{matrix.Failed, 1, "20_1", "failed: hyperctl: train: boom"},
+		{matrix.Missing, 0, "20_2", "not started"},
+		{matrix.Pending, 2, "20_3", "PENDING (BeginTime), requeued 1×"},
+		{matrix.Failed, 3, "20_4", "cancelled: stopped by Slurm"},
+		{matrix.Running, 1, "20_5", "RUNNING"},
+		{matrix.Failed, 2, "20_6", "left the queue without recording its end"},
+		{matrix.Missing, 0, "", "not started"},
 	}
 	if len(st.Runs) != len(want) {
 		t.Fatalf("%d runs, want %d", len(st.Runs), len(want))
@@ -108,7 +108,7 @@ func TestCollect(t *testing.T) {
 		}
 	}
 	c := st.Counts()
-	if c[Finished] != 1 || c[Failed] != 3 || c[Missing] != 2 || c[Pending] != 1 || c[Running] != 1 {
+	if c[matrix.Finished] != 1 || c[matrix.Failed] != 3 || c[matrix.Missing] != 2 || c[matrix.Pending] != 1 || c[matrix.Running] != 1 {
 		t.Errorf("counts %v", c)
 	}
 	// Without a readable queue, the folders alone: a recorded running task
@@ -119,7 +119,7 @@ func TestCollect(t *testing.T) {
 	if err != nil || !errors.Is(st.QueueErr, ErrNoSlurm) {
 		t.Fatalf("no squeue: %v, queue error %v", err, st.QueueErr)
 	}
-	if st.Runs[5].State != Running || st.Runs[3].State != Pending || st.Runs[1].State != Failed {
+	if st.Runs[5].State != matrix.Running || st.Runs[3].State != matrix.Pending || st.Runs[1].State != matrix.Failed {
 		t.Errorf("folder-only states: %v %v %v", st.Runs[5].State, st.Runs[3].State, st.Runs[1].State)
 	}
 }
@@ -129,14 +129,14 @@ func TestCollect(t *testing.T) {
 // as a folder alone; once the lock is released it is missing again.
 func TestRunningByLock(t *testing.T) {
 	out := t.TempDir()
-	man := analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0}, Iterations: 4}
+	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0}, Iterations: 4}
 	for _, c := range man.Controllers {
-		dir := filepath.Join(out, RunDir("reacher", c, 0))
+		dir := filepath.Join(out, matrix.RunDir("reacher", c, 0))
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, rundir.ConfigFile), []byte("env = \"reacher\"\n"), 0o644)
 		os.WriteFile(filepath.Join(dir, rundir.TrainCSV), []byte("iteration,frames\n0,100\n1,200\n"), 0o644)
 	}
-	held := filepath.Join(out, RunDir("reacher", "a", 0))
+	held := filepath.Join(out, matrix.RunDir("reacher", "a", 0))
 	lock, err := rundir.Acquire(held)
 	if err != nil {
 		t.Fatal(err)
@@ -146,26 +146,26 @@ func TestRunningByLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDetail := fmt.Sprintf("process %d writes it", os.Getpid())
-	if r := st.Runs[0]; r.State != Running || r.Detail != wantDetail || r.Done != 2 {
+	if r := st.Runs[0]; r.State != matrix.Running || r.Detail != wantDetail || r.Done != 2 {
 		t.Errorf("locked run: %s %q %d done; want running %q 2", r.State, r.Detail, r.Done, wantDetail)
 	}
-	if r := st.Runs[1]; r.State != Missing || r.Detail != "unfinished and not queued" {
+	if r := st.Runs[1]; r.State != matrix.Missing || r.Detail != "unfinished and not queued" {
 		t.Errorf("unlocked run: %s %q; want missing", r.State, r.Detail)
 	}
-	if r, err := FolderStatus(held); err != nil || r.State != Running || r.StateName != "running" || r.Detail != wantDetail {
+	if r, err := FolderStatus(held); err != nil || r.State != matrix.Running || r.StateName != "running" || r.Detail != wantDetail {
 		t.Errorf("FolderStatus(locked) = %+v, %v", r, err)
 	}
 	lock.Release()
-	if r, err := FolderStatus(held); err != nil || r.State != Missing || r.Done != 2 {
+	if r, err := FolderStatus(held); err != nil || r.State != matrix.Missing || r.Done != 2 {
 		t.Errorf("FolderStatus(released) = %+v, %v; want missing, 2 done", r, err)
 	}
 	if err := rundir.WriteSummary(held, rundir.Summary{Iterations: 2, WallTimeS: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := FolderStatus(held); err != nil || r.State != Finished || r.Done != 2 {
+	if r, err := FolderStatus(held); err != nil || r.State != matrix.Finished || r.Done != 2 {
 		t.Errorf("FolderStatus(finished) = %+v, %v; want finished, 2 done", r, err)
 	}
-	if r, err := FolderStatus(filepath.Join(out, "nothing")); err != nil || r.State != Missing || r.Detail != "not started" {
+	if r, err := FolderStatus(filepath.Join(out, "nothing")); err != nil || r.State != matrix.Missing || r.Detail != "not started" {
 		t.Errorf("FolderStatus(absent) = %+v, %v; want missing, not started", r, err)
 	}
 }
@@ -174,16 +174,16 @@ func TestCollectSlurmEndStateWithoutRecord(t *testing.T) {
 	// A task that ended in Slurm before its script wrote anything (e.g.
 	// refused by the node) shows Slurm's end state.
 	out := t.TempDir()
-	man := analysis.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0}, Iterations: 4,
-		SlurmJobs: []analysis.SlurmJob{{ID: "20", Runs: []string{"reacher/a/seed0", "reacher/b/seed0"}}}}
+	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"a", "b"}, Seeds: []int64{0}, Iterations: 4,
+		SlurmJobs: []matrix.SlurmJob{{ID: "20", Runs: []string{"reacher/a/seed0", "reacher/b/seed0"}}}}
 	st, err := Collect(context.Background(), out, man, fixtureRunner(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := st.Runs[1]; r.State != Failed || r.Detail != "Slurm: FAILED (NonZeroExitCode, exit 3:0)" {
+	if r := st.Runs[1]; r.State != matrix.Failed || r.Detail != "Slurm: FAILED (NonZeroExitCode, exit 3:0)" {
 		t.Errorf("run b: %s %q", r.State, r.Detail)
 	}
-	if r := st.Runs[0]; r.State != Failed || !strings.Contains(r.Detail, "COMPLETED") {
+	if r := st.Runs[0]; r.State != matrix.Failed || !strings.Contains(r.Detail, "COMPLETED") {
 		t.Errorf("run a (COMPLETED but no summary): %s %q", r.State, r.Detail)
 	}
 }
@@ -244,8 +244,8 @@ func TestSubmitOnlyMissingAndFailed(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, Dir, "job-21.sbatch")); err != nil || !bytes.Equal(b, text) {
 		t.Errorf("job-21.sbatch: %v", err)
 	}
-	var got analysis.Manifest
-	b, _ := os.ReadFile(filepath.Join(out, analysis.ManifestFile))
+	var got matrix.Manifest
+	b, _ := os.ReadFile(filepath.Join(out, matrix.ManifestFile))
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}

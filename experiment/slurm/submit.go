@@ -2,15 +2,13 @@ package slurm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/hyperctl/hyperctl/configs/safefile"
-	"github.com/hyperctl/hyperctl/experiment/analysis"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // Files of the backend inside the compare folder.
@@ -22,8 +20,8 @@ const (
 
 // Request is one `compare --backend slurm`.
 type Request struct {
-	Out      string            // absolute compare folder
-	Manifest analysis.Manifest // the matrix, with earlier submissions
+	Out      string          // absolute compare folder
+	Manifest matrix.Manifest // the matrix, with earlier submissions
 	// TrainArgs returns the `hyperctl train` arguments of a run (after
 	// "train", without --threads), given its absolute run folder.
 	TrainArgs func(env, ctrl string, seed int64, dir string) []string
@@ -34,10 +32,10 @@ type Request struct {
 
 // Result says what Submit did.
 type Result struct {
-	JobID  string // empty when nothing was submitted
-	Tasks  int    // array tasks submitted (or that would be, on a dry run)
-	Status Status // the matrix before the submission
-	Script string // the batch script ("" when nothing to submit)
+	JobID  string        // empty when nothing was submitted
+	Tasks  int           // array tasks submitted (or that would be, on a dry run)
+	Status matrix.Status // the matrix before the submission
+	Script string        // the batch script ("" when nothing to submit)
 }
 
 // Submit submits one job array with a task per run that is missing or
@@ -59,9 +57,9 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	res.Status = st
 	if st.QueueErr != nil {
 		return res, fmt.Errorf("compare --backend slurm: the manifest lists Slurm jobs %s but the queue cannot be read, so submitting could start a second task on a queued run: %w",
-			jobIDs(req.Manifest), st.QueueErr)
+			req.Manifest.JobIDs(), st.QueueErr)
 	}
-	var todo []RunStatus
+	var todo []matrix.RunStatus
 	for _, rs := range st.Runs {
 		if rs.State.NeedsSubmit() {
 			todo = append(todo, rs)
@@ -110,27 +108,13 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	res.JobID = id
 	// The manifest maps the job's array tasks to runs; without it status
 	// cannot see the job, so a failure here names the job to cancel.
-	man := req.Manifest
-	man.SlurmJobs = append(man.SlurmJobs, analysis.SlurmJob{ID: id, Submitted: time.Now().UTC().Format(time.RFC3339), Runs: runs})
-	b, err := json.MarshalIndent(man, "", "  ")
-	if err == nil {
-		err = safefile.WriteAtomic(filepath.Join(req.Out, analysis.ManifestFile), append(b, '\n'))
-	}
-	if err != nil {
+	if _, err := matrix.AppendSlurmJob(req.Out, req.Manifest, id, runs); err != nil {
 		return res, fmt.Errorf("compare --backend slurm: job %s was submitted but could not be recorded in %s (cancel it with scancel %s): %w",
-			id, filepath.Join(req.Out, analysis.ManifestFile), id, err)
+			id, filepath.Join(req.Out, matrix.ManifestFile), id, err)
 	}
 	// A copy per job: Slurm keeps its own, this one stays with the results.
 	if err := safefile.WriteAtomic(filepath.Join(req.Out, Dir, "job-"+id+".sbatch"), []byte(text)); err != nil {
 		return res, err
 	}
 	return res, nil
-}
-
-func jobIDs(m analysis.Manifest) []string {
-	var ids []string
-	for _, j := range m.SlurmJobs {
-		ids = append(ids, j.ID)
-	}
-	return ids
 }

@@ -35,14 +35,19 @@ var Layers = []Layer{
 func Of(rel string) (int, bool) {
 	for i, l := range Layers {
 		for _, p := range l.Patterns {
-			if sub, ok := strings.CutSuffix(p, "/..."); ok {
-				if rel == sub || strings.HasPrefix(rel, sub+"/") {
-					return i, true
-				}
-			} else if rel == p {
+			if matches(p, rel) {
 				return i, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// matches reports whether the module-relative package path rel matches
+// the pattern p ("x": that package; "x/...": it and every package below).
+func matches(p, rel string) bool {
+	if sub, ok := strings.CutSuffix(p, "/..."); ok {
+		return rel == sub || strings.HasPrefix(rel, sub+"/")
+	}
+	return rel == p
 }

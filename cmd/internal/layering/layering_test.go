@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,35 +22,71 @@ type pkg struct {
 	Imports, TestImports, XTestImports []string
 }
 
-// listModule lists every package of the module with `go list -json`.
+// platforms are the settings the module is listed under: this machine's,
+// then others, so that files built only elsewhere have their imports
+// checked too (the _other.go files: !linux on darwin, !unix on windows;
+// files for the race detector).
+var platforms = []struct{ env, flags []string }{
+	{},
+	{env: []string{"GOOS=darwin", "CGO_ENABLED=1"}},
+	{env: []string{"GOOS=windows", "CGO_ENABLED=1"}},
+	{flags: []string{"-tags=race"}},
+}
+
+// listModule lists every package of the module with `go list -json` under
+// each of platforms; a package's imports are the union over them.
 func listModule(t *testing.T) []pkg {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	cmd := exec.Command(goBin, "list", "-json", module+"/...")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
 	var pkgs []pkg
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p pkg
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("go list output: %v", err)
+	index := map[string]int{}
+	for _, pl := range platforms {
+		env := append(pl.env, pl.flags...) // for the messages
+		cmd := exec.Command(goBin, append(append([]string{"list", "-json"}, pl.flags...), module+"/...")...)
+		cmd.Env = append(os.Environ(), pl.env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list (%v): %v\n%s", env, err, stderr.String())
 		}
-		pkgs = append(pkgs, p)
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for {
+			var p pkg
+			if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("go list output (%v): %v", env, err)
+			}
+			i, ok := index[p.ImportPath]
+			if !ok {
+				index[p.ImportPath] = len(pkgs)
+				pkgs = append(pkgs, p)
+				continue
+			}
+			q := &pkgs[i]
+			q.Imports = union(q.Imports, p.Imports)
+			q.TestImports = union(q.TestImports, p.TestImports)
+			q.XTestImports = union(q.XTestImports, p.XTestImports)
+		}
 	}
 	if len(pkgs) < 20 {
 		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
 	}
 	return pkgs
+}
+
+// union is a with the elements of b it lacks appended.
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
 }
 
 // rel returns an import path relative to the module, and false for a path
@@ -60,11 +98,21 @@ func rel(path string) (string, bool) {
 	return strings.CutPrefix(path, module+"/")
 }
 
-// Every package has a layer and imports nothing from a layer above its own;
-// no package outside cmd/ imports cmd/, in its tests either.
+// Every package has a layer and imports nothing from a layer above its own
+// (on Linux and off it); no package outside cmd/ imports cmd/, in its tests
+// either; and every pattern of Layers names at least one package, so a
+// moved or misspelt folder cannot leave a layer silently empty.
 func TestImportsPointDown(t *testing.T) {
 	cmdLayer, _ := Of("cmd")
-	for _, p := range listModule(t) {
+	pkgs := listModule(t)
+	for _, l := range Layers {
+		for _, pat := range l.Patterns {
+			if !slices.ContainsFunc(pkgs, func(p pkg) bool { r, _ := rel(p.ImportPath); return matches(pat, r) }) {
+				t.Errorf("layer %q: pattern %q matches no package of the module; fix or remove it", l.Name, pat)
+			}
+		}
+	}
+	for _, p := range pkgs {
 		from, _ := rel(p.ImportPath)
 		lf, ok := Of(from)
 		if !ok {
@@ -96,7 +144,7 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
-// The order catches an upward import, and every pattern names packages.
+// The order catches an upward import.
 func TestOf(t *testing.T) {
 	for _, c := range []struct {
 		path string

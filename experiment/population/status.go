@@ -1,20 +1,20 @@
-package main
+package population
 
 import (
 	"errors"
 	"fmt"
-	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/experiment/population"
 	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
 
-// popStatus is what `hyperctl status` says about a population folder
+// Status is what `hyperctl status` says about a population folder
 // beside its members' runs: how far it is, its best member, and how many
 // of its starting members' lines of weights survive its exploits.
-type popStatus struct {
+type Status struct {
 	Method      string `json:"method"`
 	Size        int    `json:"size"`
 	Generations int    `json:"generations"`
@@ -35,33 +35,33 @@ type popStatus struct {
 	FramesUsed *int64 `json:"frames_used,omitempty"`
 }
 
-// populationStatus reads dir as a population folder; ok is false when dir
-// holds no population.json.
-func populationStatus(dir string) (ps popStatus, ok bool, err error) {
-	def, err := population.ReadDefinition(dir)
+// ReadStatus reads dir as a population folder; ok is false when dir holds
+// no population.json.
+func ReadStatus(dir string) (ps Status, ok bool, err error) {
+	def, err := ReadDefinition(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ps, false, nil
 	}
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = popStatus{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
-	recs, err := population.ReadLog(dir)
+	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
+	recs, err := ReadLog(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	for _, r := range recs {
 		ps.Logged = max(ps.Logged, r.Generation+1)
 	}
-	l, err := population.Lineages(recs, def.Size)
+	l, err := Lineages(recs, def.Size)
 	if err != nil {
-		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, population.LogFile), err)
+		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, LogFile), err)
 	}
 	ps.Origins, ps.Lineages = l.Origin, l.Roots
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch res, err := population.ReadResult(dir); {
+	switch res, err := ReadResult(dir); {
 	case err == nil:
 		ps.Finished = true
 		if _, k, ret, err := res.BestMember(dir); err == nil {
@@ -77,8 +77,10 @@ func populationStatus(dir string) (ps popStatus, ok bool, err error) {
 	return ps, true, nil
 }
 
-// printPopulationStatus writes the population's lines above the run table.
-func printPopulationStatus(w io.Writer, ps popStatus) error {
+// WriteStatus writes the population's lines above `hyperctl status`'s run
+// table: its method, size, generations logged, state and best member, then
+// its lineages (WriteLineages).
+func WriteStatus(w io.Writer, ps Status) error {
 	state := "in progress"
 	if ps.Finished {
 		state = "finished"
@@ -91,11 +93,12 @@ func printPopulationStatus(w io.Writer, ps popStatus) error {
 		fmt.Fprintf(w, "; %d frames used", *ps.FramesUsed)
 	}
 	fmt.Fprintln(w)
-	return printLineages(w, ps)
+	return WriteLineages(w, ps)
 }
 
-// printLineages writes how many starting members' lines of weights survive.
-func printLineages(w io.Writer, ps popStatus) error {
+// WriteLineages writes how many starting members' lines of weights
+// survive, and the starting member each member's weights descend from.
+func WriteLineages(w io.Writer, ps Status) error {
 	roots := make([]string, len(ps.Lineages))
 	for i, o := range ps.Lineages {
 		roots[i] = fmt.Sprint(o)

@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"fmt"
@@ -6,20 +6,19 @@ import (
 	"os"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
-// progress shows a bar on a terminal and periodic log lines otherwise; it
-// is the training's Monitor.
-type progress struct {
-	cmd     *cobra.Command
+// Progress is the Monitor of `hyperctl train`: a bar on a terminal, log
+// lines every 10 s and at evaluations otherwise.
+type Progress struct {
+	term    *os.File // the bar's terminal (nil: log lines)
+	log     zerolog.Logger
 	bar     *progressbar.ProgressBar
-	a       *app
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
 	lastLog time.Time
@@ -63,7 +62,7 @@ func (w *recentReturns) mean() (float64, int) {
 // (the same point, from the first line on), speed, the mean return of
 // recent episodes (SB3's ep_rew_mean), the mean reward per step (R_t, what
 // the controller sees) and the last evaluation.
-func (p *progress) describe(it int, frames int64, fps float64) string {
+func (p *Progress) describe(it int, frames int64, fps float64) string {
 	rew := "ep_rew_mean -"
 	if m, k := p.recent.mean(); k > 0 {
 		rew = fmt.Sprintf("ep_rew_mean %.1f (%d ep)", m, k)
@@ -74,15 +73,17 @@ func (p *progress) describe(it int, frames int64, fps float64) string {
 	return fmt.Sprintf("it %d/%d | frames %d | %.0f f/s | %s", it, p.total, frames, fps, rew)
 }
 
-func newProgress(cmd *cobra.Command, a *app) *progress {
-	return &progress{cmd: cmd, a: a}
+// NewProgress returns a Monitor that draws its bar on term, or logs to log
+// when term is nil.
+func NewProgress(term *os.File, log zerolog.Logger) *Progress {
+	return &Progress{term: term, log: log}
 }
 
 // Start shows the bar at the starting iteration, or at the frames trained
 // when the run has a frame budget (on a terminal).
-func (p *progress) Start(from, total int, frames, budget int64) {
+func (p *Progress) Start(from, total int, frames, budget int64) {
 	p.total, p.budget, p.lastLog = total, budget, time.Now()
-	if f, ok := p.cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && p.a.logFormat != "json" {
+	if f := p.term; f != nil {
 		max, at, desc := int64(total), int64(from), "training"
 		if budget > 0 {
 			max, at, desc = budget, frames, "training (frames)"
@@ -105,7 +106,7 @@ func (p *progress) Start(from, total int, frames, budget int64) {
 
 // done is the fraction of the run completed: of its iterations, or of its
 // frame budget if that is further along.
-func (p *progress) done(ps rundir.Progress, frames int64) float64 {
+func (p *Progress) done(ps rundir.Progress, frames int64) float64 {
 	f := float64(ps.Iteration) / float64(max(p.total, 1))
 	if p.budget > 0 {
 		f = math.Max(f, float64(frames)/float64(p.budget))
@@ -114,7 +115,7 @@ func (p *progress) done(ps rundir.Progress, frames int64) float64 {
 }
 
 // Iteration updates the bar, or logs a line every 10 s and at evaluations.
-func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
+func (p *Progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	st := rep.Stats
 	fps := 0.0
 	if ps.WallS > 0 {
@@ -138,7 +139,7 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	}
 	if time.Since(p.lastLog) >= 10*time.Second || ps.Iteration == p.total || rep.Eval != nil {
 		p.lastLog = time.Now()
-		ev := p.a.log.Info().Int("iteration", ps.Iteration).Int("of", p.total).Int64("frames", st.TotalFrames).
+		ev := p.log.Info().Int("iteration", ps.Iteration).Int("of", p.total).Int64("frames", st.TotalFrames).
 			Float64("frames_per_s", math.Round(fps)).Float64("train_reward", st.Reward)
 		if m, k := p.recent.mean(); k > 0 {
 			ev = ev.Float64("ep_rew_mean", m).Int("ep_rew_episodes", k)
@@ -157,9 +158,9 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 }
 
 // Finish ends the bar's line.
-func (p *progress) Finish() {
+func (p *Progress) Finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
-		fmt.Fprintln(os.Stderr)
+		fmt.Fprintln(p.term)
 	}
 }

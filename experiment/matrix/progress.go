@@ -1,4 +1,4 @@
-package main
+package matrix
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
@@ -74,9 +72,11 @@ func (f *fleet) measure(now time.Time) (fps float64, eta time.Duration, ok bool)
 
 // compareProgress is compare's bar on a terminal: runs done out of the
 // total, frames per second across the jobs and an ETA, refreshed every
-// second. In a pipe it does nothing (compare logs one line per run).
+// second. Without a terminal it does nothing (compare logs one line per
+// run).
 type compareProgress struct {
 	bar     *progressbar.ProgressBar
+	term    *os.File
 	fleet   *fleet
 	skipped int
 	total   int
@@ -86,21 +86,16 @@ type compareProgress struct {
 	wg      sync.WaitGroup
 }
 
-// newCompareProgress starts the bar when stderr is a terminal (and logs are
-// not JSON); jobs are the runs to do, skipped the finished ones.
-func newCompareProgress(cmd *cobra.Command, a *app, jobs []job, skipped, iterations int, budget int64) *compareProgress {
-	p := &compareProgress{skipped: skipped, total: skipped + len(jobs)}
-	f, ok := cmd.ErrOrStderr().(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || a.logFormat == "json" {
+// newCompareProgress starts the bar on term (nil: no bar); dirs are the
+// folders of the runs to do, skipped the number of finished ones.
+func newCompareProgress(term *os.File, dirs []string, skipped, iterations int, budget int64) *compareProgress {
+	p := &compareProgress{skipped: skipped, total: skipped + len(dirs), term: term}
+	if term == nil {
 		return p
-	}
-	dirs := make([]string, len(jobs))
-	for i, j := range jobs {
-		dirs[i] = j.dir
 	}
 	p.fleet = newFleet(dirs, iterations, budget, time.Now())
 	p.bar = progressbar.NewOptions(p.total,
-		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetWriter(term),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(200*time.Millisecond),
@@ -168,5 +163,5 @@ func (p *compareProgress) finish() {
 	if p.skipped+p.done == p.total {
 		_ = p.bar.Finish()
 	}
-	fmt.Fprintln(os.Stderr)
+	fmt.Fprintln(p.term)
 }

@@ -1,0 +1,70 @@
+package matrix
+
+import (
+	"fmt"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+)
+
+// Run-folder states of a run outside a compare's matrix.
+const (
+	FolderFinished = "finished" // summary.json exists
+	FolderRunning  = "running"  // a process holds the folder's lock
+	FolderStopped  = "stopped"  // unfinished and no process writes it
+)
+
+// FolderRun is one run folder found outside a compare's matrix.
+type FolderRun struct {
+	Dir        string `json:"dir"`
+	Env        string `json:"env"`
+	Controller string `json:"controller"`
+	Seed       int64  `json:"seed"`
+	State      string `json:"state"`
+	Done       int    `json:"iterations_done"`
+	Iterations int    `json:"iterations"` // the config's (0: unknown)
+	FramesDone int64  `json:"frames_done"`
+	Frames     int64  `json:"frames,omitempty"` // the config's frame budget (absent: none)
+	Detail     string `json:"detail,omitempty"`
+}
+
+// Folders is the state of every run folder in root (rundir.Runs), decided
+// by Inspect without a tracker: finished, running (a process holds its
+// lock) or stopped. Runs are named as report names them: a cell of a
+// compare folder below root (such as a population's member) by its matrix,
+// else by its config.toml (Matrices.RunName).
+func Folders(root string) ([]FolderRun, error) {
+	found, err := rundir.Runs(root)
+	if err != nil {
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	out := make([]FolderRun, 0, len(found))
+	ms := Matrices{}
+	for _, f := range found {
+		r := FolderRun{Dir: f.Dir}
+		if id, err := rundir.ReadIdentity(f.Dir); err == nil {
+			r.Iterations, r.Frames = id.Iterations, id.Frames
+		}
+		if env, ctrl, seed, err := ms.RunName(root, f.Dir); err != nil {
+			r.Env, r.Controller, r.Detail = "?", "?", err.Error()
+		} else {
+			r.Env, r.Controller, r.Seed = env, ctrl, seed
+		}
+		rs, err := Inspect(f.Dir, nil)
+		r.Done, r.FramesDone = rs.Done, rs.FramesDone
+		switch {
+		case err != nil:
+			r.State, r.Detail = FolderStopped, err.Error()
+		case rs.State == Finished:
+			r.State = FolderFinished
+			if rs.Detail != "" { // summary.json read
+				r.Detail = rs.Detail
+			}
+		case rs.State == Running:
+			r.State, r.Detail = FolderRunning, fmt.Sprintf("pid %d", rs.PID)
+		default:
+			r.State, r.Detail = FolderStopped, "continue with: hyperctl train --out "+f.Dir+" --resume"
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package matrix
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+)
+
+// Cell is one run of a matrix: an environment, a controller entry (NAME or
+// NAME@PRESET) and a seed.
+type Cell struct {
+	Env, Controller string
+	Seed            int64
+}
+
+// Dir is the cell's run folder relative to the compare folder.
+func (c Cell) Dir() string { return RunDir(c.Env, c.Controller, c.Seed) }
+
+// String names the cell as its folder does: env/controller/seedN.
+func (c Cell) String() string { return filepath.ToSlash(c.Dir()) }
+
+// RunDir is a run's folder relative to its compare folder:
+// <env>/<controller>/seed<N>, the controller being the matrix's entry (NAME
+// or NAME@PRESET).
+func RunDir(env, ctrl string, seed int64) string {
+	return filepath.Join(env, ctrl, fmt.Sprintf("seed%d", seed))
+}
+
+// ParseRunDir splits a folder whose last three folders are a compare's
+// <env>/<variant>/seed<N>.
+func ParseRunDir(dir string) (env, variant string, seed int64, ok bool) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(dir)), "/")
+	if len(parts) < 3 {
+		return "", "", 0, false
+	}
+	n, ok := strings.CutPrefix(parts[len(parts)-1], "seed")
+	sd, err := strconv.ParseInt(n, 10, 64)
+	if !ok || err != nil {
+		return "", "", 0, false
+	}
+	return parts[len(parts)-3], parts[len(parts)-2], sd, true
+}
+
+// TrainDir is `hyperctl train`'s default folder name for a run:
+// <env>-<variant>-seed<N>, the variant being NAME or NAME@PRESET.
+func TrainDir(env, variant string, seed int64) string {
+	return fmt.Sprintf("%s-%s-seed%d", env, variant, seed)
+}
+
+// SplitVariant splits a --controllers entry NAME@PRESET into the
+// controller's name and its presets ("" without @).
+func SplitVariant(entry string) (name, preset string) {
+	name, preset, _ = strings.Cut(entry, "@")
+	return name, preset
+}
+
+// Matrices caches the compare.json files read while naming runs, by
+// folder (nil: the folder has none).
+type Matrices map[string]*Manifest
+
+// at returns the matrix of the compare folder d (nil: none).
+func (ms Matrices) at(d string) (*Manifest, error) {
+	if m, ok := ms[d]; ok {
+		return m, nil
+	}
+	m, err := ReadManifest(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		ms[d] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err) // the names are report's, also in status
+	}
+	ms[d] = &m
+	return &m, nil
+}
+
+// RunName names the run in dir, a folder in root or below it: by the
+// matrix of the compare folder it is a cell of (<env>/<controller>/seed<N>
+// with all three in the matrix of the compare folder three levels up),
+// else by its config.toml and folder name (NameByConfig). A population's
+// members, whose config.toml after an exploit is the donor's, are named
+// this way by their matrix. An unreadable compare.json is an error naming
+// it.
+func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err error) {
+	// cell: dir is <env>/<variant>/seed<N> below a compare folder in root
+	// (or root itself) that lists it.
+	cell := false
+	e, c, sd, ok := ParseRunDir(dir)
+	if ok {
+		top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+		if rel, err := filepath.Rel(root, top); err == nil && filepath.IsLocal(rel) {
+			m, err := ms.at(top)
+			if err != nil {
+				return "", "", 0, err
+			}
+			if m.Holds(e, c, sd) {
+				return e, c, sd, nil
+			}
+			cell = top == filepath.Clean(root)
+		}
+	}
+	id, err := rundir.ReadIdentity(dir)
+	if err != nil {
+		if ok && cell {
+			return e, c, sd, nil // a compare run whose config cannot be read: its folder names it
+		}
+		return "", "", 0, err
+	}
+	env, ctrl, seed, _ = NameByConfig(dir, id)
+	return env, ctrl, seed, nil
+}
+
+// NameByConfig names the run in dir, outside any matrix, by its
+// config.toml's identity id; the controller by its folder when the folder
+// names the same run and says more (a preset the config does not name):
+// compare's <env>/<variant>/seed<N> or train's default
+// <env>-<variant>-seed<N>, such as hypercontroller@rl. fromFolder reports
+// that the compare layout named it.
+func NameByConfig(dir string, id rundir.Identity) (env, ctrl string, seed int64, fromFolder bool) {
+	variant := func(v string) bool { return v == id.Controller || strings.HasPrefix(v, id.Controller+"@") }
+	if e, c, sd, ok := ParseRunDir(dir); ok && e == id.Env && sd == id.Seed && variant(c) {
+		return e, c, sd, true
+	}
+	if rest, ok := strings.CutPrefix(filepath.Base(dir), id.Env+"-"); ok {
+		if c, ok := strings.CutSuffix(rest, fmt.Sprintf("-seed%d", id.Seed)); ok && variant(c) {
+			return id.Env, c, id.Seed, false
+		}
+	}
+	return id.Env, id.Controller, id.Seed, false
+}
