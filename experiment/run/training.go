@@ -325,6 +325,17 @@ func (s *session) train(ctx context.Context) (Result, error) {
 	return s.finish()
 }
 
+// appendRows appends an iteration's episodes to episodes.csv (when the
+// run records them), then its train.csv row.
+func (s *session) appendRows(st ppo.IterStats, row rundir.TrainRow) error {
+	if s.eps != nil {
+		if err := s.eps.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
+			return err
+		}
+	}
+	return s.tlog.Append(row)
+}
+
 // iteration records one iteration: its train.csv row and artifacts, its
 // evaluation if any, then a checkpoint when one is due or the run pauses
 // here, and the monitor.
@@ -336,12 +347,7 @@ func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
 	if err != nil {
 		return err
 	}
-	if s.eps != nil {
-		if err := s.eps.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
-			return err
-		}
-	}
-	if err := s.tlog.Append(row); err != nil {
+	if err := s.appendRows(st, row); err != nil {
 		return err
 	}
 	if err := s.art.iteration(rep, row); err != nil {
