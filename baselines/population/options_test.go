@@ -30,6 +30,10 @@ func TestSettingsValidateNamesField(t *testing.T) {
 		{"MF-PBT frequencies", with(DefaultSettings(MFPBT), func(s *Settings) { s.Frequencies = []int{10, 10} }), "frequencies"},
 		{"MF-PBT period 0", with(DefaultSettings(MFPBT), func(s *Settings) { s.Frequencies = []int{0, 10} }), "frequencies"},
 		{"frequencies for PBT", with(pbt, func(s *Settings) { s.Frequencies = []int{1, 10} }), "frequencies"},
+		{"halving eta", with(DefaultSettings(Halving), func(s *Settings) { s.Eta = 1 }), "eta"},
+		{"halving min frames", with(DefaultSettings(Halving), func(s *Settings) { s.MinFrames = 0 }), "min frames"},
+		{"eta for PBT", with(pbt, func(s *Settings) { s.Eta = 3 }), "eta"},
+		{"t-test for halving", DefaultSettings(Halving).WithTTest(), "selection"},
 	} {
 		err := c.s.Validate()
 		if err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
@@ -62,6 +66,15 @@ func TestValidateSize(t *testing.T) {
 	}
 }
 
+// Step refuses successive halving, which promotes instead of stepping.
+func TestStepRefusesHalving(t *testing.T) {
+	space := testSpace(t)
+	in := Input{Settings: DefaultSettings(Halving), Space: space, Seed: 4, Members: members(space, []float64{3, 9, 1, 4}, 0)}
+	if _, err := Step(in); err == nil || !strings.Contains(err.Error(), "Promote") {
+		t.Errorf("Step of halving: %v, want an error naming Promote", err)
+	}
+}
+
 // The default settings of PBT and PB2 are what they were: the new fields
 // are zero, so a population.json written before them is unchanged.
 func TestDefaultSettingsUnchanged(t *testing.T) {
@@ -79,7 +92,7 @@ func TestDefaultSettingsUnchanged(t *testing.T) {
 // the option.
 func TestStepFirstExploit(t *testing.T) {
 	space := testSpace(t)
-	for _, method := range Methods() {
+	for _, method := range []string{PBT, PB2} {
 		for _, c := range []struct {
 			first   int64
 			gen     int

@@ -130,7 +130,7 @@ func members(space controller.Space, scores []float64, gen int) []Interval {
 // generation draws differently.
 func TestStepDeterministic(t *testing.T) {
 	space := testSpace(t)
-	for _, method := range Methods() {
+	for _, method := range []string{PBT, PB2} {
 		in := Input{Settings: DefaultSettings(method), Space: space, Seed: 7, Generation: 3,
 			Members: members(space, []float64{3, 9, 1, 4, 8, 2, 7, 5}, 3)}
 		for g := range 3 {

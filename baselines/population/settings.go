@@ -3,6 +3,8 @@ package population
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/pb2"
 )
@@ -18,13 +20,13 @@ const (
 	// RandomSearch trains the members Initial draws without exploits:
 	// Step keeps every member (see Best for its answer).
 	RandomSearch = "random"
+	// Halving is synchronous successive halving (see Rungs and Promote):
+	// it does not step a population, so Step refuses it.
+	Halving = "halving"
 )
 
-// Methods lists the population methods `hyperctl population` offers. Step
-// also decides for MFPBT and RandomSearch; they join this list when the
-// scheduler runs them (MF-PBT's sub-populations need Settings.ValidateSize
-// when a population is defined).
-func Methods() []string { return []string{PBT, PB2} }
+// Methods lists the population methods `hyperctl population` offers.
+func Methods() []string { return []string{PBT, PB2, MFPBT, RandomSearch, Halving} }
 
 // The selection rules of PBT and PB2's exploit (Settings.Selection).
 const (
@@ -85,16 +87,25 @@ type Settings struct {
 	// generations: sub-population i evolves after generation g when
 	// (g+1) mod δ_i = 0. Set exactly when Method is MFPBT.
 	Frequencies []int `json:"Frequencies,omitempty"`
+	// Eta and MinFrames are successive halving's reduction factor and
+	// the least frames of its first rung (see Rungs). Set exactly when
+	// Method is Halving.
+	Eta       int   `json:"Eta,omitempty"`
+	MinFrames int64 `json:"MinFrames,omitempty"`
 }
 
-// DefaultSettings returns Ray Tune's defaults for PBT and PB2, and for
+// DefaultSettings returns Ray Tune's defaults for PBT and PB2, for
 // MFPBT the paper's quarter brackets and perturbation without resampling
-// over DefaultFrequencies.
+// over DefaultFrequencies, and for Halving DefaultEta with a first rung of
+// at least one frame (as many rungs as the population's size allows).
 func DefaultSettings(method string) Settings {
 	s := Settings{Method: method, Quantile: 0.25, ResampleProbability: 0.25, PB2: pb2.DefaultSettings()}
-	if method == MFPBT {
+	switch method {
+	case MFPBT:
 		s.ResampleProbability = 0
 		s.Frequencies = DefaultFrequencies()
+	case Halving:
+		s.Eta, s.MinFrames = DefaultEta, 1
 	}
 	return s
 }
@@ -113,14 +124,17 @@ var PerturbFactors = [2]float64{0.8, 1.2}
 // perturb by 0.8 or 1.25), drawn with equal probability.
 var MFPBTFactors = [2]float64{0.8, 1.25}
 
+// maxEta bounds successive halving's reduction factor.
+const maxEta = 1000
+
 // maxTTestEpisodes bounds TTestEpisodes (a member's score reads far fewer).
 const maxTTestEpisodes = 10000
 
 // Validate checks the settings; errors name the field.
 func (s *Settings) Validate() error {
 	switch {
-	case s.Method != PBT && s.Method != PB2 && s.Method != MFPBT && s.Method != RandomSearch:
-		return fmt.Errorf("method: want %q, %q, %q or %q, got %q", PBT, PB2, MFPBT, RandomSearch, s.Method)
+	case !slices.Contains(Methods(), s.Method):
+		return fmt.Errorf("method: want one of %s, got %q", strings.Join(Methods(), ", "), s.Method)
 	case !(s.Quantile > 0 && s.Quantile <= 0.5):
 		return fmt.Errorf("quantile: want a fraction in (0, 0.5], got %v", s.Quantile)
 	case !(s.ResampleProbability >= 0 && s.ResampleProbability <= 1) || math.IsNaN(s.ResampleProbability):
@@ -158,6 +172,18 @@ func (s *Settings) Validate() error {
 		}
 	} else if len(s.Frequencies) != 0 {
 		return fmt.Errorf("frequencies: set only for method %q (method is %q)", MFPBT, s.Method)
+	}
+	if s.Method == Halving {
+		if s.Eta < 2 || s.Eta > maxEta {
+			return fmt.Errorf("eta: want an integer in [2, %d], got %d", maxEta, s.Eta)
+		}
+		if s.MinFrames < 1 {
+			return fmt.Errorf("min frames: want a frame >= 1, got %d", s.MinFrames)
+		}
+	} else if s.Eta != 0 {
+		return fmt.Errorf("eta: set only for method %q (method is %q)", Halving, s.Method)
+	} else if s.MinFrames != 0 {
+		return fmt.Errorf("min frames: set only for method %q (method is %q)", Halving, s.Method)
 	}
 	if s.Method == PB2 {
 		if err := s.PB2.Validate(); err != nil {

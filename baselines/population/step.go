@@ -89,7 +89,8 @@ func StepRNG(seed uint64, generation int) *rand.Rand {
 // Step decides every member's exploit and explore at the end of a
 // generation (see the package comment). It is deterministic in its input.
 // Its donors are chained only under t-test selection; the copies must then
-// be made in CopyOrder.
+// be made in CopyOrder, or each from a copy of its donor taken before any
+// copy of the step (experiment/population stages such donors).
 func Step(in Input) ([]Decision, error) {
 	if err := in.Settings.Validate(); err != nil {
 		return nil, err
@@ -99,6 +100,9 @@ func Step(in Input) ([]Decision, error) {
 	}
 	if in.Generation < 0 {
 		return nil, fmt.Errorf("population step: generation %d, want >= 0", in.Generation)
+	}
+	if in.Settings.Method == Halving {
+		return nil, fmt.Errorf("population step: method %q has no step; its rungs promote (Rungs, Promote)", Halving)
 	}
 	scores := make([]float64, len(in.Members))
 	reached := true // every member at FirstExploit

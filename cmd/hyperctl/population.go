@@ -32,14 +32,18 @@ type populationFlags struct {
 	size, jobs, iterations                    int
 	seed, frames, ready                       int64
 	quantile, resample                        float64
-	slurm                                     slurm.Options
+	// PBT and PB2's options against early selection, halving's rungs.
+	selection               string
+	firstExploit, minFrames int64
+	eta                     int
+	slurm                   slurm.Options
 }
 
 func newPopulationCmd(a *app) *cobra.Command {
 	f := &populationFlags{}
 	cmd := &cobra.Command{
-		Use:   "population --env NAME --method pbt|pb2 --size N --frames F --ready R --out DIR [flags]",
-		Short: "Population-based training: PBT or PB2 with a real population (resumable: run again to continue)",
+		Use:   "population --env NAME --method pbt|pb2|mfpbt|random|halving --size N --frames F --ready R --out DIR [flags]",
+		Short: "Population-based training: PBT, PB2, MF-PBT, random search or successive halving with a real population (resumable: run again to continue)",
 		Long: `population trains --size members of PPO at once. Every --ready frames (a
 generation) each member pauses with its checkpoint written; the bottom 25 %
 by score (the mean return of its last 10 training episodes) copy a top-25 %
@@ -47,6 +51,20 @@ member's complete state (exploit) and move its hyperparameters (explore):
 PBT perturbs each by ×0.8 or ×1.2 or resamples it (probability 0.25), PB2
 picks them by GP-UCB over (time, score, hyperparameters) → score change on
 the population's data. Then the next generation trains.
+
+--first-exploit F (pbt, pb2) exploits nobody before every member has
+trained F frames; --selection ttest (pbt, pb2) replaces the quantiles by
+Jaderberg et al.'s t-test: each member copies a member drawn at random when
+that member's last 10 training episode returns are significantly better
+(Welch, p < 0.05); members then record every episode's return in
+episodes.csv. --method mfpbt is MF-PBT: two sub-populations of size/2
+(size a multiple of 8) evolving every 1 and 10 ready points, with
+asymmetric migration. --method random trains --size configurations drawn
+at random for the whole budget in one generation, without exploits.
+--method halving is synchronous successive halving: every member trains to
+the first rung, the top 1/--eta continue from their checkpoints to the
+next, and so on up to --frames (rungs at --frames/eta^k, at least
+--min-frames); the result says the frames used.
 
 DIR holds one ordinary run folder per member, DIR/<env>/<method>/seed<S>
 (S = seed·size + k), so 'hyperctl status DIR' and 'hyperctl report DIR'
@@ -60,7 +78,9 @@ command continues it exactly. The tuned keys are the config's
 member, and the step after it as a job that depends on the array and
 submits the next generation: no process stays on the login node.`,
 		Example: `  hyperctl population --env halfcheetah --method pb2 --size 8 --frames 1000000 --ready 50000 --jobs 2 --out runs/pop
-  hyperctl population --env reacher --method pbt --size 4 --frames 200000 --ready 20000 --out runs/pbt --backend slurm --time 01:00:00`,
+  hyperctl population --env reacher --method pbt --size 4 --frames 200000 --ready 20000 --out runs/pbt --backend slurm --time 01:00:00
+  hyperctl population --env halfcheetah --method pbt --first-exploit 400000 --selection ttest --size 8 --out runs/pbt-late
+  hyperctl population --env halfcheetah --method halving --eta 3 --size 8 --out runs/sha`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPopulation(cmd.Context(), a, cmd, f)
@@ -68,7 +88,7 @@ submits the next generation: no process stays on the login node.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
-	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: pbt or pb2")
+	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: "+strings.Join(popmethod.Methods(), ", "))
 	fl.IntVar(&f.size, "size", 8, "members")
 	fl.Var(newFramesValue(&f.frames, 1_000_000), "frames", "frame budget of every member")
 	fl.Var(newFramesValue(&f.ready, 50_000), "ready", "frames per generation: members exploit and explore every this many frames")
@@ -78,6 +98,10 @@ submits the next generation: no process stays on the login node.`,
 	fl.IntVar(&f.iterations, "iterations", 0, "iterations cap of every member (default: the config's)")
 	fl.Float64Var(&f.quantile, "quantile", 0.25, "fraction of members in the bottom (copying) and top (copied) quantiles")
 	fl.Float64Var(&f.resample, "resample", 0.25, "pbt: probability of resampling a hyperparameter instead of perturbing it")
+	fl.Int64Var(&f.firstExploit, "first-exploit", 0, "pbt, pb2: no member is exploited before every member has trained this many frames (0: from the first ready point)")
+	fl.StringVar(&f.selection, "selection", popmethod.SelectTruncation, "pbt, pb2: exploit selection, truncation (bottom quantile copies top quantile) or ttest (copy a random member whose last 10 episode returns are significantly better, Welch p < 0.05)")
+	fl.IntVar(&f.eta, "eta", popmethod.DefaultEta, "halving: reduction factor: the top 1/eta of each rung's members continue to the next")
+	fl.Int64Var(&f.minFrames, "min-frames", 1, "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
 	fl.StringVar(&f.out, "out", "", "population folder (required)")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "members trained at once (local backend)")
 	fl.StringVar(&f.backend, "backend", backendLocal, "where members train: local (a pool of --jobs processes) or slurm")
@@ -116,7 +140,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--size: want an integer in [2, %d] members, got %d", population.MaxSize, f.size)
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
-	case f.ready < 1 || f.ready > f.frames:
+	case f.method != popmethod.Halving && f.method != popmethod.RandomSearch && (f.ready < 1 || f.ready > f.frames):
 		return usagef("--ready: want an integer in [1, --frames = %d], got %d", f.frames, f.ready)
 	case f.seed < 0:
 		return usagef("--seed: want an integer >= 0, got %d", f.seed)
@@ -128,8 +152,29 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--resample: want a probability in [0, 1], got %v", f.resample)
 	case cmd.Flags().Changed("resample") && f.method != popmethod.PBT:
 		return usagef("--resample: only with --method pbt")
+	case cmd.Flags().Changed("quantile") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--quantile: only with --method pbt or pb2")
+	case cmd.Flags().Changed("first-exploit") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--first-exploit: only with --method pbt or pb2")
+	case f.firstExploit < 0 || f.firstExploit > f.frames:
+		return usagef("--first-exploit: want a frame in [0, --frames = %d], got %d", f.frames, f.firstExploit)
+	case cmd.Flags().Changed("selection") && f.method != popmethod.PBT && f.method != popmethod.PB2:
+		return usagef("--selection: only with --method pbt or pb2")
+	case f.selection != popmethod.SelectTruncation && f.selection != popmethod.SelectTTest:
+		return usagef("--selection %q: want %s or %s", f.selection, popmethod.SelectTruncation, popmethod.SelectTTest)
+	case (cmd.Flags().Changed("eta") || cmd.Flags().Changed("min-frames")) && f.method != popmethod.Halving:
+		return usagef("--eta, --min-frames: only with --method halving")
+	case f.eta < 2:
+		return usagef("--eta: want an integer >= 2, got %d", f.eta)
+	case f.minFrames < 1 || f.minFrames > f.frames:
+		return usagef("--min-frames: want a frame in [1, --frames = %d], got %d", f.frames, f.minFrames)
+	case cmd.Flags().Changed("ready") && (f.method == popmethod.Halving || f.method == popmethod.RandomSearch):
+		return usagef("--ready: not with --method %s (%s)", f.method, map[string]string{popmethod.Halving: "its generations are the rungs that --eta and --min-frames set", popmethod.RandomSearch: "it trains one generation of --frames"}[f.method])
 	case f.jobs < 1:
 		return usagef("--jobs: want an integer >= 1, got %d", f.jobs)
+	}
+	if set := popmethod.DefaultSettings(f.method); set.ValidateSize(f.size) != nil {
+		return usagef("--%v", set.ValidateSize(f.size)) // "size: …" names the field
 	}
 	if f.preset != "" {
 		if err := configs.CheckPreset(f.preset); err != nil {
@@ -164,8 +209,22 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 			return population.Definition{}, base, usagef("--preset: %v", err)
 		}
 	}
-	def, run, err := population.Define(base, population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
-		Quantile: f.quantile, Resample: f.resample, Command: "hyperctl " + strings.Join(os.Args[1:], " ")})
+	spec := population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
+		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	switch f.method {
+	case popmethod.PBT, popmethod.PB2:
+		if f.selection != popmethod.SelectTruncation {
+			spec.Selection = f.selection
+		}
+	case popmethod.RandomSearch:
+		spec.Ready = 0
+	case popmethod.Halving:
+		spec.Ready, spec.Eta, spec.MinFrames = 0, f.eta, f.minFrames
+	}
+	if f.method != popmethod.PBT && f.method != popmethod.PB2 {
+		spec.Quantile = 0 // the method's own
+	}
+	def, run, err := population.Define(base, spec)
 	if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
 	}
@@ -258,6 +317,9 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 	ps, ok, err := population.ReadStatus(out)
 	if err != nil {
 		return err
+	}
+	if ps.FramesUsed != nil {
+		fmt.Fprintf(w, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
 	}
 	if ok {
 		if err := population.WriteLineages(w, ps); err != nil {

@@ -51,14 +51,14 @@ func runFiles(dir string) ([]string, error) {
 		w, m := policy.Paths("", p)
 		out = append(out, w, m)
 	}
-	out = append(out, EvalCSV, TrainCSV, SummaryFile, ConfigFile)
+	out = append(out, EvalCSV, EpisodesCSV, TrainCSV, SummaryFile, ConfigFile)
 	return out, nil
 }
 
 // CopyRun makes the run folder dst a copy of the run in src: it clears
 // dst's run (Clear) and copies src's checkpoints (with the files kept
 // beside them), TensorBoard events, policies, train.csv, eval.csv, summary
-// and config.toml, each written atomically (temporary file, fsync,
+// and config.toml (and episodes.csv when it has one), each written atomically (temporary file, fsync,
 // rename). A run continued from dst continues exactly as one continued from
 // src. dst keeps its own lock, log and Slurm task record. Both folders must
 // be locked by the caller (Acquire), so no one writes them meanwhile. A

@@ -24,7 +24,7 @@ func TestCopyRun(t *testing.T) {
 		}
 	}
 	copied := map[string]string{
-		ConfigFile: "seed = 1\n", TrainCSV: "iteration,frames\n0,64\n", EvalCSV: "iteration\n0\n",
+		ConfigFile: "seed = 1\n", TrainCSV: "iteration,frames\n0,64\n", EvalCSV: "iteration\n0\n", EpisodesCSV: "iteration,frames,return\n0,64,-1.5\n",
 		"checkpoint/checkpoint.bin": "new", "checkpoint/policy-best.json": "{}", "checkpoint/prev/checkpoint.bin": "old",
 		"policy-final.safetensors": "w", "policy-final.json": "m", EventsPrefix + "1.hyperctl": "events",
 	}

@@ -238,6 +238,68 @@ func (l *EvalLog) Append(r EvalRow) error {
 // Close closes the file.
 func (l *EvalLog) Close() error { return l.csv.Close() }
 
+// Column names of episodes.csv: one row per finished training episode,
+// in the order they finished.
+const (
+	ColEpisodeReturn = "return" // the episode's return
+)
+
+// EpisodeColumns is episodes.csv's header: the iteration in which the
+// episode finished, the run's frames at that iteration's end and the
+// episode's return.
+func EpisodeColumns() []string { return []string{ColIteration, ColFrames, ColEpisodeReturn} }
+
+// EpisodeLog appends rows to a run's episodes.csv: the returns of the
+// training episodes, which train.csv gives only as each iteration's mean.
+type EpisodeLog struct{ csv *CSV }
+
+// OpenEpisodeLog opens dir's episodes.csv, keeping the rows below
+// keepBelow (see OpenCSV): a resumed run drops the episodes of the
+// iterations after its checkpoint, which it finishes again.
+func OpenEpisodeLog(dir string, keepBelow int) (*EpisodeLog, error) {
+	c, err := OpenCSV(filepath.Join(dir, EpisodesCSV), EpisodeColumns(), keepBelow)
+	if err != nil {
+		return nil, err
+	}
+	return &EpisodeLog{csv: c}, nil
+}
+
+// Append writes the returns of the episodes that finished in iteration it,
+// at frames, one row each, oldest first.
+func (l *EpisodeLog) Append(it int, frames int64, returns []float64) error {
+	for _, r := range returns {
+		if err := l.csv.Append(it, frames, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the file.
+func (l *EpisodeLog) Close() error { return l.csv.Close() }
+
+// LatestReturns reads the returns of the last n rows of dir's
+// episodes.csv, oldest first (fewer when it holds fewer).
+func LatestReturns(dir string, n int) ([]float64, error) {
+	l, err := ReadLog(filepath.Join(dir, EpisodesCSV))
+	if err != nil {
+		return nil, err
+	}
+	c, err := l.Col(ColEpisodeReturn)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := max(0, len(l.Rows)-n); i < len(l.Rows); i++ {
+		v, err := l.Float(i, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // TimingColumns are the columns of train.csv and eval.csv that measure wall
 // time; they differ between any two runs. Every other column is determined
 // by the config and the seed, whether the run was interrupted or not.

@@ -103,6 +103,7 @@ const (
 	ConfigFile        = "config.toml"
 	TrainCSV          = "train.csv"
 	EvalCSV           = "eval.csv"
+	EpisodesCSV       = "episodes.csv" // every finished training episode's return (population members under t-test selection only)
 	SummaryFile       = "summary.json"
 	CheckpointDir     = "checkpoint"     // the folder of the newest checkpoint and the files kept beside it
 	CheckpointFile    = "checkpoint.bin" // the newest checkpoint, in CheckpointDir
@@ -262,7 +263,7 @@ func EventsFiles(dir string) ([]string, error) {
 // Clear removes a run's files from dir (only the ones a run writes, except
 // the log), so a new run can start there.
 func Clear(dir string) error {
-	names := []string{SummaryFile, TrainCSV, EvalCSV, ConfigFile}
+	names := []string{SummaryFile, TrainCSV, EvalCSV, EpisodesCSV, ConfigFile}
 	for _, p := range []string{policy.Final, policy.Best} {
 		w, m := policy.Paths("", p)
 		names = append(names, m, w)

@@ -422,3 +422,42 @@ func TestHyperColumns(t *testing.T) {
 		t.Errorf("HyperColumns(eval.csv's header) = %v, want none", got)
 	}
 }
+
+// episodes.csv keeps every episode's return exactly, and a resumed run
+// drops the episodes of the iterations after its checkpoint, as train.csv
+// drops their rows; LatestReturns reads the last n, oldest first.
+func TestEpisodeLog(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenEpisodeLog(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for it, rs := range [][]float64{{1.5, -2}, nil, {0.1 + 0.2}, {4, 5, 6}} {
+		if err := l.Append(it, int64(64*(it+1)), rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	for _, c := range []struct {
+		keepBelow, n int
+		want         []float64
+	}{
+		{4, 10, []float64{1.5, -2, 0.1 + 0.2, 4, 5, 6}},
+		{4, 2, []float64{5, 6}},
+		{3, 10, []float64{1.5, -2, 0.1 + 0.2}}, // resumed from iteration 3
+		{1, 1, []float64{-2}},
+		{0, 10, nil},
+	} {
+		if l, err = OpenEpisodeLog(dir, c.keepBelow); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		got, err := LatestReturns(dir, c.n)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("below %d, last %d: %v, %v; want %v", c.keepBelow, c.n, got, err, c.want)
+		}
+	}
+	if _, err := LatestReturns(t.TempDir(), 10); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a run without episodes.csv: %v, want a missing file", err)
+	}
+}

@@ -6,19 +6,28 @@ import (
 	"github.com/hyperctl/hyperctl/baselines/pb2"
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Spec is what a population is asked to be (the command line's flags).
 type Spec struct {
-	Method   string  // popmethod.PBT or popmethod.PB2
+	Method   string  // one of popmethod.Methods()
 	Size     int     // members
 	Seed     int64   // the population's seed
 	Frames   int64   // every member's frame budget
-	Ready    int64   // frames per generation
+	Ready    int64   // frames per generation; random search and halving set their own (0 here)
 	Quantile float64 // 0: the default (0.25)
 	Resample float64 // PBT's resample probability; < 0: the default (0.25)
-	Command  string
+	// FirstExploit and Selection are PBT and PB2's options against early
+	// selection (popmethod.Settings); zero values keep them off.
+	// Selection popmethod.SelectTTest takes the t-test's defaults.
+	FirstExploit int64
+	Selection    string
+	// Eta and MinFrames are successive halving's (0: the defaults).
+	Eta       int
+	MinFrames int64
+	Command   string
 }
 
 // Define returns the population of spec whose members train with base:
@@ -40,6 +49,20 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 	}
 	if spec.Resample >= 0 {
 		set.ResampleProbability = spec.Resample
+	}
+	set.FirstExploit = spec.FirstExploit
+	switch spec.Selection {
+	case "", popmethod.SelectTruncation:
+	case popmethod.SelectTTest:
+		set = set.WithTTest()
+	default:
+		set.Selection = spec.Selection // refused by Validate, naming the field
+	}
+	if spec.Eta != 0 {
+		set.Eta = spec.Eta
+	}
+	if spec.MinFrames != 0 {
+		set.MinFrames = spec.MinFrames
 	}
 	if spec.Method == popmethod.PB2 {
 		s, err := base.Controller.MethodSettings(pb2.Name)
@@ -66,12 +89,48 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 		hi = int(sp.Param(i).High)
 	}
 	per := int64(ppoconfig.IterationFrames(hi, run.PPO.NumEnvs))
+	switch spec.Method {
+	case popmethod.RandomSearch: // one generation: no step, members never pause
+		if spec.Ready != 0 && spec.Ready != spec.Frames {
+			return Definition{}, run, fmt.Errorf("ready: random search trains one generation of the whole budget; want %d (frames) or unset, got %d", spec.Frames, spec.Ready)
+		}
+		spec.Ready = spec.Frames
+	case popmethod.Halving:
+		if spec.Ready != 0 {
+			return Definition{}, run, fmt.Errorf("ready: successive halving's generations are its rungs (eta and min frames); want it unset, got %d", spec.Ready)
+		}
+		return defineHalving(run, spec, set, sp, per)
+	}
 	if spec.Ready < per {
 		return Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it", spec.Ready, per)
 	}
 	if last := spec.Frames % spec.Ready; spec.Frames > spec.Ready && last > 0 && last < per {
 		return Definition{}, run, fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d", last, per, per)
 	}
+	return finishDefine(run, spec, set, sp)
+}
+
+// defineHalving is Define's end for successive halving: every rung must
+// train its members at least one iteration past the previous rung (per
+// frames), for the reasons Define gives for generations.
+func defineHalving(run configs.Run, spec Spec, set popmethod.Settings, sp controller.Space, per int64) (Definition, configs.Run, error) {
+	rungs, err := popmethod.Rungs(spec.Size, set.Eta, set.MinFrames, spec.Frames)
+	if err != nil {
+		return Definition{}, run, fmt.Errorf("settings: %w", err)
+	}
+	prev := int64(0)
+	for k, r := range rungs {
+		if r.Frames-prev < per {
+			return Definition{}, run, fmt.Errorf("min frames: rung %d trains %d frames (to %d), less than one iteration may collect (%d frames, the largest batch size); raise min frames or frames", k, r.Frames-prev, r.Frames, per)
+		}
+		prev = r.Frames
+	}
+	spec.Ready = rungs[0].Frames
+	return finishDefine(run, spec, set, sp)
+}
+
+// finishDefine builds and validates the definition.
+func finishDefine(run configs.Run, spec Spec, set popmethod.Settings, sp controller.Space) (Definition, configs.Run, error) {
 	text, err := Neutral(run)
 	if err != nil {
 		return Definition{}, run, err

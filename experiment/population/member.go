@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/experiment/run"
 )
@@ -43,6 +44,11 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	if _, next, err := ReadPlan(out, g+1); err != nil || next {
 		return err // generation g is over
 	}
+	if alive, err := Alive(out, def, g); err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
+	} else if !alive[k] {
+		return nil // stopped by successive halving: it stays paused
+	}
 	cfg, err := memberRun(def, out, k)
 	if err != nil {
 		return err
@@ -66,7 +72,8 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 		until = 0
 	}
 	dir := def.MemberDir(out, k)
-	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version})
+	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version,
+		Episodes: def.Settings.Selection == popmethod.SelectTTest})
 	if err != nil {
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}

@@ -23,6 +23,7 @@ type Phase string
 const (
 	PhaseTrained  Phase = "trained"  // every member reached the generation's target
 	PhaseDecided  Phase = "decided"  // the step's record is written
+	PhaseStaged   Phase = "staged"   // the donors that are themselves overwritten are staged (t-test chains only)
 	PhaseCopied   Phase = "copied"   // one exploited member's folder is a copy of its donor's (once per copy)
 	PhaseLogged   Phase = "logged"   // the step's records are in the population log
 	PhasePlanned  Phase = "planned"  // the next generation's plan is written: the step is done

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,10 +38,40 @@ func members(t *testing.T) configs.Run {
 // setup writes a population of method with size members into a new folder.
 func setup(t *testing.T, dir, method string, size int) string {
 	t.Helper()
+	return setupCase(t, dir, popCase{method: method, size: size})
+}
+
+// popCase is a population of the kill tests: 768 frames in 3 generations
+// (for halving, eta 2 gives 3 rungs of 4, 2 and 1 members).
+type popCase struct {
+	method    string
+	size      int
+	selection string
+	// frequencies replaces MF-PBT's periods: the default slow half would
+	// not evolve in 3 generations.
+	frequencies []int
+}
+
+// setupCase writes the population c into a new folder.
+func setupCase(t *testing.T, dir string, c popCase) string {
+	t.Helper()
 	base := members(t)
-	def, run, err := Define(base, Spec{Method: method, Size: size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Command: "test"})
+	spec := Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Selection: c.selection, Command: "test"}
+	switch c.method {
+	case popmethod.Halving:
+		spec.Ready, spec.Eta = 0, 2
+	case popmethod.RandomSearch:
+		spec.Ready = 0
+	}
+	def, run, err := Define(base, spec)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.frequencies != nil {
+		def.Settings.Frequencies = c.frequencies
+		if err := def.Validate(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out := filepath.Join(dir, "pop")
 	if err := Init(out, def, run); err != nil {
@@ -104,9 +135,16 @@ func samePopulation(t *testing.T, got, want string, size int) {
 	}
 	for k := range size {
 		rel, _ := filepath.Rel(want, def.MemberDir(want, k))
-		for _, f := range []string{rundir.TrainCSV, rundir.EvalCSV} {
+		files := []string{rundir.TrainCSV, rundir.EvalCSV}
+		if def.Settings.Selection == popmethod.SelectTTest {
+			files = append(files, rundir.EpisodesCSV)
+		}
+		for _, f := range files {
 			same, total, diff, err := rundir.CompareCSV(filepath.Join(got, rel, f), filepath.Join(want, rel, f))
-			if err != nil || diff != "" || same != total || total == 0 {
+			// A member that successive halving stopped at the first rung
+			// has not evaluated yet.
+			empty := total == 0 && !(f == rundir.EvalCSV && def.Settings.Method == popmethod.Halving)
+			if err != nil || diff != "" || same != total || empty {
 				t.Errorf("member %d %s: %d/%d rows identical, %v: %s", k, f, same, total, err, diff)
 			}
 		}
@@ -116,24 +154,60 @@ func samePopulation(t *testing.T, got, want string, size int) {
 // A population stopped at every phase boundary and run again ends with
 // the same log, plans, steps and member CSVs as an uninterrupted one; an
 // exploited member's folder is its donor's at the step, and continues with
-// the explored configuration.
+// the explored configuration. PBT, MF-PBT (8 members, periods 1 and 2 so
+// that both halves evolve), PBT with t-test selection and successive
+// halving (4 members, eta 2: rungs of 4, 2 and 1 members).
 func TestKillAtEveryPhase(t *testing.T) {
-	dir := t.TempDir()
-	ref := setup(t, filepath.Join(dir, "ref"), popmethod.PBT, 3)
-	phases, err := runWith(t, ref, 0, func(p Phase, g int) {
-		if p == PhasePlanned && g == 0 {
-			checkCopy(t, ref)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name string
+		pop  popCase
+		// phases is the uninterrupted run's (""): not checked).
+		phases string
+		check  func(t *testing.T, out string)
+	}{
+		{"pbt", popCase{method: popmethod.PBT, size: 3},
+			"trained@0 decided@0 copied@0 logged@0 planned@0 trained@1 decided@1 copied@1 logged@1 planned@1 trained@2 finished@2", checkPBT},
+		{"mfpbt", popCase{method: popmethod.MFPBT, size: 8, frequencies: []int{1, 2}}, "", checkMFPBT},
+		{"pbt-ttest", popCase{method: popmethod.PBT, size: 3, selection: popmethod.SelectTTest}, "", checkEpisodes},
+		{"halving", popCase{method: popmethod.Halving, size: 4},
+			"trained@0 decided@0 logged@0 planned@0 trained@1 decided@1 logged@1 planned@1 trained@2 finished@2", checkHalving},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ref := setupCase(t, filepath.Join(dir, "ref"), c.pop)
+			phases, err := runWith(t, ref, 0, func(p Phase, g int) {
+				if p == PhasePlanned && g == 0 && c.pop.method == popmethod.PBT && c.pop.selection == "" {
+					checkCopy(t, ref)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkLastGeneration(t, ref)
+			if got := strings.Join(phases, " "); c.phases != "" && got != c.phases {
+				t.Fatalf("phases: %s\nwant:   %s", got, c.phases)
+			}
+			c.check(t, ref)
+			for stop := 1; stop <= len(phases); stop++ {
+				t.Run(phases[stop-1], func(t *testing.T) {
+					out := setupCase(t, filepath.Join(dir, fmt.Sprint(stop)), c.pop)
+					if _, err := runPop(t, out, stop); !errors.Is(err, errKilled) {
+						t.Fatalf("stop at %d: %v", stop, err)
+					}
+					if _, err := runPop(t, out, 0); err != nil {
+						t.Fatal(err)
+					}
+					samePopulation(t, out, ref, c.pop.size)
+				})
+			}
+		})
 	}
-	checkLastGeneration(t, ref)
-	want := "trained@0 decided@0 copied@0 logged@0 planned@0 trained@1 decided@1 copied@1 logged@1 planned@1 trained@2 finished@2"
-	if got := strings.Join(phases, " "); got != want {
-		t.Fatalf("phases: %s\nwant:   %s", got, want)
-	}
-	recs, err := ReadLog(ref)
+}
+
+// events counts the population log's records by event.
+func events(t *testing.T, out string) map[string]int {
+	t.Helper()
+	recs, err := ReadLog(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,20 +215,122 @@ func TestKillAtEveryPhase(t *testing.T) {
 	for _, r := range recs {
 		count[r.Event]++
 	}
-	if count[EventReady] != 6 || count[EventExploit] != 2 || count[EventExplore] != 2 || count[EventEnd] != 3 {
+	return count
+}
+
+// checkPBT: 3 members over 2 steps, one exploit each.
+func checkPBT(t *testing.T, out string) {
+	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 2 || count[EventExplore] != 2 || count[EventEnd] != 3 {
 		t.Errorf("log events %v, want 6 ready, 2 exploit, 2 explore, 3 end", count)
 	}
-	for stop := 1; stop <= len(phases); stop++ {
-		t.Run(phases[stop-1], func(t *testing.T) {
-			out := setup(t, filepath.Join(dir, fmt.Sprint(stop)), popmethod.PBT, 3)
-			if _, err := runPop(t, out, stop); !errors.Is(err, errKilled) {
-				t.Fatalf("stop at %d: %v", stop, err)
+}
+
+// checkMFPBT: both halves evolve (one internal exploit each time a half
+// evolves: 2 after generation 0, when only the fast half does, and more
+// after generation 1), explores are perturbations or copies, and a
+// migrant's explore record names the configuration it copied.
+func checkMFPBT(t *testing.T, out string) {
+	count := events(t, out)
+	if count[EventReady] != 16 || count[EventEnd] != 8 || count[EventExploit] < 3 || count[EventExploit] != count[EventExplore] {
+		t.Errorf("log events %v, want 16 ready, 8 end, at least 3 exploits with as many explores", count)
+	}
+	recs, _ := ReadLog(out)
+	for _, r := range recs {
+		if r.Event != EventExplore {
+			continue
+		}
+		for key, op := range r.Ops {
+			switch {
+			case op == "copy" && r.Old[key] != r.New[key]:
+				t.Errorf("generation %d, member %d: a copied %s moved %v -> %v", r.Generation, r.Member, key, r.Old[key], r.New[key])
+			case op != "copy" && op != "*0.8" && op != "*1.25":
+				t.Errorf("generation %d, member %d: op %q on %s, want MF-PBT's", r.Generation, r.Member, op, key)
 			}
-			if _, err := runPop(t, out, 0); err != nil {
-				t.Fatal(err)
+		}
+	}
+	for g, evolving := range map[int]int{0: 1, 1: 2} { // sub-populations that evolve
+		st, _, err := ReadStep(out, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := 0
+		for _, m := range st.Members {
+			for _, op := range m.Ops {
+				if op != "copy" {
+					internal++
+					break
+				}
 			}
-			samePopulation(t, out, ref, 3)
-		})
+		}
+		if internal != evolving {
+			t.Errorf("step after generation %d: %d internal exploits, want %d", g, internal, evolving)
+		}
+	}
+}
+
+// checkEpisodes: every member's episodes.csv holds the returns whose
+// per-iteration means and counts are train.csv's.
+func checkEpisodes(t *testing.T, out string) {
+	def, err := ReadDefinition(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range def.Size {
+		dir := def.MemberDir(out, k)
+		tl, err1 := rundir.ReadLog(filepath.Join(dir, rundir.TrainCSV))
+		el, err2 := rundir.ReadLog(filepath.Join(dir, rundir.EpisodesCSV))
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		sum, n := map[string]float64{}, map[string]int{}
+		for i := range el.Rows {
+			v, _ := el.Float(i, 2)
+			sum[el.Rows[i][0]] += v
+			n[el.Rows[i][0]]++
+		}
+		ce, _ := tl.Col(rundir.ColEpisodes)
+		cr, _ := tl.Col(rundir.ColMeanEpisodeReturn)
+		total := 0
+		for i := range tl.Rows {
+			it := tl.Rows[i][0]
+			e, _ := tl.Int(i, ce)
+			total += e
+			if e != n[it] {
+				t.Errorf("member %d, iteration %s: %d episodes in train.csv, %d in episodes.csv", k, it, e, n[it])
+				continue
+			}
+			if m, _ := tl.Float(i, cr); e > 0 && math.Abs(m-sum[it]/float64(e)) > 1e-5*math.Max(1, math.Abs(m)) {
+				t.Errorf("member %d, iteration %s: mean return %v in train.csv, %v in episodes.csv", k, it, m, sum[it]/float64(e))
+			}
+		}
+		if total == 0 || total != len(el.Rows) {
+			t.Errorf("member %d: %d episodes in train.csv, %d rows in episodes.csv", k, total, len(el.Rows))
+		}
+	}
+}
+
+// checkHalving: 4, 2 and 1 members train in the rungs (ready records),
+// the best member is the one that finished, and the frames used are the
+// schedule's (whole iterations of 64 frames land on the rungs' frames).
+func checkHalving(t *testing.T, out string) {
+	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 0 || count[EventEnd] != 1 {
+		t.Errorf("log events %v, want 6 ready (4 + 2), no exploit, 1 end", count)
+	}
+	res, err := ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := ReadDefinition(out)
+	rungs, _ := def.Rungs()
+	if want := popmethod.FramesUsed(rungs); res.FramesUsed() != want || want != 4*192+2*192+384 {
+		t.Errorf("frames used %d, the schedule's %d", res.FramesUsed(), want)
+	}
+	frames := map[int64]int{}
+	for _, m := range res.Members {
+		frames[m.Frames]++
+	}
+	if frames[192] != 2 || frames[384] != 1 || frames[768] != 1 || res.Best < 0 || res.Members[res.Best].Frames != 768 {
+		t.Errorf("members' frames %v, best %d; want 2 stopped at 192, 1 at 384, the best at 768", frames, res.Best)
 	}
 }
 
@@ -194,8 +370,8 @@ func checkCopy(t *testing.T, out string) {
 	t.Error("no member was exploited at the first step")
 }
 
-// checkLastGeneration: every member trains its last generation with the
-// clip its plan gives it, from the plan's first frame on.
+// checkLastGeneration: every member that trains in the last generation
+// does so with the clip its plan gives it, from the plan's first frame on.
 func checkLastGeneration(t *testing.T, out string) {
 	t.Helper()
 	def, _ := ReadDefinition(out)
@@ -203,7 +379,14 @@ func checkLastGeneration(t *testing.T, out string) {
 	if err != nil || !ok {
 		t.Fatal(err)
 	}
+	alive, err := Alive(out, def, def.Generations()-1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for k, pm := range plan.Members {
+		if !alive[k] {
+			continue
+		}
 		l, err := rundir.ReadLog(filepath.Join(def.MemberDir(out, k), rundir.TrainCSV))
 		if err != nil {
 			t.Fatal(err)
@@ -221,8 +404,8 @@ func checkLastGeneration(t *testing.T, out string) {
 				t.Errorf("member %d, row %d: clip %v, the plan's %v", k, i, c, pm.Hyper["clip"])
 			}
 		}
-		if rows != 4 {
-			t.Errorf("member %d: %d rows in the last generation, want 4", k, rows)
+		if want := int((def.Frames - pm.Start) / 64); rows != want {
+			t.Errorf("member %d: %d rows in the last generation, want %d", k, rows, want)
 		}
 	}
 }
@@ -288,5 +471,117 @@ func TestLastSpan(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A step whose copies chain (member 0 copies member 1 while member 1
+// copies member 2, as t-test selection may decide) stages member 1 before
+// overwriting it: member 0 gets member 1's run as it was at the ready
+// point, also when the step is stopped at any of its phases and redone.
+func TestChainedCopies(t *testing.T) {
+	dir := t.TempDir()
+	// prep sets up a population stopped after its first decision, whose
+	// record it rewrites into a chain; it returns the members' train.csv
+	// at the ready point.
+	prep := func(name string) (string, [][]byte) {
+		out := setup(t, filepath.Join(dir, name), popmethod.PBT, 3)
+		if _, err := runPop(t, out, 2); !errors.Is(err, errKilled) { // decided@0
+			t.Fatal(err)
+		}
+		st, ok, err := ReadStep(out, 0)
+		if err != nil || !ok {
+			t.Fatal(err)
+		}
+		for k, donor := range []int{1, 2, -1} {
+			st.Members[k].Donor, st.Members[k].Ops = donor, nil
+			if donor >= 0 {
+				st.Members[k].Next = st.Members[donor].Hyper
+			}
+		}
+		if err := WriteStep(out, st); err != nil {
+			t.Fatal(err)
+		}
+		def, _ := ReadDefinition(out)
+		var csvs [][]byte
+		for k := range 3 {
+			b, err := os.ReadFile(filepath.Join(def.MemberDir(out, k), rundir.TrainCSV))
+			if err != nil {
+				t.Fatal(err)
+			}
+			csvs = append(csvs, b)
+		}
+		return out, csvs
+	}
+	ref, before := prep("ref")
+	phases, err := runWith(t, ref, 0, func(p Phase, g int) {
+		if p != PhasePlanned || g != 0 {
+			return
+		}
+		def, _ := ReadDefinition(ref)
+		for k, from := range []int{1, 2, 2} {
+			b, _ := os.ReadFile(filepath.Join(def.MemberDir(ref, k), rundir.TrainCSV))
+			if string(b) != string(before[from]) {
+				t.Errorf("after the step, member %d's train.csv is not member %d's at the ready point", k, from)
+			}
+		}
+		if _, err := os.Stat(stageDir(ref, 0)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the stage folder is left after the step: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "trained@0 staged@0 copied@0 copied@0 logged@0 planned@0"; !strings.HasPrefix(strings.Join(phases, " "), want) {
+		t.Fatalf("phases %v, want them to start %s", phases, want)
+	}
+	for stop := 2; stop <= 6; stop++ { // the step's phases
+		t.Run(phases[stop-1], func(t *testing.T) {
+			out, _ := prep(fmt.Sprint(stop))
+			if _, err := runPop(t, out, stop); !errors.Is(err, errKilled) {
+				t.Fatalf("stop at %d: %v", stop, err)
+			}
+			if _, err := runPop(t, out, 0); err != nil {
+				t.Fatal(err)
+			}
+			samePopulation(t, out, ref, 3)
+		})
+	}
+}
+
+// Random search trains one generation of the whole budget, exploits
+// nobody, and names as best the member with the highest final evaluation
+// (popmethod.Best).
+func TestRandomSearch(t *testing.T) {
+	out := setupCase(t, t.TempDir(), popCase{method: popmethod.RandomSearch, size: 3})
+	def, err := ReadDefinition(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Generations() != 1 || def.Ready != def.Frames {
+		t.Fatalf("random search: %d generations of %d frames, want 1 of %d", def.Generations(), def.Ready, def.Frames)
+	}
+	phases, err := runPop(t, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(phases, " "); got != "trained@0 finished@0" {
+		t.Errorf("phases %s", got)
+	}
+	res, err := ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := make([]float64, len(res.Members))
+	for k, m := range res.Members {
+		if m.FinalEvalReturn == nil || m.Frames != 768 {
+			t.Fatalf("member %d: %+v, want a final evaluation at 768 frames", k, m)
+		}
+		evals[k] = *m.FinalEvalReturn
+	}
+	if best, _ := popmethod.Best(evals); res.Best != best {
+		t.Errorf("best member %d, popmethod.Best %d", res.Best, best)
+	}
+	if count := events(t, out); count[EventExploit] != 0 || count[EventEnd] != 3 {
+		t.Errorf("log events %v, want 3 end and no exploit", count)
 	}
 }

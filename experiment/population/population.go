@@ -13,6 +13,11 @@
 // Slurm backend (SubmitGeneration) chains the same phases as job arrays and
 // dependent jobs.
 //
+// Every method runs on these generations: PBT, PB2 and MF-PBT step
+// between them; random search has one generation of the whole budget;
+// successive halving's generations are its rungs (Definition.Rungs), and
+// only the members Alive in a rung train in it (see halving.go).
+//
 // # Layout
 //
 //	population.json          the definition (Definition), written once
@@ -23,9 +28,13 @@
 //	                         where its interval starts and the frame target
 //	generations/step-G.json  the step after generation G (Step): every member's score,
 //	                         donor and next configuration, written before it is applied
+//	generations/stage-G/     while the step after G is applied: the donors it also
+//	                         overwrites (t-test selection's chains), staged first
 //	result.json              written when the last generation has trained (Result)
 //	.lock                    held by the process that runs the population
-//	<env>/<method>/seed<S>/  member k's run folder, S = MemberSeed(seed, size, k)
+//	<env>/<method>/seed<S>/  member k's run folder, S = MemberSeed(seed, size, k); under
+//	                         t-test selection it also holds episodes.csv, every
+//	                         training episode's return (the t-test's data)
 //
 // G is written with four digits (plan-0003.json).
 //
@@ -35,7 +44,10 @@
 // the log, which is appended and fsync'd. A generation is trained when
 // every member's checkpoint holds its target; the step after it is decided
 // once (step-G.json), then applied: the exploited members' folders become
-// copies of their donors' (rundir.CopyRun, redone whole if cut short), the
+// copies of their donors' (rundir.CopyRun, redone whole if cut short; a
+// donor that the step also overwrites is copied to stage-G first, and
+// stage-G is renamed into place complete, so every redone copy reads its
+// donor as it was at the ready point), the
 // step's log records are appended (AppendGeneration first cuts any record
 // of this generation or later, torn or complete, so a redone step never
 // duplicates one), and plan-(G+1).json is written last: its presence marks
@@ -123,20 +135,45 @@ func (d *Definition) Validate() error {
 	if err := d.Settings.Validate(); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	if err := d.Settings.ValidateSize(d.Size); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if d.Settings.Method == popmethod.Halving {
+		if _, err := d.Rungs(); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+	}
 	return nil
+}
+
+// Rungs is a successive halving population's schedule (popmethod.Rungs of
+// its size, eta and min frames up to its frame budget): generation g is
+// rung g. Other methods have none.
+func (d *Definition) Rungs() ([]popmethod.Rung, error) {
+	if d.Settings.Method != popmethod.Halving {
+		return nil, nil
+	}
+	return popmethod.Rungs(d.Size, d.Settings.Eta, d.Settings.MinFrames, d.Frames)
 }
 
 // MaxGenerations bounds the number of generations.
 const MaxGenerations = 10000
 
-// Generations is the number of generations: ⌈frames / ready⌉.
+// Generations is the number of generations: ⌈frames / ready⌉, or for
+// successive halving the number of rungs.
 func (d *Definition) Generations() int {
+	if r, err := d.Rungs(); err == nil && len(r) > 0 {
+		return len(r)
+	}
 	return int((d.Frames + d.Ready - 1) / d.Ready)
 }
 
 // Target is generation g's frame target: (g+1)·ready, the budget for the
-// last generation.
+// last generation; for successive halving, rung g's frames.
 func (d *Definition) Target(g int) int64 {
+	if r, err := d.Rungs(); err == nil && g >= 0 && g < len(r) {
+		return r[g].Frames
+	}
 	return min(int64(g+1)*d.Ready, d.Frames)
 }
 

@@ -70,7 +70,8 @@ type Submitted struct {
 }
 
 // SubmitGeneration submits generation g of the population in out (an
-// absolute path) to Slurm: the members' array and the step job that
+// absolute path) to Slurm: the array of the members that train in it
+// (all but those successive halving stopped) and the step job that
 // depends on it. The array is recorded in compare.json (so `hyperctl
 // status` maps its tasks to the member folders) before the step is
 // submitted.
@@ -92,8 +93,15 @@ func SubmitGeneration(ctx context.Context, r slurm.Runner, out string, g int) (S
 		return sub, fmt.Errorf("population: %w", err)
 	}
 	s := slurm.Script{Binary: be.Binary, LogDir: logs, WorkDir: out, Options: opts, Command: []string{"population", "member"}}
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return sub, err
+	}
 	var runs []string
 	for k := range def.Size {
+		if !alive[k] {
+			continue // stopped by successive halving: no task
+		}
 		md := def.MemberDir(out, k)
 		s.Tasks = append(s.Tasks, slurm.Task{Dir: md, Args: []string{"--out", out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}})
 		rel, _ := filepath.Rel(out, md)

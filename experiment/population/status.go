@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
 
 // Status is what `hyperctl status` says about a population folder
@@ -28,6 +30,9 @@ type Status struct {
 	Origins  []int `json:"origins"`
 	Lineages []int `json:"lineages"`
 	OneSince *int  `json:"one_lineage_since_generation,omitempty"`
+	// FramesUsed is the frames all members trained together (successive
+	// halving, finished: Result.FramesUsed).
+	FramesUsed *int64 `json:"frames_used,omitempty"`
 }
 
 // ReadStatus reads dir as a population folder; ok is false when dir holds
@@ -62,6 +67,10 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 		if _, k, ret, err := res.BestMember(dir); err == nil {
 			ps.Best, ps.BestReturn = &k, &ret
 		}
+		if def.Settings.Method == popmethod.Halving {
+			used := res.FramesUsed()
+			ps.FramesUsed = &used
+		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
@@ -79,6 +88,9 @@ func WriteStatus(w io.Writer, ps Status) error {
 	fmt.Fprintf(w, "population: %s, %d members, %d of %d generations logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, state)
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
+	}
+	if ps.FramesUsed != nil {
+		fmt.Fprintf(w, "; %d frames used", *ps.FramesUsed)
 	}
 	fmt.Fprintln(w)
 	return WriteLineages(w, ps)

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"os"
 	"path/filepath"
+	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 )
@@ -20,6 +24,9 @@ import (
 // population's lock; StepAfter takes each copied folder's lock.
 func StepAfter(out string, g int, hook Hook) error {
 	if _, done, err := ReadPlan(out, g+1); err != nil || done {
+		if err == nil {
+			err = os.RemoveAll(stageDir(out, g)) // left by a kill after the plan
+		}
 		return err
 	}
 	def, err := ReadDefinition(out)
@@ -58,18 +65,26 @@ func StepAfter(out string, g int, hook Hook) error {
 	if len(st.Members) != def.Size {
 		return fmt.Errorf("population step: the record of generation %d has %d members, the population %d", g, len(st.Members), def.Size)
 	}
+	src, err := stageDonors(out, def, st, hook)
+	if err != nil {
+		return fmt.Errorf("population step after generation %d: %w", g, err)
+	}
 	for k, m := range st.Members {
 		if m.Donor < 0 {
 			continue
 		}
-		if err := copyMember(def.MemberDir(out, m.Donor), def.MemberDir(out, k)); err != nil {
+		if err := copyMember(src(m.Donor), def.MemberDir(out, k)); err != nil {
 			return fmt.Errorf("population step after generation %d: member %d copies member %d: %w", g, k, m.Donor, err)
 		}
 		if err := call(hook, PhaseCopied, g); err != nil {
 			return err
 		}
 	}
-	if err := AppendGeneration(out, g, stepRecords(st)); err != nil {
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return err
+	}
+	if err := AppendGeneration(out, g, stepRecords(st, alive)); err != nil {
 		return err
 	}
 	if err := call(hook, PhaseLogged, g); err != nil {
@@ -86,7 +101,64 @@ func StepAfter(out string, g int, hook Hook) error {
 	if err := WritePlan(out, next); err != nil {
 		return err
 	}
+	if err := os.RemoveAll(stageDir(out, g)); err != nil {
+		return err
+	}
 	return call(hook, PhasePlanned, g)
+}
+
+// stageDir holds the staged donors of the step after generation g.
+func stageDir(out string, g int) string {
+	return filepath.Join(out, GenerationsDir, fmt.Sprintf("stage-%04d", g))
+}
+
+// stageDonors makes every copy of a step read its donor as it was at the
+// ready point, however often the step is redone. A donor that is itself
+// overwritten in the step (a chain: i copies j while j copies k; only
+// t-test selection makes them) is first copied into the stage folder,
+// which is renamed into place complete, before any member is overwritten;
+// its readers copy from there. A step without chains stages nothing, and
+// every donor is read from its own folder, which the step never writes.
+// It returns where each donor is read from.
+func stageDonors(out string, def Definition, st Step, hook Hook) (func(d int) string, error) {
+	staged := map[int]bool{}
+	for _, m := range st.Members {
+		if m.Donor >= 0 && st.Members[m.Donor].Donor >= 0 {
+			staged[m.Donor] = true
+		}
+	}
+	stage := stageDir(out, st.Generation)
+	src := func(d int) string {
+		if staged[d] {
+			return filepath.Join(stage, fmt.Sprintf("member-%d", d))
+		}
+		return def.MemberDir(out, d)
+	}
+	if len(staged) == 0 {
+		return src, nil
+	}
+	if _, err := os.Stat(stage); err == nil {
+		return src, nil // staged by an earlier attempt: members may be overwritten since
+	}
+	tmp := stage + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, err
+	}
+	for d := range def.Size {
+		if !staged[d] {
+			continue
+		}
+		if err := copyMember(def.MemberDir(out, d), filepath.Join(tmp, fmt.Sprintf("member-%d", d))); err != nil {
+			return nil, fmt.Errorf("staging donor %d: %w", d, err)
+		}
+	}
+	if err := os.Rename(tmp, stage); err != nil {
+		return nil, fmt.Errorf("staging donors: %w", err)
+	}
+	if err := safefile.SyncDir(filepath.Dir(stage)); err != nil {
+		return nil, fmt.Errorf("staging donors: %w", err)
+	}
+	return src, call(hook, PhaseStaged, st.Generation)
 }
 
 func call(hook Hook, p Phase, g int) error {
@@ -117,18 +189,27 @@ func copyMember(src, dst string) error {
 // generations' records.
 func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, error) {
 	g := plan.Generation
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return Step{}, err
+	}
 	in := popmethod.Input{Settings: def.Settings, Space: sp, Seed: uint64(def.Seed), Generation: g}
 	for k, pm := range plan.Members {
 		r, err := Score(def.MemberDir(out, k))
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
 		}
-		if r.Frames < plan.Target {
+		if alive[k] && r.Frames < plan.Target {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d is at %d frames, short of the target %d: it has not finished this generation (see its train.log)", g, k, r.Frames, plan.Target)
 		}
 		iv, err := interval(sp, pm, r.Frames, r.Score)
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
+		}
+		if def.Settings.Selection == popmethod.SelectTTest {
+			if iv.Returns, err = rundir.LatestReturns(def.MemberDir(out, k), def.Settings.TTestEpisodes); err != nil {
+				return Step{}, fmt.Errorf("population step after generation %d: member %d: t-test selection's episode returns: %w", g, k, err)
+			}
 		}
 		in.Members = append(in.Members, iv)
 	}
@@ -149,8 +230,12 @@ func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, e
 			in.History = append(in.History, iv)
 		}
 	}
-	ds, err := popmethod.Step(in)
-	if err != nil {
+	var ds []popmethod.Decision
+	if def.Settings.Method == popmethod.Halving { // promotion reads the record's scores (Alive)
+		for _, m := range in.Members {
+			ds = append(ds, popmethod.Decision{Donor: -1, From: -1, Config: m.Config})
+		}
+	} else if ds, err = popmethod.Step(in); err != nil {
 		return Step{}, err
 	}
 	st := Step{Generation: g}
@@ -177,11 +262,18 @@ func interval(sp controller.Space, pm PlanMember, end int64, score float64) (pop
 	return popmethod.Interval{Start: float64(pm.Start), End: float64(end), Before: pm.Before, HaveBefore: pm.HaveBefore, After: score, Config: c}, nil
 }
 
-// stepRecords are a step's log records: every member's ready record, then
-// each exploited member's exploit and explore.
-func stepRecords(st Step) []Record {
+// stepRecords are a step's log records: every alive member's ready
+// record, then each exploited member's exploit and explore. The explore
+// record's old configuration is the one the new was made from: the
+// donor's, except for an MF-PBT migrant that takes its own
+// sub-population's best member's configuration as it is (all its ops
+// "copy"), whose old is its new.
+func stepRecords(st Step, alive []bool) []Record {
 	var recs []Record
 	for k, m := range st.Members {
+		if !alive[k] {
+			continue
+		}
 		recs = append(recs, Record{Generation: st.Generation, Event: EventReady, Member: k, Frames: m.Frames, Score: ptr(m.Score), Hyper: m.Hyper})
 	}
 	for k, m := range st.Members {
@@ -189,11 +281,25 @@ func stepRecords(st Step) []Record {
 			continue
 		}
 		d := st.Members[m.Donor]
+		old := d.Hyper
+		if copied(m.Ops) {
+			old = m.Next
+		}
 		recs = append(recs,
 			Record{Generation: st.Generation, Event: EventExploit, Member: k, Frames: d.Frames, Score: ptr(m.Score), From: ptr(m.Donor), FromScore: ptr(d.Score)},
-			Record{Generation: st.Generation, Event: EventExplore, Member: k, Frames: d.Frames, Old: d.Hyper, New: m.Next, Ops: m.Ops})
+			Record{Generation: st.Generation, Event: EventExplore, Member: k, Frames: d.Frames, Old: old, New: m.Next, Ops: m.Ops})
 	}
 	return recs
+}
+
+// copied reports whether every op is an MF-PBT migrant's "copy".
+func copied(ops map[string]string) bool {
+	for _, op := range ops {
+		if op != "copy" {
+			return false
+		}
+	}
+	return len(ops) > 0
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -216,26 +322,40 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	if err != nil || !ok || !def.Last(g) {
 		return Result{}, fmt.Errorf("population: generation %d is not the last planned one (%v)", g, err)
 	}
+	alive, err := Alive(out, def, g)
+	if err != nil {
+		return Result{}, err
+	}
 	res := Result{Best: -1}
 	var recs []Record
-	best := 0.0
+	evals := make([]float64, def.Size)
 	for k := range def.Size {
 		dir := def.MemberDir(out, k)
-		sum, err := rundir.ReadSummary(dir)
-		if err != nil {
-			return res, fmt.Errorf("population: member %d has not finished (%s): %w", k, dir, err)
-		}
+		rel, _ := filepath.Rel(out, dir)
 		r, err := Score(dir)
 		if err != nil {
 			return res, fmt.Errorf("population: member %d: %w", k, err)
 		}
-		rel, _ := filepath.Rel(out, dir)
+		evals[k] = math.NaN()
+		if !alive[k] { // stopped by successive halving at an earlier rung
+			res.Members = append(res.Members, ResultMember{Dir: rel, Frames: r.Frames, Score: r.Score})
+			continue
+		}
+		sum, err := rundir.ReadSummary(dir)
+		if err != nil {
+			return res, fmt.Errorf("population: member %d has not finished (%s): %w", k, dir, err)
+		}
 		res.Members = append(res.Members, ResultMember{Dir: rel, Frames: sum.Frames, FinalEvalReturn: sum.FinalEvalReturn, Score: r.Score})
 		recs = append(recs, Record{Generation: g, Event: EventEnd, Member: k, Frames: sum.Frames, Score: ptr(r.Score),
 			Hyper: plan.Members[k].Hyper, EvalReturn: sum.FinalEvalReturn})
-		if e := sum.FinalEvalReturn; e != nil && (res.Best < 0 || *e > best) {
-			res.Best, best = k, *e
+		if e := sum.FinalEvalReturn; e != nil {
+			evals[k] = *e
 		}
+	}
+	if best, err := popmethod.Best(evals); err == nil {
+		res.Best = best
+	} else if slices.ContainsFunc(evals, func(e float64) bool { return !math.IsNaN(e) }) {
+		return res, fmt.Errorf("population %s: %w", out, err)
 	}
 	if err := AppendGeneration(out, g, recs); err != nil {
 		return res, err

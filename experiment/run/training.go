@@ -59,6 +59,10 @@ type Options struct {
 	// holds Until frames returns at once. A population trains its members
 	// generation by generation this way.
 	Until int64
+	// Episodes records every finished training episode's return in the
+	// run folder's episodes.csv (rundir.EpisodeLog), for a population's
+	// t-test selection.
+	Episodes bool
 }
 
 // Result says what Train did.
@@ -184,6 +188,7 @@ type session struct {
 
 	tlog *rundir.TrainLog
 	elog *rundir.EvalLog
+	eps  *rundir.EpisodeLog // nil unless Options.Episodes
 	vids *videoRecorder
 	art  *artifacts
 
@@ -243,9 +248,9 @@ func (s *session) resume() error {
 	return nil
 }
 
-// open writes config.toml and opens what the run appends to: train.csv
-// and eval.csv (cut after the checkpoint), the videos and the artifacts
-// (events, policies).
+// open writes config.toml and opens what the run appends to: train.csv,
+// eval.csv and (Options.Episodes) episodes.csv, cut after the checkpoint,
+// the videos and the artifacts (events, policies).
 func (s *session) open() error {
 	var err error
 	if err = safefile.WriteAtomic(filepath.Join(s.out, rundir.ConfigFile), []byte(s.plan.Text)); err != nil {
@@ -256,6 +261,11 @@ func (s *session) open() error {
 	}
 	if s.elog, err = rundir.OpenEvalLog(s.out, s.ps.Iteration); err != nil {
 		return err
+	}
+	if s.opts.Episodes {
+		if s.eps, err = rundir.OpenEpisodeLog(s.out, s.ps.Iteration); err != nil {
+			return err
+		}
 	}
 	if s.vids, err = startVideos(s.out, s.reuse, s.ps.Iteration, s.plan.Seed, s.opts); err != nil {
 		return err
@@ -271,6 +281,9 @@ func (s *session) close() {
 	}
 	if s.elog != nil {
 		s.elog.Close()
+	}
+	if s.eps != nil {
+		s.eps.Close()
 	}
 	if s.tlog != nil {
 		s.tlog.Close()
@@ -313,6 +326,17 @@ func (s *session) train(ctx context.Context) (Result, error) {
 	return s.finish()
 }
 
+// appendRows appends an iteration's episodes to episodes.csv (when the
+// run records them), then its train.csv row.
+func (s *session) appendRows(st ppo.IterStats, row rundir.TrainRow) error {
+	if s.eps != nil {
+		if err := s.eps.Append(st.Iteration, st.TotalFrames, st.Returns); err != nil {
+			return err
+		}
+	}
+	return s.tlog.Append(row)
+}
+
 // iteration records one iteration: its train.csv row and artifacts, its
 // evaluation if any, then a checkpoint when one is due or the run pauses
 // here, and the monitor.
@@ -324,7 +348,7 @@ func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
 	if err != nil {
 		return err
 	}
-	if err := s.tlog.Append(row); err != nil {
+	if err := s.appendRows(st, row); err != nil {
 		return err
 	}
 	if err := s.art.iteration(rep, row); err != nil {
