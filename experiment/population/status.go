@@ -28,20 +28,25 @@ type Status struct {
 	Origins  []int `json:"origins"`
 	Lineages []int `json:"lineages"`
 	OneSince *int  `json:"one_lineage_since_generation,omitempty"`
+	// Legacy: some of its files were written without checksums (by
+	// hyperctl before population files were sealed); they are read, but
+	// a damaged byte in them would go unnoticed.
+	Legacy bool `json:"legacy_unsealed,omitempty"`
 }
 
 // ReadStatus reads dir as a population folder; ok is false when dir holds
 // no population.json.
 func ReadStatus(dir string) (ps Status, ok bool, err error) {
-	def, err := ReadDefinition(dir)
+	def, legacy, err := ReadDefinitionLegacy(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ps, false, nil
 	}
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
-	recs, err := ReadLog(dir)
+	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations(), Legacy: legacy}
+	recs, legacy, err := ReadLogLegacy(dir)
+	ps.Legacy = ps.Legacy || legacy
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
@@ -56,9 +61,9 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch res, err := ReadResult(dir); {
+	switch res, legacy, err := ReadResultLegacy(dir); {
 	case err == nil:
-		ps.Finished = true
+		ps.Finished, ps.Legacy = true, ps.Legacy || legacy
 		if _, k, ret, err := res.BestMember(dir); err == nil {
 			ps.Best, ps.BestReturn = &k, &ret
 		}
@@ -79,6 +84,9 @@ func WriteStatus(w io.Writer, ps Status) error {
 	fmt.Fprintf(w, "population: %s, %d members, %d of %d generations logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, state)
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
+	}
+	if ps.Legacy {
+		fmt.Fprint(w, "; legacy files without checksums (read as they are; it cannot be continued)")
 	}
 	fmt.Fprintln(w)
 	return WriteLineages(w, ps)
