@@ -134,7 +134,15 @@ func parseLogLegacy(path string, b []byte, strict Strictness) (recs []Record, en
 	for line := 1; off < len(b); line++ {
 		nl := bytes.IndexByte(b[off:], '\n')
 		if nl < 0 {
-			break // a torn last line
+			// A last line without its newline is torn (a write cut
+			// short) and left out, unless it is a whole sealed record
+			// and one more byte: then its newline was changed.
+			if tail := b[off:]; len(tail) > 1 {
+				if _, _, err := openRecord(tail[:len(tail)-1], Sealed); err == nil {
+					return nil, nil, legacy, fmt.Errorf("%s: line %d is refused (the log is left as it is; restore the line, or start the population over in another folder): %w: its newline is changed", path, line, ErrDamaged)
+				}
+			}
+			break
 		}
 		r, old, err := openRecord(b[off:off+nl], strict)
 		if err != nil {
