@@ -73,17 +73,21 @@ func replaceFirst(after, old, new string) func([]byte) []byte {
 	}
 }
 
-// bumpDigit adds 1 (mod 10) to the first digit after the first
+// bumpDigit adds 1 (mod 10) to the (skip+1)-th digit after the first
 // occurrence of after.
-func bumpDigit(after string) func([]byte) []byte {
+func bumpDigit(after string, skip int) func([]byte) []byte {
 	return func(b []byte) []byte {
-		b = append([]byte{}, b...)
+		b, skip := append([]byte{}, b...), skip
 		i := bytes.Index(b, []byte(after))
 		if i < 0 {
 			panic(fmt.Sprintf("no %q", after))
 		}
 		for j := i + len(after); j < len(b); j++ {
 			if b[j] >= '0' && b[j] <= '9' {
+				if skip > 0 {
+					skip--
+					continue
+				}
 				b[j] = '0' + (b[j]-'0'+1)%10
 				return b
 			}
@@ -167,8 +171,8 @@ func TestDamage(t *testing.T) {
 				{"checkpoint of the explored member", ckpt(explored), false, flipAt(100, 0x01), []string{fmt.Sprintf("population member %d, generation 2", explored), "--force", "not be exact"}},
 				{"checkpoint of the kept member", ckpt(kept), false, flipAt(100, 0x01), nil},
 				{"middle log line", LogFile, false, lineEdit(2, replaceFirst("", `"`, "#")), []string{LogFile + ": line 2 is refused"}},
-				{"a digit of a step's score", step0, true, bumpDigit(`"score": `), []string{step0, "checksum mismatch"}},
-				{"a digit of a plan's clip", plan2, false, bumpDigit(`"clip": 0.`), []string{plan2, "checksum mismatch"}},
+				{"a digit of a step's score", step0, true, bumpDigit(`"score": `, 2), []string{step0, "checksum mismatch"}},
+				{"a digit of a plan's clip", plan2, false, bumpDigit(`"clip": 0.`, 2), []string{plan2, "checksum mismatch"}},
 				{"torn last log line, step redone", LogFile, false, func(b []byte) []byte { return b[:len(b)-9] }, nil},
 				{"last newline changed", LogFile, false, func(b []byte) []byte { return flipAt(len(b)-1, 0x20)(b) }, []string{LogFile + ": line", "newline is changed"}},
 			}

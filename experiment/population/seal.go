@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/hyperctl/hyperctl/envs/statecodec"
 )
@@ -94,15 +93,8 @@ func splitFileSeal(b []byte) (body []byte, ok bool, err error) {
 	if len(b) < n+11 || string(b[n+8:n+11]) != "\",\n" {
 		return nil, true, fmt.Errorf("%w: its checksum line is cut or changed", ErrDamaged)
 	}
-	want, err := strconv.ParseUint(string(b[n:n+8]), 16, 32)
-	if err != nil {
-		return nil, true, fmt.Errorf("%w: checksum %q is not 8 hex digits", ErrDamaged, b[n:n+8])
-	}
 	body = append([]byte("{\n"), bytes.TrimSuffix(b[n+11:], []byte("\n"))...)
-	if got := statecodec.Checksum(body); uint32(want) != got {
-		return nil, true, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrDamaged, want, got)
-	}
-	return body, true, nil
+	return body, true, checkSum(b[n:n+8], body)
 }
 
 // recordSealSuffix closes a sealed log record before its 8 hex digits and
@@ -130,13 +122,9 @@ func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err erro
 		if string(line[len(line)-2:]) != "\"}" {
 			return r, false, fmt.Errorf("%w: its checksum field is changed", ErrDamaged)
 		}
-		want, err := strconv.ParseUint(string(hex), 16, 32)
-		if err != nil {
-			return r, false, fmt.Errorf("%w: checksum %q is not 8 hex digits", ErrDamaged, hex)
-		}
 		body := append(append([]byte{}, line[:i]...), '}')
-		if got := statecodec.Checksum(body); uint32(want) != got {
-			return r, false, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x)", ErrDamaged, want, got)
+		if err := checkSum(hex, body); err != nil {
+			return r, false, err
 		}
 		return r, false, decodeStrict(body, &r)
 	}
@@ -144,6 +132,15 @@ func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err erro
 		return r, true, ErrUnsealed
 	}
 	return r, true, decodeStrict(line, &r)
+}
+
+// checkSum compares a stored checksum (8 lowercase hex digits, as sealing
+// writes them) with the CRC-32C of body; a mismatch wraps ErrDamaged.
+func checkSum(stored, body []byte) error {
+	if got := fmt.Sprintf("%08x", statecodec.Checksum(body)); string(stored) != got {
+		return fmt.Errorf("%w: checksum mismatch (stored %q, computed %q)", ErrDamaged, stored, got)
+	}
+	return nil
 }
 
 // decodeStrict decodes one JSON value with no unknown field and nothing
