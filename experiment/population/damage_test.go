@@ -2,6 +2,7 @@ package population
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -303,5 +304,34 @@ func TestInitRefusesOtherFolders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A population written before sealing is accepted by Init only when it is
+// finished (to be read); an unfinished one is refused with the file named.
+func TestInitLegacy(t *testing.T) {
+	def, run, err := Define(members(t), Spec{Method: popmethod.PBT, Size: 2, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, finished := range []bool{true, false} {
+		out := t.TempDir()
+		files := map[string]any{DefinitionFile: def}
+		if finished {
+			files[ResultFile] = Result{Best: -1}
+		}
+		for name, v := range files {
+			b, _ := json.MarshalIndent(v, "", "  ") // hyperctl's writer before sealing
+			if err := os.WriteFile(filepath.Join(out, name), append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := Init(out, def, run)
+		switch {
+		case finished && err != nil:
+			t.Errorf("a finished legacy population is refused: %v", err)
+		case !finished && (!errors.Is(err, ErrUnsealed) || !strings.Contains(err.Error(), DefinitionFile)):
+			t.Errorf("an unfinished legacy population: %v", err)
+		}
 	}
 }

@@ -47,16 +47,17 @@ func Neutral(r configs.Run) (string, error) {
 // `hyperctl status` and `hyperctl report`) and generation 0's plan, unless
 // they exist. An existing folder must hold the same population (the error
 // shows the difference), or nothing: a folder with files but no
-// population.json (a run folder, anything else) is refused.
+// population.json (a run folder, anything else) is refused. A legacy
+// (unsealed) population is accepted only when finished (initLegacy).
 func Init(out string, def Definition, base configs.Run) error {
 	old, err := ReadDefinition(out)
 	switch {
 	case err == nil:
-		if d := old.Same(&def); d != "" {
-			return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
+		if err := sameDefinition(out, old, def); err != nil {
+			return err
 		}
 	case errors.Is(err, ErrUnsealed):
-		return fmt.Errorf("%w; such a population is read by status and report, not continued: start it over in another --out", err)
+		return initLegacy(out, def, err)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return fmt.Errorf("population: %w", err)
@@ -97,6 +98,34 @@ func Init(out string, def Definition, base configs.Run) error {
 		p.Members = append(p.Members, PlanMember{Hyper: space.Map(c)})
 	}
 	return WritePlan(out, p)
+}
+
+// initLegacy is Init for a folder whose population.json has no checksum
+// (written before population files were sealed): a finished population of
+// the same definition is accepted as it is, to be read (its result is
+// final, and nothing of it steers training any more); an unfinished one is
+// refused, since its plans and steps cannot be checked.
+func initLegacy(out string, def Definition, unsealed error) error {
+	old, _, err := ReadDefinitionLegacy(out)
+	if err != nil {
+		return err
+	}
+	if err := sameDefinition(out, old, def); err != nil {
+		return err
+	}
+	if _, _, err := ReadResultLegacy(out); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another --out", unsealed)
+}
+
+// sameDefinition refuses a folder holding another population than def,
+// showing the difference.
+func sameDefinition(out string, old, def Definition) error {
+	if d := old.Same(&def); d != "" {
+		return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
+	}
+	return nil
 }
 
 // checkEmpty refuses a folder meant for a new population that holds
