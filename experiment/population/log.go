@@ -18,8 +18,9 @@ const (
 	EventEnd     = "end"     // a member finished its budget: its frames, score and final evaluation
 )
 
-// Record is one line of the population log (population.jsonl). Maps are
-// written with sorted keys, so equal records are equal lines.
+// Record is one line of the population log (population.jsonl), sealed:
+// its JSON ends with a "crc32c" field over the rest of the line (seal.go).
+// Maps are written with sorted keys, so equal records are equal lines.
 type Record struct {
 	Generation int                `json:"generation"`
 	Event      string             `json:"event"`

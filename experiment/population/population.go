@@ -29,6 +29,23 @@
 //
 // G is written with four digits (plan-0003.json).
 //
+// # Seals
+//
+// population.json, the plans, the steps and result.json open with a
+// "crc32c" field, and every log record ends with one: the CRC-32C of the
+// rest of the file or line (statecodec.Checksum, the checksum of the run
+// folder's checkpoints; seal.go says which bytes it covers). A file or
+// record that fails its check is refused with its name (and line), never
+// used, and never cut from the log: only a torn last line (no newline)
+// is. A member's resume from a checkpoint older than its current settings
+// (the previous checkpoint, when the newest fails its check) is refused
+// naming the member, since it would redo rows with other settings; one
+// that redoes rows with the settings they had is exact and goes ahead.
+// Files written before seals existed are legacy: status, report and eval
+// read them (status says so), and `hyperctl population` accepts a finished
+// legacy population as it is, but continues none. compare.json steers
+// nothing and is not sealed.
+//
 // # Crash safety
 //
 // Every file is written atomically (temporary file, fsync, rename) except
