@@ -259,7 +259,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if err := population.Init(f.out, def, run); err != nil {
 		return err
 	}
-	if r, err := population.ReadResult(f.out); err == nil {
+	if r, _, err := population.ReadResultLegacy(f.out); err == nil { // a finished population is only read
 		return printResult(cmd, f.out, r, "already finished")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err

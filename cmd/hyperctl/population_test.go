@@ -220,6 +220,19 @@ func TestPopulationUsage(t *testing.T) {
 	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"); code != 1 || !strings.Contains(e, "less than one iteration may collect (6000 frames") {
 		t.Errorf("--ready below one batch: exit %d\n%s", code, e)
 	}
+	// An --out holding a train run folder (issue 40) is refused, and
+	// nothing is written beside the run's files.
+	runDir := filepath.Join(dir, "trainrun")
+	os.MkdirAll(runDir, 0o755)
+	for _, f := range []string{"config.toml", "train.csv", "summary.json"} {
+		os.WriteFile(filepath.Join(runDir, f), []byte("x\n"), 0o644)
+	}
+	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", runDir, "--frames", "24000", "--ready", "6000"); code != 1 || !strings.Contains(e, "is not a population") {
+		t.Errorf("--out a train run folder: exit %d\n%s", code, e)
+	}
+	if ents, _ := os.ReadDir(runDir); len(ents) != 3 {
+		t.Errorf("--out a train run folder: %d entries after the refusal, want the run's 3", len(ents))
+	}
 	// A member trains only under population.
 	cfg := filepath.Join(dir, "m.toml")
 	text, err := os.ReadFile(popTestConfig)

@@ -14,9 +14,10 @@ import (
 // BestMember returns the run folder of a finished population's best member
 // (result.json's pick: the highest final evaluation return), its index and
 // that return. An unfinished population, or one whose members never
-// evaluated, is an error naming the folder.
+// evaluated, is an error naming the folder. It reads nothing that steers
+// training, so a legacy (unsealed) result.json is accepted.
 func BestMember(out string) (dir string, k int, ret float64, err error) {
-	r, err := ReadResult(out)
+	r, _, err := ReadResultLegacy(out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", -1, 0, fmt.Errorf("population %s is not finished (no %s yet), so it has no best member", out, ResultFile)
 	}

@@ -2,7 +2,6 @@ package population
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,9 @@ const (
 	EventEnd     = "end"     // a member finished its budget: its frames, score and final evaluation
 )
 
-// Record is one line of the population log (population.jsonl). Maps are
-// written with sorted keys, so equal records are equal lines.
+// Record is one line of the population log (population.jsonl), sealed:
+// its JSON ends with a "crc32c" field over the rest of the line (seal.go).
+// Maps are written with sorted keys, so equal records are equal lines.
 type Record struct {
 	Generation int                `json:"generation"`
 	Event      string             `json:"event"`
@@ -40,11 +40,13 @@ type Record struct {
 // hundred bytes).
 const maxLogBytes = 256 << 20
 
-// AppendGeneration appends generation g's records to out's population log
-// and fsyncs it. It first cuts the log after the last complete record of an
-// earlier generation: a torn last line, and the records of g or later that
-// an interrupted earlier attempt of this step wrote, go, so the log never
-// holds a record twice.
+// AppendGeneration appends generation g's records, sealed, to out's
+// population log and fsyncs it. It first checks every complete record:
+// one that fails its check, or is unsealed, is an error naming the file
+// and line, and the log is left as it is. Then it cuts a torn last line
+// (one without its newline: a write cut short) and the records of g or
+// later that an interrupted earlier attempt of this step wrote, so the log
+// never holds a record twice.
 func AppendGeneration(out string, g int, recs []Record) error {
 	path := filepath.Join(out, LogFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -59,28 +61,27 @@ func AppendGeneration(out string, g int, recs []Record) error {
 	if len(b) > maxLogBytes {
 		return fmt.Errorf("population log %s: larger than %d bytes", path, maxLogBytes)
 	}
+	old, ends, err := parseLog(path, b, Sealed)
+	if err != nil {
+		return err
+	}
 	keep := 0
-	for keep < len(b) {
-		nl := bytes.IndexByte(b[keep:], '\n')
-		if nl < 0 {
-			break // a torn line
-		}
-		var r Record
-		if json.Unmarshal(b[keep:keep+nl], &r) != nil || r.Generation >= g {
+	for i, r := range old {
+		if r.Generation >= g {
 			break
 		}
-		keep += nl + 1
+		keep = ends[i]
 	}
 	var buf bytes.Buffer
 	for _, r := range recs {
 		if r.Generation != g {
 			return fmt.Errorf("population log: a record of generation %d among generation %d's", r.Generation, g)
 		}
-		line, err := json.Marshal(r)
+		line, err := sealRecord(r)
 		if err != nil {
 			return fmt.Errorf("population log: %w", err)
 		}
-		buf.Write(append(line, '\n'))
+		buf.Write(line)
 	}
 	if err := f.Truncate(int64(keep)); err != nil {
 		return fmt.Errorf("population log %s: %w", path, err)
@@ -94,24 +95,63 @@ func AppendGeneration(out string, g int, recs []Record) error {
 	return safefile.SyncDir(out)
 }
 
-// ReadLog reads out's population log, leaving out a torn last line; any
-// other line that is not a record is an error naming its line.
+// ReadLog reads out's population log, every record sealed, leaving out a
+// torn last line (one without its newline); a record that fails its check
+// or is unsealed is an error naming the file and line.
 func ReadLog(out string) ([]Record, error) {
+	recs, _, err := readLog(out, Sealed)
+	return recs, err
+}
+
+// ReadLogLegacy is ReadLog for readers that steer nothing (status,
+// report): it also accepts legacy (unsealed) records, and says whether it
+// met any.
+func ReadLogLegacy(out string) (recs []Record, legacy bool, err error) {
+	return readLog(out, Legacy)
+}
+
+func readLog(out string, strict Strictness) ([]Record, bool, error) {
 	path := filepath.Join(out, LogFile)
 	b, err := safefile.ReadRegular(path, maxLogBytes)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var recs []Record
-	for i, line := range bytes.SplitAfter(b, []byte("\n")) {
-		if len(line) == 0 || line[len(line)-1] != '\n' {
+	recs, _, legacy, err := parseLogLegacy(path, b, strict)
+	return recs, legacy, err
+}
+
+// parseLog is parseLogLegacy without the legacy flag; ends[i] is the
+// offset just past record i's newline.
+func parseLog(path string, b []byte, strict Strictness) (recs []Record, ends []int, err error) {
+	recs, ends, _, err = parseLogLegacy(path, b, strict)
+	return recs, ends, err
+}
+
+// parseLogLegacy checks and decodes every complete line of a log's bytes
+// b; a last line without its newline (torn) is left out. legacy reports an
+// unsealed record (an error unless strict is Legacy).
+func parseLogLegacy(path string, b []byte, strict Strictness) (recs []Record, ends []int, legacy bool, err error) {
+	off := 0
+	for line := 1; off < len(b); line++ {
+		nl := bytes.IndexByte(b[off:], '\n')
+		if nl < 0 {
+			// A last line without its newline is torn (a write cut
+			// short) and left out, unless it is a whole sealed record
+			// and one more byte: then its newline was changed.
+			if tail := b[off:]; len(tail) > 1 {
+				if _, _, err := openRecord(tail[:len(tail)-1], Sealed); err == nil {
+					return nil, nil, legacy, fmt.Errorf("%s: line %d is refused (the log is left as it is; restore the line, or start the population over in another folder): %w: its newline is changed", path, line, ErrDamaged)
+				}
+			}
 			break
 		}
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, i+1, err)
+		r, old, err := openRecord(b[off:off+nl], strict)
+		if err != nil {
+			return nil, nil, legacy, fmt.Errorf("%s: line %d is refused (the log is left as it is; restore the line, or start the population over in another folder): %w", path, line, err)
 		}
-		recs = append(recs, r)
+		legacy = legacy || old
+		off += nl + 1
+		recs, ends = append(recs, r), append(ends, off)
 	}
-	return recs, nil
+	return recs, ends, legacy, nil
 }

@@ -2,7 +2,9 @@ package population
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/rs/zerolog"
 
@@ -71,9 +73,16 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	if def.Last(g) {
 		until = 0
 	}
+	since, err := givenSince(out, plan, k)
+	if err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
+	}
 	dir := def.MemberDir(out, k)
-	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version,
+	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, GivenSince: since, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version,
 		Episodes: def.Settings.Selection == popmethod.SelectTTest})
+	if errors.Is(err, run.ErrInexactResume) {
+		return fmt.Errorf("population member %d, generation %d: refused, so that the population stays exact: %w. Restore the member's newest checkpoint, or start the population over in another --out (a population has no --force that would redo these rows inexactly)", k, g, err)
+	}
 	if err != nil {
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}
@@ -81,4 +90,33 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 		return fmt.Errorf("population member %d, generation %d: the run ended before its target of %d frames (its iterations cap is %d); raise iterations in the config", k, g, plan.Target, cfg.Iterations)
 	}
 	return nil
+}
+
+// givenSince is the frame count from which member k's configuration in
+// plan has been in force for every row of its run folder: its start in
+// plan's generation, or earlier while the generations before trained the
+// rows it holds (its own, or its donor's after an exploit) with the same
+// configuration. A resume from a checkpoint before it would not be exact.
+func givenSince(out string, plan Plan, k int) (int64, error) {
+	given := plan.Members[k].Hyper
+	since, cur := plan.Members[k].Start, k
+	for h := plan.Generation - 1; h >= 0; h-- {
+		st, ok1, err1 := ReadStep(out, h)
+		p, ok2, err2 := ReadPlan(out, h)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, err
+		}
+		if !ok1 || !ok2 || cur >= len(st.Members) || len(p.Members) != len(st.Members) {
+			return 0, fmt.Errorf("the plan and step of generation %d are missing or disagree", h)
+		}
+		src := cur
+		if d := st.Members[cur].Donor; d >= 0 {
+			src = d
+		}
+		if !maps.Equal(p.Members[src].Hyper, given) {
+			break
+		}
+		since, cur = p.Members[src].Start, src
+	}
+	return since, nil
 }

@@ -87,10 +87,11 @@ func genPath(out, kind string, g int) string {
 	return filepath.Join(out, GenerationsDir, fmt.Sprintf("%s-%04d.json", kind, g))
 }
 
-// WritePlan writes generation p.Generation's plan atomically.
+// WritePlan writes generation p.Generation's plan atomically, sealed.
 func WritePlan(out string, p Plan) error { return writeJSON(genPath(out, "plan", p.Generation), p) }
 
-// ReadPlan reads generation g's plan; ok is false when it does not exist.
+// ReadPlan reads generation g's sealed plan; ok is false when it does not
+// exist. A damaged or unsealed plan is an error naming the file.
 func ReadPlan(out string, g int) (Plan, bool, error) {
 	var p Plan
 	ok, err := readGenOK(out, "plan", g, &p)
@@ -100,14 +101,18 @@ func ReadPlan(out string, g int) (Plan, bool, error) {
 	return p, ok, err
 }
 
-// WriteStep writes the step after generation s.Generation atomically.
+// WriteStep writes the step after generation s.Generation atomically,
+// sealed.
 func WriteStep(out string, s Step) error { return writeJSON(genPath(out, "step", s.Generation), s) }
 
-// ReadStep reads the step after generation g; ok is false when it does not
-// exist.
+// ReadStep reads the sealed step after generation g; ok is false when it
+// does not exist. A damaged or unsealed step is an error naming the file.
 func ReadStep(out string, g int) (s Step, ok bool, err error) {
 	ok, err = readGenOK(out, "step", g, &s)
 	if err == nil && ok {
+		if s.Generation != g {
+			return s, false, fmt.Errorf("%s: generation %d", genPath(out, "step", g), s.Generation)
+		}
 		for i, m := range s.Members {
 			if !finite(m.Score) || m.Donor < -1 || m.Donor >= len(s.Members) {
 				return s, false, fmt.Errorf("%s: member %d: score %v, donor %d", genPath(out, "step", g), i, m.Score, m.Donor)
@@ -118,18 +123,28 @@ func ReadStep(out string, g int) (s Step, ok bool, err error) {
 }
 
 func readGenOK(out, kind string, g int, v any) (bool, error) {
-	err := readJSON(genPath(out, kind, g), v)
+	_, err := readJSON(genPath(out, kind, g), v, Sealed)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// WriteResult writes result.json atomically.
+// WriteResult writes result.json atomically, sealed.
 func WriteResult(out string, r Result) error { return writeJSON(filepath.Join(out, ResultFile), r) }
 
-// ReadResult reads result.json; a missing file matches fs.ErrNotExist.
+// ReadResult reads the sealed result.json; a missing file matches
+// fs.ErrNotExist, a damaged or unsealed one is an error naming it.
 func ReadResult(out string) (Result, error) {
 	var r Result
-	return r, readJSON(filepath.Join(out, ResultFile), &r)
+	_, err := readJSON(filepath.Join(out, ResultFile), &r, Sealed)
+	return r, err
+}
+
+// ReadResultLegacy is ReadResult for readers that steer nothing (status,
+// report, eval): it also accepts a legacy (unsealed) result.json, and says
+// so.
+func ReadResultLegacy(out string) (r Result, legacy bool, err error) {
+	legacy, err = readJSON(filepath.Join(out, ResultFile), &r, Legacy)
+	return r, legacy, err
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
@@ -45,18 +46,25 @@ func Neutral(r configs.Run) (string, error) {
 // config base (its seed and threads are ignored): it writes
 // population.json, compare.json (the members as a compare matrix, for
 // `hyperctl status` and `hyperctl report`) and generation 0's plan, unless
-// they exist. An existing folder must hold the same population; the error
-// shows the difference.
+// they exist. An existing folder must hold the same population (the error
+// shows the difference), or nothing: a folder with files but no
+// population.json (a run folder, anything else) is refused. A legacy
+// (unsealed) population is accepted only when finished (initLegacy).
 func Init(out string, def Definition, base configs.Run) error {
 	old, err := ReadDefinition(out)
 	switch {
 	case err == nil:
-		if d := old.Same(&def); d != "" {
-			return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
+		if err := sameDefinition(out, old, def); err != nil {
+			return err
 		}
+	case errors.Is(err, ErrUnsealed):
+		return initLegacy(out, def, err)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return fmt.Errorf("population: %w", err)
+		}
+		if err := checkEmpty(out); err != nil {
+			return err
 		}
 		if err := WriteDefinition(out, def); err != nil {
 			return err
@@ -91,6 +99,57 @@ func Init(out string, def Definition, base configs.Run) error {
 		p.Members = append(p.Members, PlanMember{Hyper: space.Map(c)})
 	}
 	return WritePlan(out, p)
+}
+
+// initLegacy is Init for a folder whose population.json has no checksum
+// (written before population files were sealed): a finished population of
+// the same definition is accepted as it is, to be read (its result is
+// final, and nothing of it steers training any more); an unfinished one is
+// refused, since its plans and steps cannot be checked.
+func initLegacy(out string, def Definition, unsealed error) error {
+	old, _, err := ReadDefinitionLegacy(out)
+	if err != nil {
+		return err
+	}
+	if err := sameDefinition(out, old, def); err != nil {
+		return err
+	}
+	if _, _, err := ReadResultLegacy(out); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another --out", unsealed)
+}
+
+// sameDefinition refuses a folder holding another population than def,
+// showing the difference.
+func sameDefinition(out string, old, def Definition) error {
+	if d := old.Same(&def); d != "" {
+		return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
+	}
+	return nil
+}
+
+// checkEmpty refuses a folder meant for a new population that holds
+// anything but hidden entries (an interrupted atomic write's temporary
+// file, the population's lock).
+func checkEmpty(out string) error {
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("population: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(names) > 5 {
+		names = append(names[:5], "…")
+	}
+	return fmt.Errorf("--out %s holds files but no %s, so it is not a population (it holds %s); use another --out, an empty or new folder", out, DefinitionFile, strings.Join(names, ", "))
 }
 
 // Lock takes the population folder's lock: one process runs its phases

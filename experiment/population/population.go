@@ -38,10 +38,30 @@
 //
 // G is written with four digits (plan-0003.json).
 //
+// # Seals
+//
+// population.json, the plans, the steps and result.json open with a
+// "crc32c" field, and every log record ends with one: the CRC-32C of the
+// rest of the file or line (statecodec.Checksum, the checksum of the run
+// folder's checkpoints; seal.go says which bytes it covers). A file or
+// record that fails its check is refused with its name (and line), never
+// used, and never cut from the log: only a torn last line (no newline)
+// is. A member's resume from a checkpoint older than its current settings
+// (the previous checkpoint, when the newest fails its check) is refused
+// naming the member, since it would redo rows with other settings; one
+// that redoes rows with the settings they had is exact and goes ahead.
+// Files written before seals existed are legacy: status, report and eval
+// read them (status says so), and `hyperctl population` accepts a finished
+// legacy population as it is, but continues none. compare.json steers
+// nothing and is not sealed.
+//
 // # Crash safety
 //
 // Every file is written atomically (temporary file, fsync, rename) except
-// the log, which is appended and fsync'd. A generation is trained when
+// the log, which is appended and fsync'd. Every file is sealed with a
+// CRC-32C (seal.go), every log record with its own: a damaged file or
+// record is refused with its name, never used, and the log is never cut
+// except for a torn last line. A generation is trained when
 // every member's checkpoint holds its target; the step after it is decided
 // once (step-G.json), then applied: the exploited members' folders become
 // copies of their donors' (rundir.CopyRun, redone whole if cut short; a
@@ -230,50 +250,67 @@ func (d *Definition) Same(o *Definition) string {
 	return strings.Join(diff, "\n")
 }
 
-// WriteDefinition writes out/population.json atomically.
+// WriteDefinition writes out/population.json atomically, sealed.
 func WriteDefinition(out string, d Definition) error {
 	return writeJSON(filepath.Join(out, DefinitionFile), d)
 }
 
-// ReadDefinition reads and validates out/population.json; a missing file
-// matches fs.ErrNotExist.
+// ReadDefinition reads and validates out/population.json, which must be
+// sealed (what steers training reads it); a missing file matches
+// fs.ErrNotExist, and a damaged or unsealed one is an error naming it.
 func ReadDefinition(out string) (Definition, error) {
+	d, _, err := readDefinition(out, Sealed)
+	return d, err
+}
+
+// ReadDefinitionLegacy is ReadDefinition for readers that steer nothing
+// (status, report): it also accepts a legacy (unsealed) file, and says so.
+func ReadDefinitionLegacy(out string) (d Definition, legacy bool, err error) {
+	return readDefinition(out, Legacy)
+}
+
+func readDefinition(out string, strict Strictness) (Definition, bool, error) {
 	var d Definition
-	if err := readJSON(filepath.Join(out, DefinitionFile), &d); err != nil {
-		return d, err
+	legacy, err := readJSON(filepath.Join(out, DefinitionFile), &d, strict)
+	if err != nil {
+		return d, legacy, err
 	}
 	if err := d.Validate(); err != nil {
-		return d, fmt.Errorf("%s: %w", filepath.Join(out, DefinitionFile), err)
+		return d, legacy, fmt.Errorf("%s: %w", filepath.Join(out, DefinitionFile), err)
 	}
-	return d, nil
+	return d, legacy, nil
 }
 
 // maxJSONBytes caps the size of a definition, plan, step or result file.
 const maxJSONBytes = 16 << 20
 
+// writeJSON writes v to path atomically, sealed (sealJSON).
 func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := sealJSON(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(path, append(b, '\n'))
+	return safefile.WriteAtomic(path, b)
 }
 
-func readJSON(path string, v any) error {
+// readJSON reads path into v, checking its seal (openJSON); a missing file
+// matches fs.ErrNotExist, any other error names the file.
+func readJSON(path string, v any, strict Strictness) (legacy bool, err error) {
 	b, err := safefile.ReadRegular(path, maxJSONBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return err
+			return false, err
 		}
-		return fmt.Errorf("%s: %w", path, err)
+		return false, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	legacy, err = openJSON(b, v, strict)
+	if err != nil {
+		return legacy, fmt.Errorf("%s is refused: %w", path, err)
 	}
-	return nil
+	return legacy, nil
 }
 
 // finite reports whether every v is a finite number.

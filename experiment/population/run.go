@@ -2,7 +2,9 @@ package population
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +43,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	def, err := ReadDefinition(o.Out)
 	if err != nil {
 		return Result{}, err
+	}
+	if _, err := ReadLog(o.Out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, err // refused before any member trains
 	}
 	g, err := Current(o.Out)
 	if err != nil {

@@ -33,20 +33,25 @@ type Status struct {
 	// FramesUsed is the frames all members trained together (successive
 	// halving, finished: Result.FramesUsed).
 	FramesUsed *int64 `json:"frames_used,omitempty"`
+	// Legacy: some of its files were written without checksums (by
+	// hyperctl before population files were sealed); they are read, but
+	// a damaged byte in them would go unnoticed.
+	Legacy bool `json:"legacy_unsealed,omitempty"`
 }
 
 // ReadStatus reads dir as a population folder; ok is false when dir holds
 // no population.json.
 func ReadStatus(dir string) (ps Status, ok bool, err error) {
-	def, err := ReadDefinition(dir)
+	def, legacy, err := ReadDefinitionLegacy(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ps, false, nil
 	}
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations()}
-	recs, err := ReadLog(dir)
+	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations(), Legacy: legacy}
+	recs, legacy, err := ReadLogLegacy(dir)
+	ps.Legacy = ps.Legacy || legacy
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
@@ -61,9 +66,9 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch res, err := ReadResult(dir); {
+	switch res, legacy, err := ReadResultLegacy(dir); {
 	case err == nil:
-		ps.Finished = true
+		ps.Finished, ps.Legacy = true, ps.Legacy || legacy
 		if _, k, ret, err := res.BestMember(dir); err == nil {
 			ps.Best, ps.BestReturn = &k, &ret
 		}
@@ -91,6 +96,9 @@ func WriteStatus(w io.Writer, ps Status) error {
 	}
 	if ps.FramesUsed != nil {
 		fmt.Fprintf(w, "; %d frames used", *ps.FramesUsed)
+	}
+	if ps.Legacy {
+		fmt.Fprint(w, "; legacy files without checksums (read as they are; it cannot be continued)")
 	}
 	fmt.Fprintln(w)
 	return WriteLineages(w, ps)

@@ -63,6 +63,12 @@ type Options struct {
 	// run folder's episodes.csv (rundir.EpisodeLog), for a population's
 	// t-test selection.
 	Episodes bool
+	// GivenSince is the frame count from which Given has been the
+	// configuration in force for every row of the folder (a population
+	// member's lineage). Resuming from a checkpoint with fewer frames (the
+	// previous checkpoint, when the newest fails its check) would redo
+	// rows with settings other than theirs, so it is refused.
+	GivenSince int64
 }
 
 // Result says what Train did.
@@ -77,6 +83,11 @@ type Result struct {
 	Paused bool
 	Frames int64
 }
+
+// ErrInexactResume is wrapped by the error of a resume that would redo
+// rows with settings other than those they were trained with
+// (Options.GivenSince).
+var ErrInexactResume = errors.New("no exact resume")
 
 // errPaused stops ppo.Run at Options.Until.
 var errPaused = errors.New("paused at the frame target")
@@ -232,6 +243,10 @@ func (s *session) resume() error {
 			Msg("the newest checkpoint failed its check; falling back to the previous checkpoint (the rows after it are redone)")
 	}
 	if ck == nil {
+		if s.opts.Given != nil && s.opts.GivenSince > 0 {
+			return fmt.Errorf("train --resume: %w: %s has no checkpoint, and starting over with the settings given now would redo %d frames trained with other settings",
+				ErrInexactResume, s.out, s.opts.GivenSince)
+		}
 		s.log.Info().Str("out", s.out).Msg("no checkpoint yet: starting the run over")
 		return nil
 	}
@@ -243,9 +258,28 @@ func (s *session) resume() error {
 			return fmt.Errorf("train --resume: %w", err)
 		}
 	}
+	if err := s.checkGivenSince(rd); err != nil {
+		return err
+	}
 	s.ps, s.ckptDir = ck.Progress, rd.Dir
 	s.log.Info().Str("out", s.out).Str("checkpoint", rd.Path).Int("iteration", s.ps.Iteration).Msg("resuming from checkpoint")
 	return nil
+}
+
+// checkGivenSince refuses a resume from a checkpoint (rd, restored) with
+// fewer frames than Options.GivenSince: it would redo rows with settings
+// other than the ones they were trained with.
+func (s *session) checkGivenSince(rd rundir.CheckpointRead) error {
+	f := s.tr.Frames()
+	if s.opts.Given == nil || f >= s.opts.GivenSince {
+		return nil
+	}
+	why := "it is the newest checkpoint"
+	if rd.Refused != nil {
+		why = fmt.Sprintf("the newest failed its check (%v)", rd.Refused)
+	}
+	return fmt.Errorf("train --resume: %w: checkpoint %s (%s) is at %d frames, before %d, where the settings given now took over: the rows between were trained with other settings, and redoing them with these would not be exact",
+		ErrInexactResume, rd.Path, why, f, s.opts.GivenSince)
 }
 
 // open writes config.toml and opens what the run appends to: train.csv,

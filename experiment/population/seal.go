@@ -1,0 +1,158 @@
+package population
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+)
+
+// A population's files are sealed with the checksum of the run folder's
+// checkpoints, statecodec.Checksum (CRC-32C), kept readable as JSON:
+//
+//   - a JSON file (definition, plan, step, result) opens with the line
+//     `"crc32c": "<8 hex digits>",` right after its `{`: the CRC-32C of
+//     the file's bytes with that line left out (the indented JSON of the
+//     value);
+//   - a log record ends with `,"crc32c":"<8 hex digits>"}`: the CRC-32C of
+//     the line's bytes with that field left out (the record's JSON).
+//
+// Any changed byte of a sealed file or record fails its check. A file or
+// record without the field (written before sealing) is legacy: it is
+// decoded strictly (no unknown field, so a sealed file whose field was
+// damaged is not taken for one) and only the readers that steer nothing
+// accept it (see Strictness).
+
+// ErrUnsealed is wrapped by the error about a legacy (unsealed) file or
+// record where a sealed one is needed.
+var ErrUnsealed = errors.New("written without a checksum (by hyperctl before population files were sealed)")
+
+// ErrDamaged is wrapped by the error about a sealed file or record that
+// fails its check, and about one that is not JSON of its kind.
+var ErrDamaged = errors.New("damaged")
+
+// Strictness says whether a reader accepts legacy (unsealed) files.
+type Strictness bool
+
+const (
+	// Sealed refuses a legacy file: what steers training (the runner,
+	// the step, a member's training) reads only sealed files.
+	Sealed Strictness = true
+	// Legacy also accepts an unsealed file, decoded strictly: for readers
+	// that steer nothing (status, report, lineages).
+	Legacy Strictness = false
+)
+
+// sealKey is the checksum's JSON key.
+const sealKey = "crc32c"
+
+// fileSealPrefix opens a sealed JSON file; 8 hex digits and `",\n` follow.
+const fileSealPrefix = "{\n  \"" + sealKey + "\": \""
+
+// sealJSON returns v's indented JSON, sealed, with a final newline.
+func sealJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 2 || b[0] != '{' || b[1] != '\n' {
+		return nil, fmt.Errorf("seal: %T is not a JSON object with fields", v)
+	}
+	out := make([]byte, 0, len(b)+len(fileSealPrefix)+12)
+	out = append(out, fileSealPrefix...)
+	out = fmt.Appendf(out, "%08x\",\n", statecodec.Checksum(b))
+	out = append(out, b[2:]...)
+	return append(out, '\n'), nil
+}
+
+// openJSON checks the seal of a file's bytes b and decodes them into v;
+// legacy reports a file without a seal (accepted only when strict is
+// Legacy). Errors wrap ErrDamaged or ErrUnsealed.
+func openJSON(b []byte, v any, strict Strictness) (legacy bool, err error) {
+	if body, ok, err := splitFileSeal(b); ok {
+		if err != nil {
+			return false, err
+		}
+		return false, decodeStrict(body, v)
+	}
+	if strict == Sealed {
+		return true, ErrUnsealed
+	}
+	return true, decodeStrict(b, v)
+}
+
+// splitFileSeal returns the bytes a sealed file's checksum covers; ok is
+// false when b does not open with the seal.
+func splitFileSeal(b []byte) (body []byte, ok bool, err error) {
+	n := len(fileSealPrefix)
+	if !bytes.HasPrefix(b, []byte(fileSealPrefix)) {
+		return nil, false, nil
+	}
+	if len(b) < n+11 || string(b[n+8:n+11]) != "\",\n" {
+		return nil, true, fmt.Errorf("%w: its checksum line is cut or changed", ErrDamaged)
+	}
+	body = append([]byte("{\n"), bytes.TrimSuffix(b[n+11:], []byte("\n"))...)
+	return body, true, checkSum(b[n:n+8], body)
+}
+
+// recordSealSuffix closes a sealed log record before its 8 hex digits and
+// `"}`.
+const recordSealSuffix = ",\"" + sealKey + "\":\""
+
+// sealRecord returns r's log line (with its newline), sealed.
+func sealRecord(r Record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	sum := statecodec.Checksum(b)
+	out := append(b[:len(b)-1:len(b)-1], recordSealSuffix...)
+	return fmt.Appendf(out, "%08x\"}\n", sum), nil
+}
+
+// openRecord checks and decodes one log line (without its newline); legacy
+// reports a record without a seal (an error wrapping ErrUnsealed unless
+// strict is Legacy).
+func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err error) {
+	n := len(recordSealSuffix) + 8 + 2
+	if i := len(line) - n; i > 0 && string(line[i:i+len(recordSealSuffix)]) == recordSealSuffix {
+		hex := line[i+len(recordSealSuffix) : len(line)-2]
+		if string(line[len(line)-2:]) != "\"}" {
+			return r, false, fmt.Errorf("%w: its checksum field is changed", ErrDamaged)
+		}
+		body := append(append([]byte{}, line[:i]...), '}')
+		if err := checkSum(hex, body); err != nil {
+			return r, false, err
+		}
+		return r, false, decodeStrict(body, &r)
+	}
+	if strict == Sealed {
+		return r, true, ErrUnsealed
+	}
+	return r, true, decodeStrict(line, &r)
+}
+
+// checkSum compares a stored checksum (8 lowercase hex digits, as sealing
+// writes them) with the CRC-32C of body; a mismatch wraps ErrDamaged.
+func checkSum(stored, body []byte) error {
+	if got := fmt.Sprintf("%08x", statecodec.Checksum(body)); string(stored) != got {
+		return fmt.Errorf("%w: checksum mismatch (stored %q, computed %q)", ErrDamaged, stored, got)
+	}
+	return nil
+}
+
+// decodeStrict decodes one JSON value with no unknown field and nothing
+// after it; errors wrap ErrDamaged.
+func decodeStrict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("%w: %w", ErrDamaged, err)
+	}
+	if d.More() {
+		return fmt.Errorf("%w: more than one JSON value", ErrDamaged)
+	}
+	return nil
+}
