@@ -331,8 +331,12 @@ func (s *session) close() {
 // how they stopped into Train's result.
 func (s *session) train(ctx context.Context) (Result, error) {
 	plan, runOpts := s.plan, s.runOpts
-	s.log.Info().Str("env", plan.Env).Str("controller", plan.ControllerName()).Int64("seed", plan.Seed).
-		Int("iterations", runOpts.Iterations).Int64("frames", runOpts.Frames).Int("from", s.ps.Iteration).Str("networks", s.tr.Networks()).Str("out", s.out).Msg("training")
+	ev := s.log.Info().Str("env", plan.Env).Str("controller", plan.ControllerName()).Int64("seed", plan.Seed).
+		Int("iterations", runOpts.Iterations).Int("from", s.ps.Iteration).Int64("frames", s.tr.Frames())
+	if runOpts.Frames > 0 { // frames done, then the budget: the start line says both apart
+		ev = ev.Int64("frame_budget", runOpts.Frames)
+	}
+	ev.Str("networks", s.tr.Networks()).Str("out", s.out).Msg("training")
 	if s.opts.Monitor != nil {
 		s.opts.Monitor.Start(s.ps.Iteration, runOpts.Iterations, s.tr.Frames(), runOpts.Frames)
 	}
