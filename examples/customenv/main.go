@@ -10,10 +10,11 @@
 //	go run . -out runs/pointmass-hc -controller hypercontroller
 //	go run . -eval runs/pointmass                           # the trained policy, 10 episodes
 //
-// The run folder is an ordinary hyperctl run folder: `hyperctl report` and
-// `hyperctl dashboard` read it. `hyperctl eval` does not, since the
-// hyperctl binary has no point mass registered; -eval here does the same
-// through ppo/policy.Evaluate.
+// The run folder is an ordinary hyperctl run folder: `hyperctl status`,
+// `report` and `dashboard` read it. `hyperctl eval`, `render` and `train
+// --resume` refuse it, since the hyperctl binary has no point mass
+// registered; -eval and -resume here do eval and resume through the
+// library.
 package main
 
 import (
