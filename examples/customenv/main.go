@@ -26,6 +26,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/rs/zerolog"
 
@@ -211,7 +212,7 @@ func main() {
 	episodes := flag.Int("episodes", 10, "episodes of -eval")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
 	if *evalDir != "" {
