@@ -169,7 +169,7 @@ func TestPythonClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python client tests failed: %v\nserver log:\n%s", err, s.logs.String())
 	}
-	if !strings.Contains(string(out), "Ran 6 tests") || strings.Contains(string(out), "skipped") {
+	if !strings.Contains(string(out), "Ran 7 tests") || strings.Contains(string(out), "skipped") {
 		t.Fatal("the Python client tests did not all run")
 	}
 }
