@@ -326,7 +326,9 @@ const rescueDefaultLR = 2.5e-4
 // at 2.15e-5, the opposite error (distance 1.06 against 1.08). The default
 // lies at the log-centre of the range, so `random` with the same settings
 // meets the criterion too, better (median 2.6e-4, distance 0.02 for both
-// starts).
+// starts). Mean reward of the last 10 iterations: low start 227 (random
+// 237, lr held at 3e-5 29), high start 146 (random 145, lr held at 3e-3
+// 203); lr held at 2.5e-4 216.
 func TestServePythonWrongStart(t *testing.T) {
 	t.Parallel()
 	needTorch(t)
