@@ -5,10 +5,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -166,7 +169,7 @@ func TestPythonClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python client tests failed: %v\nserver log:\n%s", err, s.logs.String())
 	}
-	if !strings.Contains(string(out), "Ran 6 tests") || strings.Contains(string(out), "skipped") {
+	if !strings.Contains(string(out), "Ran 7 tests") || strings.Contains(string(out), "skipped") {
 		t.Fatal("the Python client tests did not all run")
 	}
 }
@@ -299,6 +302,115 @@ func TestServeKillRestartPPO(t *testing.T) {
 	if !strings.Contains(restarted.logs.String(), "sessions restored") {
 		t.Fatalf("the restarted server did not restore the session:\n%s", restarted.logs.String())
 	}
+}
+
+// rescueDefaultLR is the example trainer's own lr (CleanRL's CartPole
+// default, ppo_cartpole.py --fixed): where a rescue should move lr.
+const rescueDefaultLR = 2.5e-4
+
+// TestServePythonWrongStart is issue 37 part 5: the Python PPO example
+// starts a session from a wrong lr (0.12x and 12x its default 2.5e-4) over
+// a log-scale lr range [1e-5, 1e-2] that holds both, with hypercontroller
+// at interval 5, seed 1, 40 iterations of 4x128 CartPole steps. The first
+// decision period must run at the start (so the criterion cannot pass by
+// never applying it); then the median lr of the last 4 decisions
+// (iterations 20-39) must be closer to the default in log10 distance than
+// the start was. Settings and criterion were chosen once, before the first
+// run, and not tuned.
+//
+// What it shows, and what it does not: the start reaches the trainer
+// through serve and the controller moves lr off it. It is not evidence of
+// a rescue. The runs are deterministic (torch on one thread, seeded); in
+// them the low start's last decisions were 1e-2, 1e-2, 4.6e-5, 1e-4
+// (median 1e-3, distance 0.60 against 0.92) and the high start's settled
+// at 2.15e-5, the opposite error (distance 1.06 against 1.08). The default
+// lies at the log-centre of the range, so `random` with the same settings
+// meets the criterion too, better (median 2.6e-4, distance 0.02 for both
+// starts). Mean reward of the last 10 iterations: low start 227 (random
+// 237, lr held at 3e-5 29), high start 146 (random 145, lr held at 3e-3
+// 203); lr held at 2.5e-4 216.
+func TestServePythonWrongStart(t *testing.T) {
+	t.Parallel()
+	needTorch(t)
+	const iterations, interval, lastK = 40, 5, 4
+	dir := t.TempDir()
+	s := startServer(t, "127.0.0.1:0", filepath.Join(dir, "state"))
+	starts := []struct {
+		name string
+		lr   float64
+	}{{"low", 3e-5}, {"high", 3e-3}}
+	cmds := make([]*exec.Cmd, len(starts))
+	outs := make([]*syncBuf, len(starts))
+	for i, st := range starts {
+		cmd := exec.Command(debianPython, filepath.Join(pythonDir, "examples", "ppo_cartpole.py"),
+			"--url", "http://"+s.addr, "--iterations", fmt.Sprint(iterations), "--seed", "1",
+			"--interval", fmt.Sprint(interval), "--method", "hypercontroller",
+			"--lr", strconv.FormatFloat(st.lr, 'g', -1, 64), "--lr-range", "1e-5,1e-2", "--lr-scale", "log",
+			"--session-id", "rescue-"+st.name, "--out", filepath.Join(dir, st.name+".csv"))
+		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		outs[i] = &syncBuf{}
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		cmds[i] = cmd
+	}
+	for i, st := range starts {
+		if err := cmds[i].Wait(); err != nil {
+			t.Fatalf("start %s: PPO: %v\n%s\nserver log:\n%s", st.name, err, outs[i].String(), s.logs.String())
+		}
+		rows := readPPO(t, filepath.Join(dir, st.name+".csv"))
+		if len(rows) != iterations+1 {
+			t.Fatalf("start %s: %d rows, want %d", st.name, len(rows)-1, iterations)
+		}
+		cols := map[string]int{}
+		for j, c := range rows[0] {
+			cols[c] = j
+		}
+		lrs := make([]float64, iterations)
+		var decided []float64
+		for it := 0; it < iterations; it++ {
+			lr, err := strconv.ParseFloat(rows[it+1][cols["lr"]], 64)
+			if err != nil {
+				t.Fatalf("start %s: iteration %d: lr: %v", st.name, it, err)
+			}
+			lrs[it] = lr
+			if rows[it+1][cols["decision"]] == "1" {
+				decided = append(decided, lr)
+			}
+		}
+		for it := 0; it < interval; it++ {
+			if lrs[it] != st.lr {
+				t.Fatalf("start %s: iteration %d ran at lr %g, want the start %g", st.name, it, lrs[it], st.lr)
+			}
+		}
+		if len(decided) != iterations/interval {
+			t.Fatalf("start %s: %d decisions in %d iterations at interval %d", st.name, len(decided), iterations, interval)
+		}
+		last := decided[len(decided)-lastK:]
+		med := logMedian(last)
+		before := math.Abs(math.Log10(st.lr / rescueDefaultLR))
+		after := math.Abs(math.Log10(med / rescueDefaultLR))
+		t.Logf("start %s: lr %g, decisions %v; median of the last %d %.3g: log10 distance to %g %.2f (start %.2f)",
+			st.name, st.lr, decided, lastK, med, rescueDefaultLR, after, before)
+		if after >= before {
+			t.Errorf("start %s: the median lr of the last %d decisions, %.3g, is no closer to the default %g than the start %g (log10 distance %.2f, start %.2f)",
+				st.name, lastK, med, rescueDefaultLR, st.lr, after, before)
+		}
+	}
+}
+
+// logMedian is the median of positive xs on a log scale (for an even count,
+// the geometric mean of the middle two).
+func logMedian(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return math.Sqrt(s[n/2-1] * s[n/2])
 }
 
 // TestServeQuarantineAndCheck is issue 29's first reproduction, end to end:

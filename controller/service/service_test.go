@@ -132,6 +132,8 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 		{"empty name", func(r *hyperctlv1.CreateSessionRequest) { r.Space[1].Name = "" }, "space[1]", "name: must not be empty"},
 		{"bad id", func(r *hyperctlv1.CreateSessionRequest) { r.SessionId = "../x" }, "session_id", "want 1 to 64 letters"},
 		{"deltabo without a source", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "deltabo" }, "settings", "transfer"},
+		{"start of the wrong length", func(r *hyperctlv1.CreateSessionRequest) { r.Start = []float64{3e-4} }, "start", "config has 1 values, space has 2 parameters"},
+		{"start out of bounds", func(r *hyperctlv1.CreateSessionRequest) { r.Start = []float64{3e-4, 0.9} }, "start", "clip: value 0.9 outside [0.1, 0.5]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,6 +160,22 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 	}
 	if info.Method != "gpucb" || info.Interval != 5 || info.Settings.Fields["window"].GetNumberValue() != 40 || info.Settings.Fields["kernel"].GetStringValue() == "" {
 		t.Fatalf("resolved session %v", info)
+	}
+	// A start is in force for the first decision period, then the method
+	// chooses.
+	start := []float64{3e-5, 0.2}
+	info, _, err = s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{Space: twoParams(), Interval: 2, Seed: 4, Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for it := 0; it < 2; it++ {
+		sug, err := s.Suggest(context.Background(), info.Id, nil)
+		if err != nil || !slices.Equal(sug.Values, start) {
+			t.Fatalf("iteration %d: suggested %v (%v), want the start %v", it, sug.GetValues(), err, start)
+		}
+		if _, err := s.Observe(context.Background(), &hyperctlv1.ObserveRequest{SessionId: info.Id, Iteration: int32(it), Reward: float64(it)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// bilevel's interval = "auto" from its own steps_per_iteration.
 	info, _, err = s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{Space: twoParams(), Method: "bilevel", IntervalAuto: true, Iterations: 200, Settings: mustStruct(t, map[string]any{"steps_per_iteration": 40})})

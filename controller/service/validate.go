@@ -124,6 +124,12 @@ func build(req *hyperctlv1.CreateSessionRequest) (*built, error) {
 	if err != nil {
 		return nil, rekey(err, entry)
 	}
+	if start := req.GetStart(); len(start) > 0 {
+		if err := space.Validate(controller.Config(start)); err != nil {
+			return nil, fieldErr("start", "%v", err)
+		}
+		opts.Start = controller.Config(start) // controller.New copies it
+	}
 	ctl, err := controller.Build(entry.Name, settings, space, opts)
 	if err != nil {
 		return nil, &FieldError{Field: "settings", Msg: err.Error()}

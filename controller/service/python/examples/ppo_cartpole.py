@@ -20,6 +20,15 @@ Runs on Debian's python3-torch and python3-numpy::
     /usr/bin/python3 controller/service/python/examples/ppo_cartpole.py \\
         --url http://127.0.0.1:8421 --iterations 150 --seed 1 --out run.csv
 
+With ``--lr`` (and ``--clip``) the session starts from those values: the
+first decision period runs with them, then the controller chooses. A wrong
+start and a wider log-scale lr range show whether the controller rescues
+it (issue 37)::
+
+    /usr/bin/python3 controller/service/python/examples/ppo_cartpole.py \\
+        --url http://127.0.0.1:8421 --iterations 40 --seed 1 \\
+        --lr 3e-5 --lr-range 1e-5,1e-2 --lr-scale log --out rescue.csv
+
 It writes one CSV row per iteration: iteration, frames, wall time,
 R_t, finished episodes, their mean return, lr, clip, and whether the
 controller made a decision at that iteration.
@@ -126,6 +135,11 @@ def parse_args(argv=None):
     p.add_argument("--method", default="hypercontroller", help="controller (hyperctl controllers)")
     p.add_argument("--interval", type=int, default=5, help="decision interval in iterations")
     p.add_argument("--fixed", action="store_true", help="no server: CleanRL's lr 2.5e-4 (annealed) and clip 0.2")
+    p.add_argument("--lr", type=float, default=None,
+                   help="start the session from this lr (and --clip); default: the method's first choice")
+    p.add_argument("--clip", type=float, default=0.2, help="the start's clip, with --lr")
+    p.add_argument("--lr-range", default="1e-5,1e-3", help="the tuned lr range LOW,HIGH")
+    p.add_argument("--lr-scale", default="linear", choices=["linear", "log"], help="the tuned lr range's scale")
     p.add_argument("--iterations", type=int, default=150)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--num-envs", type=int, default=4)
@@ -152,11 +166,17 @@ def main(argv=None):
     if not args.fixed:
         token = open(args.token_file).read().strip() if args.token_file else None
         client = hyperctl.Client(args.url, token=token, retries=args.retries, backoff=0.1, max_backoff=2.0)
+        try:
+            lr_low, lr_high = (float(x) for x in args.lr_range.split(","))
+        except ValueError:
+            sys.exit("--lr-range: want LOW,HIGH, got %r" % args.lr_range)
         ctl = hyperctl.Controller(
             args.url, client=client,
-            space=[{"name": "lr", "low": 1e-5, "high": 1e-3}, {"name": "clip", "low": 0.1, "high": 0.5}],
+            space=[{"name": "lr", "low": lr_low, "high": lr_high, "scale": args.lr_scale},
+                   {"name": "clip", "low": 0.1, "high": 0.5}],
             method=args.method, interval=args.interval, seed=args.seed, iterations=args.iterations,
-            session_id=args.session_id or "ppo-cartpole-seed%d" % args.seed)
+            session_id=args.session_id or "ppo-cartpole-seed%d" % args.seed,
+            start=None if args.lr is None else {"lr": args.lr, "clip": args.clip})
         if ctl.iteration != 0:
             sys.exit("session %s has already observed %d iterations; use a new --session-id" % (ctl.session_id, ctl.iteration))
 

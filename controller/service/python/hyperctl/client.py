@@ -219,13 +219,20 @@ class Controller:
     ``hyperctl train`` validates a config and raises :class:`InvalidArgument`
     naming the field.
 
+    ``start`` is the configuration in force during the first decision
+    period, a dict ``{name: value}`` covering every parameter: the
+    trainer's own values, so that control starts from them (the method
+    observes that period like any other). Without it the method's first
+    suggestion is used.
+
     ``session_id`` names the session (one is generated otherwise); creating
     again with the same id and definition reattaches to it. To reattach by id
     alone use :meth:`resume`.
     """
 
     def __init__(self, url, space=None, method="hypercontroller", settings=None, interval=None,
-                 seed=0, objective=None, iterations=None, session_id=None, token=None, client=None):
+                 seed=0, objective=None, iterations=None, session_id=None, token=None, client=None,
+                 start=None):
         self._client = client or Client(url, token=token)
         if space is None:
             if not session_id:
@@ -244,6 +251,11 @@ class Controller:
                 body["objective"] = objective
             if iterations:
                 body["iterations"] = int(iterations)
+            if start:
+                missing = [p["name"] for p in space if p["name"] not in start]
+                if missing:
+                    raise ValueError("start: no value for %s" % ", ".join(missing))
+                body["start"] = [_number(start[p["name"]]) for p in space]
             info = self._client.call("CreateSession", body)["session"]
         self._set_info(info)
 

@@ -218,6 +218,19 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([h["iteration"] for h in ctl.history()], [0, 1], "each iteration applied once")
         ctl.delete()
 
+    def test_start_is_in_force_for_the_first_period(self):
+        start = {"lr": 3e-5, "clip": 0.2, "batch": 128}
+        with self.assertRaises(ValueError):
+            Controller(URL, SPACE, start={"lr": 3e-5}, token=TOKEN, client=fast_client())
+        with self.assertRaises(hyperctl.InvalidArgument) as e:
+            Controller(URL, SPACE, start=dict(start, clip=0.9), token=TOKEN, client=fast_client())
+        self.assertIn("start", e.exception.message)
+        ctl = Controller(URL, SPACE, interval=3, seed=5, start=start, token=TOKEN, client=fast_client())
+        for it in range(3):
+            self.assertEqual(ctl.suggest(), start)
+            ctl.observe(0.1 * it)
+        ctl.delete()
+
     def test_create_retry_is_idempotent(self):
         proxy = DroppingProxy(URL, "CreateSession", drop=1)
         try:

@@ -140,7 +140,13 @@ type CreateSessionRequest struct {
 	// iterations is the run's planned number of iterations, for methods that
 	// size themselves by it (goucb, bilevel's "auto"); 0 means the CLI's
 	// default (1000). It does not limit the session.
-	Iterations    int32 `protobuf:"varint,9,opt,name=iterations,proto3" json:"iterations,omitempty"`
+	Iterations int32 `protobuf:"varint,9,opt,name=iterations,proto3" json:"iterations,omitempty"`
+	// start is the configuration in force during the first decision period,
+	// in the space's order: the trainer's own values, so that control starts
+	// from them (the method observes that period like any other). Each value
+	// must lie within its parameter's bounds. Empty: the method's first
+	// suggestion, as the papers' methods do.
+	Start         []float64 `protobuf:"fixed64,10,rep,packed,name=start,proto3" json:"start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +242,13 @@ func (x *CreateSessionRequest) GetIterations() int32 {
 		return x.Iterations
 	}
 	return 0
+}
+
+func (x *CreateSessionRequest) GetStart() []float64 {
+	if x != nil {
+		return x.Start
+	}
+	return nil
 }
 
 // Session is a session's definition and state.
@@ -1278,7 +1291,7 @@ const file_controller_service_proto_hyperctl_v1_service_proto_rawDesc = "" +
 	"\x03low\x18\x02 \x01(\x01R\x03low\x12\x12\n" +
 	"\x04high\x18\x03 \x01(\x01R\x04high\x12\x14\n" +
 	"\x05scale\x18\x04 \x01(\tR\x05scale\x12\x18\n" +
-	"\ainteger\x18\x05 \x01(\bR\ainteger\"\xbf\x02\n" +
+	"\ainteger\x18\x05 \x01(\bR\ainteger\"\xd5\x02\n" +
 	"\x14CreateSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12(\n" +
@@ -1291,7 +1304,9 @@ const file_controller_service_proto_hyperctl_v1_service_proto_rawDesc = "" +
 	"\x04seed\x18\b \x01(\x03R\x04seed\x12\x1e\n" +
 	"\n" +
 	"iterations\x18\t \x01(\x05R\n" +
-	"iterations\"\xa1\x02\n" +
+	"iterations\x12\x14\n" +
+	"\x05start\x18\n" +
+	" \x03(\x01R\x05start\"\xa1\x02\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x125\n" +
 	"\x04spec\x18\x02 \x01(\v2!.hyperctl.v1.CreateSessionRequestR\x04spec\x12\x16\n" +
