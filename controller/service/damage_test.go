@@ -97,25 +97,11 @@ func newDamageFixture(t *testing.T, clean bool) *damageFixture {
 	return fx
 }
 
-// copyTree copies the state folder src to dst.
+// copyTree copies the state folder src to dst (os.CopyFS: files 0666, folders
+// 0777, before the umask).
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, dirMode)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, fileMode)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 }
