@@ -24,12 +24,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export BUILD
 export FRAMES=${FRAMES:-1000000}
 export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-decide-$BUILD}
-if [ ! -x "$HYPERCTL" ]; then
-  wt=$(mktemp -d)
-  git worktree add --detach "$wt" "$BUILD" >/dev/null
-  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
-  git worktree remove --force "$wt"
-fi
+source scripts/pinned-binary.sh
 set_args=()
 for s in ${SETS:-}; do
   set_args+=(--set "$s")

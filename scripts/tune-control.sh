@@ -22,12 +22,7 @@ first=${SEEDS%% *}
 # temporary worktree, so later commits and sessions run the same code.
 export BUILD=${BUILD:-$(git rev-parse --short=12 HEAD)}
 export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-tune-$BUILD}
-if [ ! -x "$HYPERCTL" ]; then
-  wt=$(mktemp -d)
-  git worktree add --detach "$wt" "$BUILD" >/dev/null
-  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
-  git worktree remove --force "$wt"
-fi
+source scripts/pinned-binary.sh
 for seed in $SEEDS; do
   for v in $VARIANTS; do
     if [ "$v" = fixed ]; then

@@ -23,12 +23,7 @@ STARTS=${STARTS:-$(grep -v '^#' "$table" | cut -f1 | tr '\n' ' ')}
 SEEDS=${SEEDS:-100-104}
 export BUILD=${BUILD:-$(git rev-parse --short=12 HEAD)}
 export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-wrongstart-$BUILD}
-if [ ! -x "$HYPERCTL" ]; then
-  wt=$(mktemp -d)
-  git worktree add --detach "$wt" "$BUILD" >/dev/null
-  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
-  git worktree remove --force "$wt"
-fi
+source scripts/pinned-binary.sh
 for start in $STARTS; do
   line=$(awk -F'\t' -v s="$start" '$1 == s' "$table")
   if [ -z "$line" ]; then

@@ -1,0 +1,12 @@
+# pinned-binary.sh, sourced by the study scripts that pin one binary to a
+# commit for a whole study (tune-control.sh, decide-control.sh,
+# wrong-start-tune.sh): it builds $HYPERCTL from commit $BUILD in a
+# temporary worktree when that binary is not there yet, so later commits
+# and sessions run the same code. The caller sets BUILD and HYPERCTL.
+: "${BUILD:?pinned-binary.sh: set BUILD}" "${HYPERCTL:?pinned-binary.sh: set HYPERCTL}"
+if [ ! -x "$HYPERCTL" ]; then
+  wt=$(mktemp -d)
+  git worktree add --detach "$wt" "$BUILD" >/dev/null
+  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
+  git worktree remove --force "$wt"
+fi
