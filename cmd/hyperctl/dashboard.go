@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,12 +52,12 @@ then keeps the token in a cookie), or send "Authorization: Bearer TOKEN".`,
 				}
 				service.WarnTokenMode(tokenFile, a.log)
 			}
-			if err := service.CheckListen(cmd.Context(), listen, tok != ""); err != nil {
+			if err := service.CheckListen(cmd.Context(), listen, tok != "", dashboard.Exposes); err != nil {
 				return usagef("dashboard: %v", err)
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := service.Listen(listen)
 			if err != nil {
-				return fmt.Errorf("dashboard: listen %s: %w", listen, err)
+				return fmt.Errorf("dashboard: %w", err)
 			}
 			defer ln.Close()
 			if err := service.CheckBound(ln, listen, tok != ""); err != nil {

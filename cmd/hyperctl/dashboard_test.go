@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -53,13 +54,23 @@ func TestDashboardCommand(t *testing.T) {
 		{[]string{"dashboard"}, "accepts 1 arg"},
 		{[]string{"dashboard", filepath.Join(dir, "absent")}, "no such file or directory"},
 		{[]string{"dashboard", short}, "is a file; give the folder of a run, of a compare, or of any runs"},
-		{[]string{"dashboard", dir, "--listen", "0.0.0.0:0"}, "not a loopback address"},
+		{[]string{"dashboard", dir, "--listen", "0.0.0.0:0"}, "not a loopback address: anyone who can reach it could read the runs under its folder (read-only"},
 		{[]string{"dashboard", dir, "--listen", "0.0.0.0:0", "--token-file", short}, "at least 16 characters"},
 		{[]string{"dashboard", dir, "--poll", "1ms"}, "--poll: want a duration in [200ms, 1m], got 1ms"},
 	} {
 		if _, e, code := runCLI(t, c.args...); code != exitUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", c.args, code, exitUsage, c.want, e)
 		}
+	}
+
+	// A busy port: the error says to give --listen another address.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, e, code := runCLI(t, "dashboard", dir, "--listen", busy.Addr().String()); code == 0 || !strings.Contains(e, "address already in use") || !strings.Contains(e, "give --listen another address") {
+		t.Errorf("a busy port: exit %d, want the --listen hint\n%s", code, e)
 	}
 
 	s := startDashboard(t, study)

@@ -156,6 +156,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 		fmt.Sprintf("lineages: the members' weights descend from %d of 2 starting members", len(lin.Roots)),
 		fmt.Sprintf("by member: %d %d\n", lin.Origin[0], lin.Origin[1]),
 		fmt.Sprintf(" %d/1920 frames ", res.Members[0].Frames), // PROGRESS: frames of the budget
+		"  pbt-2  ", // CONTROLLER: the members named by method and size, as report names them
 	} {
 		if code != 0 || !strings.Contains(o, want) {
 			t.Errorf("status of a finished population: exit %d, want %q in\n%s\n%s", code, want, o, e)

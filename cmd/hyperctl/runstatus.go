@@ -32,7 +32,7 @@ func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *p
 	fmt.Fprintln(tw, "RUN\tENV\tCONTROLLER\tSEED\tSTATE\tPROGRESS\tDETAIL")
 	for _, r := range runs {
 		rel, err := filepath.Rel(root, r.Dir)
-		if err != nil {
+		if err != nil || rel == "." { // "." is root itself, a run folder: name it as given
 			rel = r.Dir
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", rel, r.Env, r.Controller, r.Seed, r.State, progressText(r.Done, r.Iterations, r.FramesDone, r.Frames), r.Detail)
@@ -44,11 +44,7 @@ func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *p
 	for _, s := range []string{matrix.FolderFinished, matrix.FolderRunning, matrix.FolderStopped} {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}
-	noun := "runs"
-	if len(runs) == 1 {
-		noun = "run"
-	}
-	_, err := fmt.Fprintf(w, "status: %d %s: %s\n", len(runs), noun, strings.Join(parts, ", "))
+	_, err := fmt.Fprintf(w, "status: %s: %s\n", matrix.Plural(len(runs), "run", "runs"), strings.Join(parts, ", "))
 	return err
 }
 

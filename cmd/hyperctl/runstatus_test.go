@@ -97,9 +97,13 @@ func TestStatusOfRunFolders(t *testing.T) {
 	}
 
 	// Through the CLI: a single run folder, and a folder without runs.
+	// The one run is labelled by the path given, not ".".
 	o, e, code := runCLI(t, "status", fin)
 	if code != 0 || !strings.Contains(o, "finished") || !strings.Contains(o, "status: 1 run: 1 finished, 0 running, 0 stopped") {
 		t.Errorf("status of one run: exit %d, %s %s", code, o, e)
+	}
+	if lines := strings.Split(o, "\n"); len(lines) < 2 || !strings.HasPrefix(lines[1], fin+" ") {
+		t.Errorf("status of one run labels it other than %s:\n%s", fin, o)
 	}
 	empty := t.TempDir()
 	if _, e, code := runCLI(t, "status", empty); code != 1 || !strings.Contains(e, "no run in "+empty) {

@@ -94,7 +94,7 @@ func TestStatusOfLocalCompare(t *testing.T) {
 		t.Fatalf("dry run over a partly finished folder: exit %d\n%s\n%s", code, o, e)
 	}
 	o, e, code = runCLI(t, "status", out)
-	if code != 0 || !strings.Contains(o, "status: 1 runs: 1 finished, 0 running, 0 pending, 0 failed, 0 missing") {
+	if code != 0 || !strings.Contains(o, "status: 1 run: 1 finished, 0 running, 0 pending, 0 failed, 0 missing") {
 		t.Fatalf("status: exit %d\n%s\n%s", code, o, e)
 	}
 	// Above the compare folder, without its manifest: the run folders found

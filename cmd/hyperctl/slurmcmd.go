@@ -139,6 +139,9 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	for i := range st.Runs { // named as report names them (a population's members with its size)
+		st.Runs[i].Controller = matrix.CellName(dir, man, st.Runs[i].Controller)
+	}
 	if st.QueueErr != nil {
 		a.log.Warn().Err(st.QueueErr).Msg("status: the Slurm queue could not be read; states come from the run folders alone")
 	}
@@ -179,6 +182,6 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	for _, s := range matrix.States {
 		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
 	}
-	fmt.Fprintf(w, "status: %d runs: %s\n", len(st.Runs), strings.Join(parts, ", "))
+	fmt.Fprintf(w, "status: %s: %s\n", matrix.Plural(len(st.Runs), "run", "runs"), strings.Join(parts, ", "))
 	return nil
 }

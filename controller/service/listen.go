@@ -1,15 +1,31 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"syscall"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
 )
+
+// Listen listens on TCP at listen, the --listen value; when another
+// process holds the port, the error (net's, which names the address) says
+// to give --listen another address.
+func Listen(listen string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w; another process uses this port: give --listen another address (port 0 picks a free one, e.g. --listen 127.0.0.1:0)", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", listen, err)
+	}
+	return ln, nil
+}
 
 // CheckBound refuses a listener bound to a non-loopback address when no
 // token protects it (a host name CheckListen resolved to loopback may bind

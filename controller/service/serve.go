@@ -69,9 +69,15 @@ func ReadToken(path string) (string, error) {
 	return tok, nil
 }
 
+// ServeExposes is what anyone who can reach `hyperctl serve` could do,
+// for CheckListen's refusal.
+const ServeExposes = "could drive your sessions"
+
 // CheckListen refuses a non-loopback address unless a token protects it.
 // A host name counts as loopback when every address it resolves to is.
-func CheckListen(ctx context.Context, listen string, haveToken bool) error {
+// exposes says, for the refusal, what anyone who can reach the address
+// could then do (ServeExposes for serve).
+func CheckListen(ctx context.Context, listen string, haveToken bool, exposes string) error {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return &ConfigError{fmt.Sprintf("--listen %q: %v (want host:port, e.g. 127.0.0.1:8080)", listen, err)}
@@ -93,7 +99,7 @@ func CheckListen(ctx context.Context, listen string, haveToken bool) error {
 		}
 	}
 	if !loopback {
-		return &ConfigError{fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it could drive your sessions; give --token-file to require a token, or listen on 127.0.0.1", listen)}
+		return &ConfigError{fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it %s; give --token-file to require a token, or listen on 127.0.0.1", listen, exposes)}
 	}
 	return nil
 }
@@ -110,7 +116,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		}
 		WarnTokenMode(cfg.TokenFile, cfg.Log)
 	}
-	if err := CheckListen(ctx, cfg.Listen, tok != ""); err != nil {
+	if err := CheckListen(ctx, cfg.Listen, tok != "", ServeExposes); err != nil {
 		return err
 	}
 	for _, t := range []struct {
@@ -135,9 +141,9 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := Listen(cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+		return err
 	}
 	if err := CheckBound(ln, cfg.Listen, tok != ""); err != nil {
 		ln.Close()

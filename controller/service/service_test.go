@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -826,10 +827,25 @@ func TestCheckListenAndToken(t *testing.T) {
 		{"0.0.0.0:8080", true, true},
 		{"nocolon", false, false},
 	} {
-		err := CheckListen(ctx, tc.addr, tc.token)
+		err := CheckListen(ctx, tc.addr, tc.token, ServeExposes)
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckListen(%q, token %v) = %v", tc.addr, tc.token, err)
 		}
+	}
+	if err := CheckListen(ctx, "0.0.0.0:8080", false, ServeExposes); err == nil || !strings.Contains(err.Error(), "anyone who can reach it could drive your sessions") {
+		t.Errorf("serve's refusal: %v", err)
+	}
+	// A busy port: the error says to give --listen another address.
+	busy, lerr := net.Listen("tcp", "127.0.0.1:0")
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	defer busy.Close()
+	if ln, err := Listen(busy.Addr().String()); err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "give --listen another address") {
+		if ln != nil {
+			ln.Close()
+		}
+		t.Errorf("Listen on a busy port: %v", err)
 	}
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short")

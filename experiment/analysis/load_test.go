@@ -27,7 +27,9 @@ func writeConfig(t *testing.T, dir, env, ctrl string, seed int64) {
 // nested runs, a compare folder below the root (its variant folders kept),
 // a second copy of a run (left out, said why), and a compare.json's cells
 // named by the matrix although their configs say otherwise (a
-// population's members after an exploit: the donor's config, its seed).
+// population's members after an exploit: the donor's config, its seed;
+// in a population folder, by method and size, so populations of different
+// sizes stay apart).
 func TestLoadAnyFolder(t *testing.T) {
 	root := t.TempDir()
 	mk := func(rel, env, ctrl string, seed int64, finished bool) string {
@@ -55,6 +57,23 @@ func TestLoadAnyFolder(t *testing.T) {
 			mk(fmt.Sprintf("%s/reacher/pb2/seed%d", pop, sd), "reacher", "population", 0, true)
 		}
 		if err := matrix.WriteManifest(filepath.Join(root, pop), matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Populations of one method and different sizes (population folders:
+	// population.json beside compare.json): members named by method and
+	// size, so that neither size's members are taken for the other's.
+	for _, size := range []int64{2, 3} {
+		pop := fmt.Sprintf("sizes/pb2-%d/seed0", size)
+		var seeds []int64
+		for sd := int64(0); sd < size; sd++ {
+			seeds = append(seeds, sd)
+			mk(fmt.Sprintf("%s/reacher/pb2/seed%d", pop, sd), "reacher", "population", 0, true)
+		}
+		if err := matrix.WriteManifest(filepath.Join(root, pop), matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, pop, matrix.PopulationFile), []byte("{}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,6 +109,7 @@ func TestLoadAnyFolder(t *testing.T) {
 		{"a nested unfinished run", filepath.Join(root, "runs/old"), []string{"pusher/random/4/false"}, nil},
 		{"a matrix names its cells", filepath.Join(root, "pop"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true"}, nil},
 		{"matrices below the root name their cells", filepath.Join(root, "pops"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true", "reacher/pb2/2/true", "reacher/pb2/3/true"}, nil},
+		{"populations of different sizes", filepath.Join(root, "sizes"), []string{"reacher/pb2-2/0/true", "reacher/pb2-2/1/true", "reacher/pb2-3/0/true", "reacher/pb2-3/1/true", "reacher/pb2-3/2/true"}, nil},
 		{"a corrupt matrix below the root", filepath.Join(root, "corrupt"), nil, []string{"report: " + filepath.Join(corrupt, matrix.ManifestFile) + ": unexpected end of JSON input"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

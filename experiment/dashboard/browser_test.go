@@ -67,18 +67,20 @@ func (g *gate) Iteration(p rundir.Progress, _ ppo.Report) {
 }
 
 // TestDashboardInBrowser loads the page in headless Chromium while a run
-// trains: a compare folder (reacher × fixed, random, hypercontroller × seed
-// 0) whose fixed run finished, whose random run trains in this process
-// (held after 3, then 6 of its 10 iterations), and whose hypercontroller run
-// never started. The page must name the runs with their states, show the
-// matrix as a grid, draw exactly the rows written, and draw the new ones
-// without reloading; once the run ends, show it finished.
+// trains: a compare folder (reacher × fixed, random, hypercontroller with a
+// long preset name × seed 0) whose fixed run finished, whose random run
+// trains in this process (held after 3, then 6 of its 10 iterations), and
+// whose hypercontroller run never started. The page must name the runs with
+// their states (a name cut off for want of room whole in its title, shown
+// on hover), show the matrix as a grid, draw exactly the rows written, and
+// draw the new ones without reloading; once the run ends, show it finished.
 func TestDashboardInBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("skipped: no browser at %s (scripts/setup.sh installs Debian's chromium; `make test` runs it first)", chromiumPath)
 	}
 	root := t.TempDir()
-	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "random", "hypercontroller"}, Seeds: []int64{0}, Iterations: 10}
+	const long = "hypercontroller@a-preset-with-a-long-name" // never started: the preset need not exist
+	man := matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "random", long}, Seeds: []int64{0}, Iterations: 10}
 	b, _ := json.Marshal(man)
 	if err := os.WriteFile(filepath.Join(root, matrix.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
@@ -181,16 +183,23 @@ high = 1e-3
 	// Rows: the fixed run's 10 and the random run's written ones.
 	want1 := pageWant{points: fixedRows + 3, evalPoints: fixedEvals + 1, randomState: "running"}
 	p1 := waitPage(t, bctx, "the page with 3 rows of the running run", want1)
-	for _, id := range []string{"reacher/fixed/seed0", "reacher/random/seed0", "reacher/hypercontroller/seed0"} {
+	for _, id := range []string{"reacher/fixed/seed0", "reacher/random/seed0", "reacher/" + long + "/seed0"} {
 		if _, ok := p1.Runs[id]; !ok {
 			t.Errorf("the runs table lacks %s: %v", id, p1.Runs)
 		}
 	}
-	if p1.Runs["reacher/fixed/seed0"] != "finished" || p1.Runs["reacher/hypercontroller/seed0"] != "missing" {
+	if p1.Runs["reacher/fixed/seed0"] != "finished" || p1.Runs["reacher/"+long+"/seed0"] != "missing" {
 		t.Errorf("states %v; want fixed finished, hypercontroller missing", p1.Runs)
 	}
 	if !strings.Contains(p1.Names, "seed 0 · random") || !strings.Contains(p1.Names, "seed 0 · fixed") {
 		t.Errorf("run names %q; want \"seed 0 · random\" and \"seed 0 · fixed\"", p1.Names)
+	}
+	// A name cut off for want of room is whole in its title, shown on hover.
+	if len(p1.Cut) > 0 {
+		t.Errorf("names whose title does not hold them whole: %q", p1.Cut)
+	}
+	if !strings.Contains(p1.Titles, "seed 0 · "+long) {
+		t.Errorf("no title holds the whole name %q: %q", "seed 0 · "+long, p1.Titles)
 	}
 	if strings.Join(p1.Cells, " ") != "finished running missing" {
 		t.Errorf("matrix cells %v; want finished running missing (fixed, random, hypercontroller)", p1.Cells)
@@ -299,6 +308,8 @@ type page struct {
 	Points int               `json:"points"` // the training reward chart's points
 	Evals  int               `json:"evals"`  // the evaluation chart's points
 	Charts map[string]int    `json:"charts"` // every chart's points
+	Titles string            `json:"titles"` // the runs table's names' titles
+	Cut    []string          `json:"cut"`    // names the page may cut off whose title lacks them
 }
 
 const readPage = `JSON.stringify({
@@ -306,6 +317,8 @@ const readPage = `JSON.stringify({
   mark: window.__hyperctlMark || "",
   runs: Object.fromEntries([...document.querySelectorAll('#runs tbody tr')].map(tr => [tr.dataset.id, tr.dataset.state])),
   names: [...document.querySelectorAll('#runs td.name')].map(td => td.textContent).join('; '),
+  titles: [...document.querySelectorAll('#runs td.name')].map(td => td.title).join('; '),
+  cut: [...document.querySelectorAll('#runs td.name, .matrix th.ctrl, .matrix th.env')].filter(e => !(e.title || '').includes(e.textContent.trim())).map(e => e.textContent.trim()),
   cells: [...document.querySelectorAll('.matrix .cell')].map(c => c.className.replace('cell s-', '')),
   points: +((document.getElementById('chart-train_reward') || {dataset: {}}).dataset.points || 0),
   evals: +((document.getElementById('chart-eval_return') || {dataset: {}}).dataset.points || 0),

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -361,4 +362,47 @@ func asRequestError(err error, re **RequestError) bool {
 	e, ok := err.(*RequestError)
 	*re = e
 	return ok
+}
+
+// TestPopulationNames: a population's members are named by method and
+// size (matrix.CellName), as report and status name them, in the grid and
+// in the runs' labels, so two sizes of one method stay apart.
+func TestPopulationNames(t *testing.T) {
+	root := t.TempDir()
+	for _, size := range []int64{2, 3} {
+		pop := filepath.Join(root, fmt.Sprintf("pb2-%d", size), "seed0")
+		var seeds []int64
+		for sd := int64(0); sd < size; sd++ {
+			seeds = append(seeds, sd)
+			writeRun(t, filepath.Join(pop, "reacher", "pb2", fmt.Sprintf("seed%d", sd)), "reacher", "population", 0, 2, true)
+		}
+		if err := matrix.WriteManifest(pop, matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"pb2"}, Seeds: seeds, Iterations: 20}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pop, matrix.PopulationFile), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := NewRuns(root, RunsOptions{Poll: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := src.Overview(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grids []string
+	for _, m := range ov.Matrices {
+		grids = append(grids, strings.Join(m.Controllers, ","))
+	}
+	if strings.Join(grids, " ") != "pb2-2 pb2-3" {
+		t.Errorf("the grids' controllers %q, want pb2-2 and pb2-3", grids)
+	}
+	labels := map[string]int{}
+	for _, r := range ov.Runs {
+		labels[r.Label]++
+	}
+	if len(labels) != 2 || labels["pb2-2"] != 2 || labels["pb2-3"] != 3 {
+		t.Errorf("labels %v, want 2 pb2-2 and 3 pb2-3", labels)
+	}
 }

@@ -199,7 +199,12 @@ func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []strin
 		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", d, err)
 	}
 	coll := s.rel(d)
-	m := Matrix{ID: coll, Envs: man.Envs, Controllers: man.Controllers, Seeds: man.Seeds}
+	// Named as report and status name them (a population's members with its size).
+	ctrls := make([]string, len(man.Controllers))
+	for i, c := range man.Controllers {
+		ctrls[i] = matrix.CellName(d, man, c)
+	}
+	m := Matrix{ID: coll, Envs: man.Envs, Controllers: ctrls, Seeds: man.Seeds}
 	if st.QueueErr != nil {
 		m.QueueError = st.QueueErr.Error()
 	}
@@ -208,7 +213,7 @@ func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []strin
 	for _, rs := range st.Runs {
 		seed := rs.Seed
 		r := Run{
-			ID: joinID(coll, filepath.ToSlash(rs.Dir)), Env: rs.Env, Label: rs.Controller, Seed: &seed, Collection: coll,
+			ID: joinID(coll, filepath.ToSlash(rs.Dir)), Env: rs.Env, Label: matrix.CellName(d, man, rs.Controller), Seed: &seed, Collection: coll,
 			State: rs.StateName, Detail: rs.Detail, Done: rs.Done, Iterations: man.Iterations, Budget: man.Frames,
 		}
 		dir := filepath.Join(d, rs.Dir)

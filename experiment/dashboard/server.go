@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// Exposes is what anyone who can reach a dashboard could do, for the
+// refusal of a non-loopback address without a token (service.CheckListen).
+const Exposes = "could read the runs under its folder (read-only: their names, states, progress, and the rows of their train.csv and eval.csv)"
+
 // Serve serves h on ln until ctx is cancelled, then shuts down, letting
 // requests in flight finish (up to 5 s). Every phase of a request has a
 // timeout, so a client that stalls holds only its own connection: its

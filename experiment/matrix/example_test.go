@@ -58,3 +58,23 @@ func ExampleCollect() {
 	// reacher/fixed/seed0: missing, 2/100 iterations (unfinished and not queued)
 	// reacher/fixed/seed1: missing, 0/100 iterations (not started)
 }
+
+// A cell's controller as report, status and the dashboard name it: the
+// matrix's entry in a compare folder, the method and the population's size
+// in a population folder.
+func ExampleCellName() {
+	dir, err := os.MkdirTemp("", "cellname")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	m := matrix.Manifest{Envs: []string{"halfcheetah"}, Controllers: []string{"pb2"}, Seeds: []int64{8, 9, 10, 11}}
+	fmt.Println(matrix.CellName(dir, m, "pb2"))
+	if err := os.WriteFile(filepath.Join(dir, matrix.PopulationFile), []byte("{}\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(matrix.CellName(dir, m, "pb2"))
+	// Output:
+	// pb2
+	// pb2-4
+}

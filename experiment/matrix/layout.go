@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -85,7 +86,8 @@ func (ms Matrices) at(d string) (*Manifest, error) {
 // with all three in the matrix of the compare folder three levels up),
 // else by its config.toml and folder name (NameByConfig). A population's
 // members, whose config.toml after an exploit is the donor's, are named
-// this way by their matrix. An unreadable compare.json is an error naming
+// this way by their matrix, with their population's size (CellName). An
+// unreadable compare.json is an error naming
 // it.
 func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err error) {
 	// cell: dir is <env>/<variant>/seed<N> below a compare folder in root
@@ -100,7 +102,7 @@ func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err 
 				return "", "", 0, err
 			}
 			if m.Holds(e, c, sd) {
-				return e, c, sd, nil
+				return e, CellName(top, *m, c), sd, nil
 			}
 			cell = top == filepath.Clean(root)
 		}
@@ -114,6 +116,24 @@ func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err 
 	}
 	env, ctrl, seed, _ = NameByConfig(dir, id)
 	return env, ctrl, seed, nil
+}
+
+// PopulationFile is the definition `hyperctl population` writes in a
+// population folder, beside the compare.json whose one row of cells are
+// its members.
+const PopulationFile = "population.json"
+
+// CellName names the controller of a cell of the matrix m of the compare
+// folder dir, the one rule of report, status and the dashboard: the cell's
+// controller entry (NAME or NAME@PRESET), and in a population folder (one
+// holding PopulationFile) the method and the population's size, as pb2-8,
+// so that populations of different sizes under one folder name their
+// members apart.
+func CellName(dir string, m Manifest, entry string) string {
+	if st, err := os.Stat(filepath.Join(dir, PopulationFile)); err == nil && st.Mode().IsRegular() && len(m.Seeds) > 0 {
+		return fmt.Sprintf("%s-%d", entry, len(m.Seeds))
+	}
+	return entry
 }
 
 // NameByConfig names the run in dir, outside any matrix, by its

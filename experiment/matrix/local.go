@@ -63,7 +63,7 @@ func (l Local) Run(ctx context.Context, c Compare, w io.Writer) error {
 	total := skipped + len(todo)
 	l.Log.Info().Int("runs", total).Int("finished", skipped).Int("to_run", len(todo)).Int("jobs", l.Jobs).Msg("compare")
 	if len(todo) == 0 {
-		fmt.Fprintf(w, "compare: all %d runs in %s are finished; nothing to do. Next: hyperctl report %s\n", total, c.Out, c.Out)
+		fmt.Fprintf(w, "compare: %s; nothing to do. Next: hyperctl report %s\n", allFinished(total, c.Out), c.Out)
 		return nil
 	}
 	threads := JobThreads(l.Jobs)
@@ -118,6 +118,15 @@ feed:
 	}
 	fmt.Fprintf(w, "compare: %s done (%s already finished). Next: hyperctl report %s\n", Plural(len(todo), "run", "runs"), Plural(skipped, "was", "were"), c.Out)
 	return nil
+}
+
+// allFinished says that every one of the total runs in out is finished:
+// "the 1 run in out is finished", "all 3 runs in out are finished".
+func allFinished(total int, out string) string {
+	if total == 1 {
+		return fmt.Sprintf("the %s in %s is finished", Plural(total, "run", "runs"), out)
+	}
+	return fmt.Sprintf("all %s in %s are finished", Plural(total, "run", "runs"), out)
 }
 
 // Plural words n with the singular or plural form: "1 run", "5 runs", "1

@@ -13,3 +13,17 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestAllFinished(t *testing.T) {
+	for _, tc := range []struct {
+		total int
+		want  string
+	}{
+		{1, "the 1 run in out is finished"},
+		{3, "all 3 runs in out are finished"},
+	} {
+		if got := allFinished(tc.total, "out"); got != tc.want {
+			t.Errorf("allFinished(%d) = %q, want %q", tc.total, got, tc.want)
+		}
+	}
+}

@@ -96,7 +96,7 @@ import (
 
 // File names inside a population folder.
 const (
-	DefinitionFile = "population.json"
+	DefinitionFile = matrix.PopulationFile
 	LogFile        = "population.jsonl"
 	GenerationsDir = "generations"
 	ResultFile     = "result.json"

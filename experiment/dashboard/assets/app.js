@@ -156,7 +156,7 @@
     $('#runs tbody').innerHTML = runs.map((r) => {
       const p = progress(r);
       return `<tr data-id="${esc(r.id)}" data-state="${esc(r.state)}">
-        <td class="name" title="${esc(r.id)}"><span class="swatch" style="background:${colorOf(colorKey(r, many, each))}"></span>${esc(rowName(r, many))}</td>
+        <td class="name" title="${esc(rowName(r, many) + (r.id !== '.' ? ' (' + r.id + ')' : ''))}"><span class="swatch" style="background:${colorOf(colorKey(r, many, each))}"></span>${esc(rowName(r, many))}</td>
         <td><span class="badge s-${esc(r.state)}" title="${esc(r.detail || '')}">${esc(r.state)}</span></td>
         <td title="${esc(p.text)}"><div class="bar ${r.state === 'finished' ? 'done' : ''}"><div style="width:${(100 * p.frac).toFixed(1)}%"></div></div>
           <div class="progress-text">${esc(p.text)}</div></td></tr>`;
@@ -174,7 +174,7 @@
         head2 += `<td class="gap"></td>` + m.seeds.map((s) => `<th class="seed">${s}</th>`).join('');
       });
       const rows = m.controllers.map((c, ci) => {
-        let tds = `<th class="ctrl">${esc(c)}</th>`;
+        let tds = `<th class="ctrl" title="${esc(c)}">${esc(c)}</th>`;
         m.envs.forEach((e, ei) => {
           tds += `<td class="gap"></td>`;
           m.seeds.forEach((s, si) => {
