@@ -506,6 +506,8 @@ func (r *Run) judged() (v float64, ok bool, why string) {
 	switch {
 	case r.JudgeProblem != "":
 		return 0, false, r.JudgeProblem
+	case r.Judge == nil && !policy.Exists(r.Dir, policy.Best):
+		return 0, false, fmt.Sprintf("no %s, and no %s here to judge (a copy of a run without its policy: judge the run it was copied from, hyperctl judge RUN, and copy RUN/%s here)", policy.JudgeFile, policy.Best, policy.JudgeFile)
 	case r.Judge == nil:
 		return 0, false, fmt.Sprintf("no %s (judge its %s on fresh episodes: hyperctl judge %s)", policy.JudgeFile, policy.Best, r.Dir)
 	}
