@@ -47,8 +47,8 @@ judge' uses its mean as the run's score.
   hyperctl judge runs/pop runs/other-pop --episodes 100   # each population's best member`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if episodes < policy.MinJudgeEpisodes || episodes > policy.MaxJudgeEpisodes {
-				return usagef("--episodes: want an integer in [%d, %d], got %d", policy.MinJudgeEpisodes, policy.MaxJudgeEpisodes, episodes)
+			if err := policy.CheckJudgeEpisodes(episodes); err != nil {
+				return usagef("--episodes: %w", err)
 			}
 			if isDryRun(cmd.Context()) {
 				return nil

@@ -100,11 +100,11 @@ func PolicyHashes(dir, name string) (weights, sidecar string, err error) {
 	return weights, sidecar, nil
 }
 
-// checkJudgeEpisodes refuses a count of fresh episodes outside
-// [MinJudgeEpisodes, MaxJudgeEpisodes].
-func checkJudgeEpisodes(episodes int) error {
+// CheckJudgeEpisodes refuses a count of fresh episodes outside
+// [MinJudgeEpisodes, MaxJudgeEpisodes], the one rule for it.
+func CheckJudgeEpisodes(episodes int) error {
 	if episodes < MinJudgeEpisodes || episodes > MaxJudgeEpisodes {
-		return fmt.Errorf("judge: episodes = %d, want an integer in [%d, %d]", episodes, MinJudgeEpisodes, MaxJudgeEpisodes)
+		return fmt.Errorf("want an integer in [%d, %d], got %d", MinJudgeEpisodes, MaxJudgeEpisodes, episodes)
 	}
 	return nil
 }
@@ -116,8 +116,8 @@ func checkJudgeEpisodes(episodes int) error {
 // (JudgeRun does).
 func Judge(ctx context.Context, dir, name string, episodes int, version string) (Judgement, error) {
 	j := Judgement{Format: JudgeFormat, Policy: name, SeedBase: FreshSeedBase, Episodes: episodes, HyperctlVersion: version}
-	if err := checkJudgeEpisodes(episodes); err != nil {
-		return j, err
+	if err := CheckJudgeEpisodes(episodes); err != nil {
+		return j, fmt.Errorf("judge %s: episodes: %w", dir, err)
 	}
 	var err error
 	if j.WeightsSHA256, j.SidecarSHA256, err = PolicyHashes(dir, name); err != nil {
@@ -206,8 +206,8 @@ func (j Judgement) Current(dir, name string, episodes int) (bool, error) {
 // and written false. A judge.json of other files (a changed policy) is
 // replaced.
 func JudgeRun(ctx context.Context, dir, name string, episodes int, version string) (j Judgement, written bool, err error) {
-	if err := checkJudgeEpisodes(episodes); err != nil {
-		return j, false, err
+	if err := CheckJudgeEpisodes(episodes); err != nil {
+		return j, false, fmt.Errorf("judge %s: episodes: %w", dir, err)
 	}
 	if old, err := ReadJudgement(dir); err == nil {
 		if ok, err := old.Current(dir, name, episodes); err != nil {

@@ -36,8 +36,8 @@ func TestJudgeRun(t *testing.T) {
 		want     string
 	}{
 		{"zero", 0, "want an integer in [50, 1000000]"},
-		{"one below the minimum", policy.MinJudgeEpisodes - 1, "episodes = 49"},
-		{"above the maximum", policy.MaxJudgeEpisodes + 1, "episodes = 1000001"},
+		{"one below the minimum", policy.MinJudgeEpisodes - 1, "episodes: want an integer in [50, 1000000], got 49"},
+		{"above the maximum", policy.MaxJudgeEpisodes + 1, "got 1000001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := policy.JudgeRun(ctx, dir, policy.Best, tc.episodes, "test")
