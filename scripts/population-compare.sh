@@ -10,6 +10,16 @@
 # size N are fixed seeds S·N … S·N + N − 1, the seeds its members started
 # from.
 #
+# Both picks are made on the runs' own evaluations, so their scores are
+# inflated by the maximum of noisy estimates (issue 36). After the report,
+# each picked run whose policy-best is on disk is judged: `hyperctl judge`
+# evaluates it on 50 fresh episodes (seeds no training or selection used)
+# and writes judge.json into the run folder and its copy, and
+# `hyperctl report --score judge` writes OUT/compare-<N>/report-judge, the
+# comparison by that score. A picked run without its policy is named, with
+# how to retrain it (runs are deterministic: the study's binary, the same
+# config, and train.csv must come out equal to the committed one).
+#
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
 # FRAMES, READY, ITERS). The report needs no training, so it runs with
 # hyperctl built from this commit (bin/hyperctl-report-<commit>, or
@@ -46,17 +56,21 @@ take() { # copy the files report reads from run folder $1 into $2
   mkdir -p "$2"
   cp "$1/train.csv" "$1/eval.csv" "$1/summary.json" "$1/config.toml" "$2/"
 }
+study_bin="bin/hyperctl-study-$(cat "$OUT/build.txt" 2>/dev/null || echo COMMIT)" # the binary that trained the study (scripts/study-binary.sh)
 for n in ${SIZES//,/ }; do
   cmp="$OUT/compare-$n"
   new="$cmp.new" # assembled beside, so a refusal leaves the last comparison whole
   rm -rf "$new"
+  picked=() # per picked run: its folder, its copy below $cmp, how to retrain it (tab-separated)
   for env in ${ENVS//,/ }; do
     for s in $(seq "$first" "$last"); do
       for m in ${METHODS//,/ }; do
         pop="$OUT/pop/$env/$m-$n/seed$s"
         need "$pop/result.json" "population $pop"
         best=$(jq -r '.best' "$pop/result.json")
-        take "$pop/$(jq -r ".members[$best].dir" "$pop/result.json")" "$new/$env/$m-$n/seed$s"
+        member=$(jq -r ".members[$best].dir" "$pop/result.json")
+        take "$pop/$member" "$new/$env/$m-$n/seed$s"
+        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"a member's policy comes only with its population: with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin population --env $env --method $m --size $n --seed $s --frames $FRAMES --ready $READY --iterations $ITERS --out NEW, check that cmp NEW/$member/train.csv $pop/$member/train.csv reports no difference, then copy NEW/$member/policy-best.* into $pop/$member")
       done
       bestdir= bestv=
       for k in $(seq 0 $(( n - 1 ))); do
@@ -68,6 +82,7 @@ for n in ${SIZES//,/ }; do
         fi
       done
       take "$bestdir" "$new/$env/fixed-best$n/seed$s"
+      picked+=("$bestdir"$'\t'"$env/fixed-best$n/seed$s"$'\t'"with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin train --config $bestdir/config.toml --out NEW, check that cmp NEW/train.csv $bestdir/train.csv reports no difference, then copy NEW/policy-best.* into $bestdir")
     done
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
@@ -80,4 +95,23 @@ for n in ${SIZES//,/ }; do
   focus=${METHODS%%,*}-$n
   nice -n 19 "$report_bin" report "$cmp" --reference "fixed-best$n" --focus "$focus" --out "$cmp/report"
   echo "population-compare: size $n: $cmp/report/report.md"
+
+  # The picked policies on fresh episodes (issue 36).
+  judged=0
+  for p in "${picked[@]}"; do
+    IFS=$'\t' read -r src rel how <<<"$p"
+    if [ -f "$src/policy-best.json" ] && [ -f "$src/policy-best.safetensors" ]; then
+      nice -n 19 "$report_bin" judge "$src"
+      cp "$src/judge.json" "$cmp/$rel/"
+      judged=$(( judged + 1 ))
+    else
+      echo "population-compare: $src (picked for $cmp/$rel) has no policy-best on disk, so it is not judged; $how, and run this script again" >&2
+    fi
+  done
+  if [ "$judged" -gt 0 ]; then
+    nice -n 19 "$report_bin" report "$cmp" --score judge --reference "fixed-best$n" --focus "$focus" --out "$cmp/report-judge"
+    echo "population-compare: size $n: $judged of ${#picked[@]} picked runs judged on fresh episodes: $cmp/report-judge/report.md"
+  else
+    echo "population-compare: size $n: none of the ${#picked[@]} picked runs has its policy-best on disk; no fresh-episode report" >&2
+  fi
 done

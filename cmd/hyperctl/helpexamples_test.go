@@ -17,7 +17,7 @@ import (
 // dryRunnable are the commands that stop after their checks in a dry run
 // (withDryRun); the others' examples are checked for their flags and
 // arguments only.
-var dryRunnable = map[string]bool{"train": true, "compare": true, "population": true, "eval": true, "render": true, "report": true}
+var dryRunnable = map[string]bool{"train": true, "compare": true, "population": true, "eval": true, "judge": true, "render": true, "report": true}
 
 // helpExamples returns every example command line of root's commands: the
 // lines of their Example texts, and the indented lines of their Long

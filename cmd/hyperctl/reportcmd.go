@@ -25,7 +25,7 @@ const (
 )
 
 func newReportCmd(a *app) *cobra.Command {
-	var out, focus, reference, format string
+	var out, focus, reference, format, score string
 	var resamples, randomEpisodes int
 	var bootSeed uint64
 	cmd := &cobra.Command{
@@ -68,15 +68,27 @@ why a finished seed or a section is left out.
 table (per run, per environment and controller, the aggregate, the verdict)
 as one JSON document, also written to report.json; csv the per-environment
 table, with runs.csv, controllers.csv and aggregate.csv written beside
-report.md. Undefined numbers are null in JSON, empty in CSV.`,
+report.md. Undefined numbers are null in JSON, empty in CSV.
+
+--score judge scores each run by the mean of its judge.json ('hyperctl
+judge': its policy-best on at least 50 fresh episodes, seeds no training or
+selection used) instead of its evaluation return at the matched budget, in
+the score columns, the statistics and the against-reference section. A
+finished run without a usable judge.json is left out of them, listed with
+the reason and the judge command that gives it one; the JSON tables say
+"score": "judge" and hold the judge score in their *_at_budget fields.`,
 		Example: `  hyperctl report runs/cmp
   hyperctl report runs/halfcheetah-hypercontroller-seed0
   hyperctl report runs --format json | jq '.runs[] | {env, controller, seed, eval_return_at_budget}'
-  hyperctl report runs/cmp --format csv > table.csv`,
+  hyperctl report runs/cmp --format csv > table.csv
+  hyperctl report runs/cmp --score judge --out runs/cmp/report-judge`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{formatMarkdown, formatJSON, formatCSV}, format) {
 				return usagef("--format %q: want markdown, json or csv", format)
+			}
+			if !slices.Contains(analysis.Scores, score) {
+				return usagef("--score %q: want %s", score, strings.Join(analysis.Scores, " or "))
 			}
 			if isDryRun(cmd.Context()) {
 				return nil
@@ -100,6 +112,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 				return &usageError{err: fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
 			}
 			set.Reference = reference
+			set.Score = score
 			if resamples < 1 {
 				return &usageError{err: fmt.Errorf("report: --resamples %d: want at least 1", resamples)}
 			}
@@ -158,6 +171,7 @@ report.md. Undefined numbers are null in JSON, empty in CSV.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output folder (default DIR/report)")
 	cmd.Flags().StringVar(&format, "format", formatMarkdown, "what to print: markdown, json (every table; also report.json) or csv (the per-environment table; also runs.csv, controllers.csv, aggregate.csv)")
+	cmd.Flags().StringVar(&score, "score", analysis.ScoreBudget, "a run's score: budget (its evaluation return at the matched budget) or judge (its judge.json mean, fresh episodes; runs without one are left out)")
 	cmd.Flags().StringVar(&focus, "focus", "", "controller whose rank the summary reports (default: the folder's only controller, else "+configs.DefaultController+")")
 	cmd.Flags().StringVar(&reference, "reference", analysis.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
 	cmd.Flags().IntVar(&resamples, "resamples", analysis.DefaultResamples, "bootstrap resamples per confidence interval")

@@ -55,7 +55,7 @@ by side, and 'hyperctl report' ranks them.`,
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
-	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newRenderCmd(a), newServeCmd(a), newDashboardCmd(a), newPopulationCmd(a))
+	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newJudgeCmd(a), newRenderCmd(a), newServeCmd(a), newDashboardCmd(a), newPopulationCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}

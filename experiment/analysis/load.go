@@ -23,6 +23,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
 // TrainRow is one row of train.csv (the columns the report uses).
@@ -52,6 +53,12 @@ type Run struct {
 	Eval            []EvalRow
 	Finished        bool
 	Summary         rundir.Summary
+	// Judge is the run's judge.json (hyperctl judge: its policy-best on
+	// fresh episodes), nil when it has none; JudgeProblem says why one
+	// that is there cannot be used (unreadable, or of other policy files
+	// than the run's policy-best).
+	Judge        *policy.Judgement
+	JudgeProblem string
 }
 
 // Set is everything found in a compare folder.
@@ -72,7 +79,25 @@ type Set struct {
 	Random map[string]RandomBaseline
 	// Bootstrap configures the confidence intervals of Stats.
 	Bootstrap Bootstrap
+	// Score is what a run's score is: ScoreBudget (also "") its
+	// evaluation return at the matched budget, ScoreJudge its judge.json
+	// mean.
+	Score string
 }
+
+// The scores a report can use (Set.Score, report --score).
+const (
+	// ScoreBudget scores a run by its in-run evaluation return at its
+	// environment's matched frame budget (the default).
+	ScoreBudget = "budget"
+	// ScoreJudge scores a run by the mean of its judge.json: its
+	// policy-best on fresh episodes (policy.FreshSeedBase on). A finished
+	// run without a usable judge.json is left out, with the reason.
+	ScoreJudge = "judge"
+)
+
+// Scores lists the values of Set.Score.
+var Scores = []string{ScoreBudget, ScoreJudge}
 
 // Load reads the runs in dir: dir itself when it is a run folder, else
 // every run folder below it (rundir.Runs), and compare.json when dir
@@ -171,7 +196,32 @@ func loadRun(dir string) (*Run, error) {
 	if s, err := rundir.ReadSummary(dir); err == nil {
 		r.Finished, r.Summary = true, s
 	}
+	r.Judge, r.JudgeProblem = loadJudgement(dir)
 	return r, nil
+}
+
+// loadJudgement reads dir's judge.json: nil and "" without one, nil and
+// why when it is unreadable or judged other files than dir's policy-best
+// (checked when the policy is there; a study's copy of a run keeps
+// judge.json without the policy).
+func loadJudgement(dir string) (*policy.Judgement, string) {
+	j, err := policy.ReadJudgement(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	if policy.Exists(dir, j.Policy) {
+		ok, err := j.Current(dir, j.Policy, j.Episodes)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if !ok {
+			return nil, fmt.Sprintf("%s judged other %s files than the run's; judge it again: hyperctl judge %s", policy.JudgeFile, j.Policy, dir)
+		}
+	}
+	return &j, ""
 }
 
 // parseRows reads every row of a log into a new T: its iteration and the

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
 // Quartiles returns the 25th, 50th and 75th percentiles with linear
@@ -329,6 +330,9 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		}
 		return fmt.Sprintf("%d of %d", rk, n)
 	}
+	if s.Score == ScoreJudge {
+		fmt.Fprintf(&sb, "Score: each run's %s mean, its %s on at least %d fresh deterministic episodes (seeds from %d, which no training or selection used), in place of the evaluation return at the matched budget, in the columns and statistics of scores.\n\n", policy.JudgeFile, policy.Best, policy.MinJudgeEpisodes, policy.FreshSeedBase)
+	}
 	sb.WriteString("## Summary\n\n")
 	focusRuns := slices.ContainsFunc(s.Runs, func(r *Run) bool { return r.Controller == s.focus() })
 	if focusRuns {
@@ -336,7 +340,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 	} else {
 		fmt.Fprintf(&sb, "Medians over finished seeds. No rank: the ranked controller, %s, has no runs here (--focus names another).\n\n", s.focus())
 	}
-	sb.WriteString("| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best evaluation return at the budget | rank |\n")
+	fmt.Fprintf(&sb, "| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best %s | rank |\n", s.scoreName())
 	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		rows := tables[env]
@@ -370,7 +374,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		} else {
 			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(b, 0), env)
 		}
-		sb.WriteString("| controller | seeds at the budget | frames trained, median | evaluation return at the budget, median [IQR] | IQM [95 % CI] | final minus best evaluation return, median [IQR] |\n")
+		fmt.Fprintf(&sb, "| controller | seeds at the budget | frames trained, median | %s, median [IQR] | IQM [95 %% CI] | final minus best evaluation return, median [IQR] |\n", s.scoreName())
 		sb.WriteString("|---|---|---|---|---|---|\n")
 		for _, r := range rows {
 			iq := nanInterval
@@ -383,7 +387,11 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 			fmt.Fprintf(&sb, "\nEvaluations: %s.\n", note)
 		}
 		if _, dropped := s.budgetEvals(env); len(dropped) > 0 {
-			sb.WriteString("\nLeft out at the matched budget (finished, but without an evaluation return there; not in the statistics):\n")
+			if s.Score == ScoreJudge {
+				sb.WriteString("\nLeft out (finished, but without a judge score; not in the statistics):\n")
+			} else {
+				sb.WriteString("\nLeft out at the matched budget (finished, but without an evaluation return there; not in the statistics):\n")
+			}
 			for _, d := range dropped {
 				fmt.Fprintf(&sb, "- %s seed %d: %s\n", d.Controller, d.Seed, d.Why)
 			}
@@ -492,6 +500,28 @@ func (h HeadToHead) Beats() bool {
 	return !math.IsNaN(h.Median) && !math.IsNaN(h.RefMedian) && h.Median > h.RefMedian
 }
 
+// judged returns the run's judge score (its judge.json mean); without
+// one, ok is false and why says why and how to get one.
+func (r *Run) judged() (v float64, ok bool, why string) {
+	switch {
+	case r.JudgeProblem != "":
+		return 0, false, r.JudgeProblem
+	case r.Judge == nil && !policy.Exists(r.Dir, policy.Best):
+		return 0, false, fmt.Sprintf("no %s, and no %s here to judge (a copy of a run without its policy: judge the run it was copied from, hyperctl judge RUN, and copy RUN/%s here)", policy.JudgeFile, policy.Best, policy.JudgeFile)
+	case r.Judge == nil:
+		return 0, false, fmt.Sprintf("no %s (judge its %s on fresh episodes: hyperctl judge %s)", policy.JudgeFile, policy.Best, r.Dir)
+	}
+	return r.Judge.Mean, true, ""
+}
+
+// scoreName is what the report calls a run's score.
+func (s *Set) scoreName() string {
+	if s.Score == ScoreJudge {
+		return "judge score (fresh episodes)"
+	}
+	return "evaluation return at the budget"
+}
+
 // Dropped is a finished run left out of the scores at the matched budget.
 type Dropped struct {
 	Controller string `json:"controller"`
@@ -500,9 +530,10 @@ type Dropped struct {
 	Why        string `json:"why"`
 }
 
-// budgetEvals returns each finished run's evaluation return at env's
-// matched budget, by controller and seed, and the finished runs without
-// one, with the reason.
+// budgetEvals returns each finished run's score, by controller and seed,
+// and the finished runs without one, with the reason. The score is the
+// evaluation return at env's matched budget, or with Score ScoreJudge the
+// mean of the run's judge.json.
 func (s *Set) budgetEvals(env string) (map[string]map[int64]float64, []Dropped) {
 	budget, framed := s.budget(env)
 	out := map[string]map[int64]float64{}
@@ -512,6 +543,9 @@ func (s *Set) budgetEvals(env string) (map[string]map[int64]float64, []Dropped) 
 			continue
 		}
 		v, ok, why := r.evalAt(budget, framed)
+		if s.Score == ScoreJudge {
+			v, ok, why = r.judged()
+		}
 		if !ok {
 			dropped = append(dropped, Dropped{Controller: r.Controller, Seed: r.Seed, Dir: r.Dir, Why: why})
 			continue

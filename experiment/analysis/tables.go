@@ -29,6 +29,11 @@ type Tables struct {
 	Random           []RandomRow      `json:"random_policy"`
 	AgainstReference []H2HRow         `json:"against_reference"`
 	Dropped          []DroppedRow     `json:"left_out_at_budget"`
+	// Score is "judge" when the scores (every *_at_budget field, the
+	// statistics, the left-out runs) are the runs' judge.json means
+	// (Set.Score ScoreJudge); absent for the default, the evaluation
+	// return at the matched budget.
+	Score string `json:"score,omitempty"`
 }
 
 // Num is a number that may be undefined (NaN): null in JSON.
@@ -167,6 +172,9 @@ func (s *Set) Tables() (*Tables, error) {
 		return nil, err
 	}
 	t := &Tables{Dir: s.Dir, Reference: st.Reference, Verdict: st.VerdictText(), Problems: s.Problems, Manifest: s.Manifest}
+	if s.Score == ScoreJudge {
+		t.Score = ScoreJudge
+	}
 	for _, env := range s.Envs() {
 		budget, framed := s.budget(env)
 		scores, dropped := s.budgetEvals(env)

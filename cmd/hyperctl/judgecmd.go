@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/ppo/policy"
+)
+
+// judge is its own command rather than eval --fresh: eval reads and
+// prints, for any seeds and either policy, and never writes into a run
+// folder; judge writes judge.json, the score report --score judge uses,
+// so its seeds (policy.FreshSeedBase on), its policy (policy-best, the one
+// every selection keeps) and its minimum of episodes are fixed, and it
+// takes several folders (every selected policy of a study at once).
+func newJudgeCmd(a *app) *cobra.Command {
+	var episodes int
+	cmd := &cobra.Command{
+		Use:   "judge DIR...",
+		Short: "Score selected policies on fresh episodes, seeds no training or selection used (judge.json)",
+		Long: fmt.Sprintf(`judge evaluates the policy-best of each run folder DIR on deterministic
+episodes whose seeds no training or selection used: episode k is reset with
+%d + k (2^62 + 2^61 + k; training's and in-run evaluation's seeds are all
+below 2^62 + 256). A selection (best-of-N, a population's best member, a
+halving survivor, a random-search winner) picks on in-run evaluations; the
+maximum of noisy estimates is biased upwards, so the score that counts is
+this new evaluation of the policy it picked.
+
+DIR may be a finished population folder: its best member (as result.json
+names it) is judged, and a line on stderr says which.
+
+judge writes DIR/judge.json atomically: the episodes, their seeds, returns
+and lengths, mean and standard deviation (population), the SHA-256 of the
+policy's two files and the hyperctl version. A judge.json of the same
+policy files and episodes is left as it is (judging again is a no-op); one
+of other files (the policy changed) is replaced. 'hyperctl report --score
+judge' uses its mean as the run's score.
+
+--episodes is at least %d (the default).`, policy.FreshSeedBase, policy.MinJudgeEpisodes),
+		Example: `  hyperctl judge runs/halfcheetah-fixed-seed0
+  hyperctl judge runs/pop runs/other-pop --episodes 100   # each population's best member`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := policy.CheckJudgeEpisodes(episodes); err != nil {
+				return usagef("--episodes: %w", err)
+			}
+			if isDryRun(cmd.Context()) {
+				return nil
+			}
+			var errs []error
+			for _, dir := range args {
+				if err := judgeOne(cmd, dir, episodes); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
+	cmd.Flags().IntVar(&episodes, "episodes", policy.MinJudgeEpisodes, fmt.Sprintf("fresh deterministic episodes (at least %d)", policy.MinJudgeEpisodes))
+	return cmd
+}
+
+// judgeOne judges the policy-best of the run (or population's best member)
+// in dir and prints the result.
+func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("judge: run folder %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("judge: run folder %s: is a file, not a folder", dir)
+	}
+	run, err := population.RunOrBest(cmd.ErrOrStderr(), dir)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(run, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
+		return noRunError(cmd, run)
+	}
+	if _, err := loadPolicy(run, policy.Best); err != nil { // the policy fits the run's config.toml
+		return err
+	}
+	j, written, err := policy.JudgeRun(cmd.Context(), run, policy.Best, episodes, versionString())
+	if err != nil {
+		return err
+	}
+	what := "wrote"
+	if !written {
+		what = "unchanged (the same policy files were judged already):"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s on %d fresh episodes (seeds %d-%d): return %.2f ± %.2f; %s %s\n",
+		run, policy.Best, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(run, policy.JudgeFile))
+	return nil
+}
