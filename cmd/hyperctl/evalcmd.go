@@ -18,6 +18,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
@@ -339,10 +340,10 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
-			prog := newRenderProgress(cmd, a)
+			prog := progress.NewRender(cmd.ErrOrStderr(), a.log, a.logFormat == "json")
 			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed,
-				StillPath: still, StillStep: stillStep, Progress: prog.frame})
-			prog.finish(err == nil)
+				StillPath: still, StillStep: stillStep, Progress: prog.Frame})
+			prog.Finish(err == nil)
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
+	"github.com/hyperctl/hyperctl/experiment/progress"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -106,10 +107,7 @@ func wrapArgs(c *cobra.Command) {
 // terminal is the terminal a progress bar draws on: cmd's stderr when it
 // is one and the logs are not JSON; nil otherwise (log lines instead).
 func (a *app) terminal(cmd *cobra.Command) *os.File {
-	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) && a.logFormat != "json" {
-		return f
-	}
-	return nil
+	return progress.Terminal(cmd.ErrOrStderr(), a.logFormat == "json")
 }
 
 // executable is the path of this hyperctl binary, symbolic links

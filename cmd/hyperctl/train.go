@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
@@ -331,80 +331,6 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	return nil
 }
 
-// runFolderSuffix is the suffix of the Nth run folder of a name (N >= 2):
-// runs/reacher-fixed-seed0-run2. Not "-2", which would read as a range of
-// seeds (0-2, as compare's --seeds writes them).
-const runFolderSuffix = "-run%d"
-
-// maxRunFolders bounds the folders newRunFolder tries.
-const maxRunFolders = 10_000
-
-// newRunFolder picks the folder of a run started without --out, --resume
-// or --force: each launch gets its own. It is the default folder (base)
-// when that is free, else the first free one of base-run2, base-run3, …
-// A folder is taken when it holds a finished run, a run of another config,
-// or a run another process writes now; a stopped run of the same config
-// is not skipped but refused, with the flags that continue it or start it
-// over. A folder that does not exist is claimed by creating it, so two
-// launches at once get two folders. It returns the folder and, when that
-// is not base, why base was taken.
-func newRunFolder(base, comparable string) (dir, why string, err error) {
-	for n := 1; n <= maxRunFolders; n++ {
-		dir = base
-		if n > 1 {
-			dir = base + fmt.Sprintf(runFolderSuffix, n)
-		}
-		taken, err := folderTaken(dir, comparable)
-		if err != nil {
-			return "", "", err
-		}
-		if taken == "" {
-			return dir, why, nil
-		}
-		if n == 1 {
-			why = taken
-		}
-	}
-	return "", "", fmt.Errorf("train: %s and %d folders after it are taken; give --out", base, maxRunFolders-1)
-}
-
-// folderTaken says why dir cannot hold a new run of the config comparable
-// ("" when it can; a stopped run of that config is an error saying how to
-// continue it). A folder that does not exist is created.
-func folderTaken(dir, comparable string) (string, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return "", fmt.Errorf("output folder %s: %w", dir, err)
-		}
-		if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
-			return "was created by another launch", nil
-		} else if err != nil {
-			return "", fmt.Errorf("output folder %s: %w", dir, err)
-		}
-		return "", nil
-	}
-	st, err := rundir.Inspect(dir)
-	if err != nil {
-		return "", err
-	}
-	if _, held, err := rundir.Holder(dir); err != nil {
-		return "", err
-	} else if held {
-		return "is being written by another process", nil
-	}
-	switch st {
-	case rundir.Finished:
-		return "holds a finished run", nil
-	case rundir.Unfinished:
-		was, err := configs.ResolveFile(filepath.Join(dir, rundir.ConfigFile))
-		if err != nil || was.Comparable != comparable {
-			return "holds a run of another config", nil
-		}
-		return "", usagef("train: %s holds a stopped run of this config; continue it with --out %s --resume, or start it over with --out %s --force", dir, dir, dir)
-	}
-	return "", nil
-}
-
 // defaultOut is --out's default for run: runs/<env>-<controller>-seed<N>,
 // or runs/<env>-<controller>@<preset>-seed<N>, as compare names a
 // variant's folder.
@@ -425,7 +351,10 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if o.outDefault && !o.resume && !o.force {
 		base := o.out
 		var why string
-		if o.out, why, err = newRunFolder(base, plan.Comparable); err != nil {
+		if o.out, why, err = matrix.NewTrainDir(base, plan.Comparable); err != nil {
+			if errors.As(err, new(*matrix.StoppedRunError)) {
+				return &usageError{err: err}
+			}
 			return err
 		}
 		if o.out != base {
@@ -433,7 +362,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 		}
 	}
 	opts := run.Options{
-		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: newProgress(cmd, a), Version: versionString(),
+		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: progress.NewTrain(cmd.ErrOrStderr(), a.log, a.logFormat == "json"), Version: versionString(),
 	}
 	if o.captureVideo {
 		opts.Video = &run.VideoOptions{Every: o.captureVideoEvery}

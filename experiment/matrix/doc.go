@@ -7,9 +7,10 @@
 //
 // It holds the one place each rule of that folder lives: the layout (RunDir
 // builds a cell's folder, ParseRunDir and Matrices.RunName read one back,
-// TrainDir and NameByConfig the same for train's own folders), the manifest
-// (ReadManifest, WriteManifest, Merge for a second compare on the same
-// folder, AppendSlurmJob for a submission), a run's state (Inspect, the
+// TrainDir and NameByConfig the same for train's own folders, NewTrainDir the
+// folder of a launch without --out: the default, or the first free -runN),
+// the manifest (ReadManifest, WriteManifest, Merge for a second compare on
+// the same folder, AppendSlurmJob for a submission), a run's state (Inspect, the
 // rule `hyperctl status`, the Slurm backend and the dashboard share;
 // Collect for a whole matrix, Folders for run folders outside one), and
 // the Backend that runs a compare: Local, a pool of `hyperctl train`

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -27,14 +27,13 @@ func TestRenderProgressLogs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			a := &app{log: zerolog.New(&buf)}
 			clock := time.Unix(0, 0)
-			p := &renderProgress{a: a, now: func() time.Time { return clock }, start: clock, lastLog: clock}
+			p := &Render{log: zerolog.New(&buf), now: func() time.Time { return clock }, start: clock, lastLog: clock}
 			for k := 1; k <= tc.frames; k++ {
 				clock = clock.Add(tc.perFrame)
-				p.frame(k, tc.most)
+				p.Frame(k, tc.most)
 			}
-			p.finish(true)
+			p.Finish(true)
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 			if buf.Len() == 0 {
 				lines = nil
@@ -69,14 +68,14 @@ func TestRenderProgressLogs(t *testing.T) {
 func TestRenderProgressLine(t *testing.T) {
 	var out strings.Builder
 	clock := time.Unix(0, 0)
-	p := &renderProgress{a: &app{}, now: func() time.Time { return clock }, start: clock, lastLog: clock,
-		line: &statusLine{w: &out, width: func() int { return 80 }}}
+	p := &Render{now: func() time.Time { return clock }, start: clock, lastLog: clock,
+		line: &Line{w: &out, width: func() int { return 80 }}}
 	const frames = 500                // at 10 ms a frame: 5 s
 	for k := 1; k <= frames-20; k++ { // its episodes end before the bound
 		clock = clock.Add(10 * time.Millisecond)
-		p.frame(k, frames)
+		p.Frame(k, frames)
 	}
-	p.finish(true)
+	p.Finish(true)
 	text := out.String()
 	updates := strings.Split(strings.TrimSuffix(text, "\n"), "\r")[1:]
 	if want := (frames - 20) / 20; len(updates) != want+1 || !strings.HasSuffix(text, "\n") || strings.Count(text, "\n") != 1 {

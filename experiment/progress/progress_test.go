@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
-	"github.com/spf13/cobra"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
@@ -28,10 +26,10 @@ func TestRecentReturns(t *testing.T) {
 	if k != 100 || math.Abs(m-99.5) > 1e-12 { // episodes 50..149
 		t.Fatalf("mean %v over %d, want 99.5 over 100", m, k)
 	}
-	p := &progress{total: 488}
+	p := &Train{total: 488}
 	p.recent = w
 	f := p.fields(rundir.Progress{Iteration: 12, WallS: 1.6384}, 24576, 15000, 12.0/488, -1.0842, true)
-	if got := fitLine(f, 1000); !strings.Contains(got, "it 12/488 [--------------------] 2% | ETA 1m5s | frames 24576 | 15000 f/s | ep_rew_mean 99.5 (100 ep) | eval - | reward/step -1.084") {
+	if got := Fit(f, 1000); !strings.Contains(got, "it 12/488 [--------------------] 2% | ETA 1m5s | frames 24576 | 15000 f/s | ep_rew_mean 99.5 (100 ep) | eval - | reward/step -1.084") {
 		t.Fatalf("line: %q", got)
 	}
 }
@@ -39,13 +37,13 @@ func TestRecentReturns(t *testing.T) {
 // TestFitLine: the line fits the width it is given, dropping fields in the
 // stated order (fitSteps), and keeps the run's position at any width.
 func TestFitLine(t *testing.T) {
-	iters := lineFields{pos: "it 123/488", done: 123.0 / 488, eta: "ETA 12m34s", aside: "frames 251904", fps: "1520 f/s",
-		rew: "ep_rew_mean -1234.5", rewN: " (100 ep)", eval: "eval 2345.6", reward: "reward/step -1.234"}
+	iters := Fields{Pos: "it 123/488", Done: 123.0 / 488, ETA: "ETA 12m34s", Aside: "frames 251904", FPS: "1520 f/s",
+		Rew: "ep_rew_mean -1234.5", RewN: " (100 ep)", Eval: "eval 2345.6", Reward: "reward/step -1.234"}
 	budget := iters
-	budget.pos, budget.aside, budget.done = "frames 251904/1000000", "it 123", 0.251904
+	budget.Pos, budget.Aside, budget.Done = "frames 251904/1000000", "it 123", 0.251904
 	for _, c := range []struct {
 		name    string
-		f       lineFields
+		f       Fields
 		width   int
 		want    string
 		without []string
@@ -60,10 +58,10 @@ func TestFitLine(t *testing.T) {
 		{"20 columns", iters, 19, "it 123/488 25%", []string{"ETA"}},
 		{"12 columns", iters, 11, "it 123/488", []string{"%"}},
 		{"too narrow for the position", iters, 5, "it 12", nil},
-		{"before any progress", lineFields{pos: "it 0/488", done: math.NaN(), eta: "ETA -", aside: "frames 0", fps: "- f/s", rew: "ep_rew_mean -", eval: "eval -", reward: "reward/step -"}, 79,
+		{"before any progress", Fields{Pos: "it 0/488", Done: math.NaN(), ETA: "ETA -", Aside: "frames 0", FPS: "- f/s", Rew: "ep_rew_mean -", Eval: "eval -", Reward: "reward/step -"}, 79,
 			"it 0/488 | ETA - | frames 0 | - f/s | ep_rew_mean - | eval - | reward/step -", nil},
 	} {
-		got := fitLine(c.f, c.width)
+		got := Fit(c.f, c.width)
 		if got != c.want || len([]rune(got)) > c.width {
 			t.Errorf("%s: %q (%d columns), want %q", c.name, got, len([]rune(got)), c.want)
 		}
@@ -81,15 +79,15 @@ func TestFitLine(t *testing.T) {
 func TestStatusLine(t *testing.T) {
 	var b strings.Builder
 	width := 80
-	s := &statusLine{w: &b, width: func() int { return width }}
-	long := lineFields{pos: "it 1/9", done: 0.1, eta: "ETA 1s", aside: "frames 100", fps: "9 f/s", rew: "ep_rew_mean -5.0", rewN: " (3 ep)", eval: "eval -", reward: "reward/step 0.100"}
-	s.show(long)
+	s := &Line{w: &b, width: func() int { return width }}
+	long := Fields{Pos: "it 1/9", Done: 0.1, ETA: "ETA 1s", Aside: "frames 100", FPS: "9 f/s", Rew: "ep_rew_mean -5.0", RewN: " (3 ep)", Eval: "eval -", Reward: "reward/step 0.100"}
+	s.Show(long)
 	first := b.String()
 	short := long
-	short.pos, short.rewN = "it 2/9", ""
+	short.Pos, short.RewN = "it 2/9", ""
 	width = 30 // the terminal narrowed
-	s.show(short)
-	s.end()
+	s.Show(short)
+	s.End()
 	out := b.String()
 	if !strings.HasPrefix(first, "\r") || strings.Count(out, "\r") != 2 || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("output %q", out)
@@ -114,25 +112,11 @@ func TestProgressLog(t *testing.T) {
 		{"iterations", 0, `"iteration":2,"of":1000,"frames":4096,`, `"frame_budget"`},
 	} {
 		var buf bytes.Buffer
-		a := &app{log: zerolog.New(&buf)}
-		p := newProgress(&cobra.Command{}, a)
-		p.cmd.SetErr(&buf) // not a terminal
+		p := NewTrain(&buf, zerolog.New(&buf), false) // not a terminal
 		p.Start(0, 1000, 0, c.budget)
 		p.Iteration(rundir.Progress{Iteration: 2, WallS: 1}, ppo.Report{Eval: &ppo.EvalStats{}, Stats: ppo.IterStats{TotalFrames: 4096}})
 		if got := buf.String(); !strings.Contains(got, c.want) || strings.Contains(got, c.without) {
 			t.Errorf("%s: log %s, want %s and no %s", c.name, got, c.want, c.without)
-		}
-	}
-}
-
-func TestPlural(t *testing.T) {
-	for _, tc := range []struct {
-		n         int
-		one, many string
-		want      string
-	}{{1, "run", "runs", "1 run"}, {0, "run", "runs", "0 runs"}, {5, "was", "were", "5 were"}, {1, "was", "were", "1 was"}} {
-		if got := matrix.Plural(tc.n, tc.one, tc.many); got != tc.want {
-			t.Errorf("matrix.Plural(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

@@ -1,22 +1,25 @@
-package main
+package progress
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
-// progress shows a line updated in place on a terminal and periodic log
-// lines otherwise; it is the training's Monitor.
-type progress struct {
-	cmd     *cobra.Command
-	line    *statusLine // on a terminal; nil: log lines
-	a       *app
+// Train shows a training run's progress: a line updated in place on a
+// terminal and periodic log lines otherwise; it is the run's Monitor
+// (run.Options.Monitor).
+type Train struct {
+	w       io.Writer      // where the line goes, if a terminal
+	json    bool           // the logs are JSON: no line
+	log     zerolog.Logger // for the log lines
+	line    *Line          // on a terminal; nil: log lines
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
 	lastLog time.Time
@@ -56,22 +59,25 @@ func (w *recentReturns) mean() (float64, int) {
 	return s / float64(k), k
 }
 
-func newProgress(cmd *cobra.Command, a *app) *progress {
-	return &progress{cmd: cmd, a: a}
+// NewTrain is the progress of a training run: a line on w when it is a
+// terminal and the logs are not JSON (json false), log lines on log
+// otherwise.
+func NewTrain(w io.Writer, log zerolog.Logger, json bool) *Train {
+	return &Train{w: w, log: log, json: json}
 }
 
 // Start shows the line at the starting iteration, or at the frames trained
 // when the run has a frame budget (on a terminal).
-func (p *progress) Start(from, total int, frames, budget int64) {
+func (p *Train) Start(from, total int, frames, budget int64) {
 	p.total, p.budget, p.lastLog = total, budget, time.Now()
-	if p.line = newStatusLine(p.cmd.ErrOrStderr(), p.a); p.line != nil {
-		p.line.show(p.fields(rundir.Progress{Iteration: from}, frames, 0, 0, math.NaN(), false))
+	if p.line = NewLine(p.w, p.json); p.line != nil {
+		p.line.Show(p.fields(rundir.Progress{Iteration: from}, frames, 0, 0, math.NaN(), false))
 	}
 }
 
 // done is the fraction of the run completed: of its iterations, or of its
 // frame budget if that is further along.
-func (p *progress) done(ps rundir.Progress, frames int64) float64 {
+func (p *Train) done(ps rundir.Progress, frames int64) float64 {
 	f := float64(ps.Iteration) / float64(max(p.total, 1))
 	if p.budget > 0 {
 		f = math.Max(f, float64(frames)/float64(p.budget))
@@ -81,7 +87,7 @@ func (p *progress) done(ps rundir.Progress, frames int64) float64 {
 
 // eta is the time left to the end of the run, from the time spent and the
 // fraction done (ok false before any progress).
-func (p *progress) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
+func (p *Train) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
 	d := p.done(ps, frames)
 	if d <= 0 || ps.WallS <= 0 {
 		return 0, false
@@ -90,7 +96,7 @@ func (p *progress) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
 }
 
 // Iteration updates the line, or logs a line every 10 s and at evaluations.
-func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
+func (p *Train) Iteration(ps rundir.Progress, rep ppo.Report) {
 	st := rep.Stats
 	fps := 0.0
 	if ps.WallS > 0 {
@@ -98,12 +104,12 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	}
 	p.recent.add(st.Returns)
 	if p.line != nil {
-		p.line.show(p.fields(ps, st.TotalFrames, fps, p.done(ps, st.TotalFrames), st.Reward, true))
+		p.line.Show(p.fields(ps, st.TotalFrames, fps, p.done(ps, st.TotalFrames), st.Reward, true))
 		return
 	}
 	if time.Since(p.lastLog) >= 10*time.Second || ps.Iteration == p.total || rep.Eval != nil {
 		p.lastLog = time.Now()
-		ev := p.a.log.Info().Int("iteration", ps.Iteration)
+		ev := p.log.Info().Int("iteration", ps.Iteration)
 		if p.budget > 0 {
 			// Frames done of the budget, which ends the run; the
 			// iterations' cap would only mislead.
@@ -131,35 +137,35 @@ func (p *progress) Iteration(ps rundir.Progress, rep ppo.Report) {
 // the mean return of recent episodes (SB3's ep_rew_mean), the mean reward
 // per step (R_t, what the controller sees) and the last evaluation. started
 // is false for the line shown before the first iteration.
-func (p *progress) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) lineFields {
-	f := lineFields{done: done, eval: "eval -", reward: "reward/step -", fps: "- f/s", eta: "ETA -"}
+func (p *Train) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) Fields {
+	f := Fields{Done: done, Eval: "eval -", Reward: "reward/step -", FPS: "- f/s", ETA: "ETA -"}
 	if p.budget > 0 {
-		f.pos = fmt.Sprintf("frames %d/%d", frames, p.budget)
-		f.aside = fmt.Sprintf("it %d", ps.Iteration)
+		f.Pos = fmt.Sprintf("frames %d/%d", frames, p.budget)
+		f.Aside = fmt.Sprintf("it %d", ps.Iteration)
 	} else {
-		f.pos = fmt.Sprintf("it %d/%d", ps.Iteration, p.total)
-		f.aside = fmt.Sprintf("frames %d", frames)
+		f.Pos = fmt.Sprintf("it %d/%d", ps.Iteration, p.total)
+		f.Aside = fmt.Sprintf("frames %d", frames)
 	}
-	f.rew, f.rewN = "ep_rew_mean -", ""
+	f.Rew, f.RewN = "ep_rew_mean -", ""
 	if m, k := p.recent.mean(); k > 0 {
-		f.rew, f.rewN = fmt.Sprintf("ep_rew_mean %.1f", m), fmt.Sprintf(" (%d ep)", k)
+		f.Rew, f.RewN = fmt.Sprintf("ep_rew_mean %.1f", m), fmt.Sprintf(" (%d ep)", k)
 	}
 	if started {
-		f.fps = fmt.Sprintf("%.0f f/s", fps)
-		f.reward = fmt.Sprintf("reward/step %.3f", reward)
+		f.FPS = fmt.Sprintf("%.0f f/s", fps)
+		f.Reward = fmt.Sprintf("reward/step %.3f", reward)
 		if eta, ok := p.eta(ps, frames); ok {
-			f.eta = "ETA " + eta.String()
+			f.ETA = "ETA " + eta.String()
 		}
 	}
 	if ps.HaveEval {
-		f.eval = fmt.Sprintf("eval %.1f", ps.LastEval)
+		f.Eval = fmt.Sprintf("eval %.1f", ps.LastEval)
 	}
 	return f
 }
 
 // Finish ends the line.
-func (p *progress) Finish() {
+func (p *Train) Finish() {
 	if p.line != nil {
-		p.line.end()
+		p.line.End()
 	}
 }
