@@ -13,12 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/progress"
+	"github.com/hyperctl/hyperctl/experiment/run"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
@@ -59,43 +58,21 @@ func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, strin
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
 		return nil, "", noRunError(cmd, dir)
 	}
-	p, err := loadPolicy(dir, name)
+	p, err := run.LoadPolicy(dir, name)
 	return p, dir, err
 }
-
-// maxListedRuns bounds the runs noRunError lists.
-const maxListedRuns = 8
 
 // noRunError is the error for dir, a folder without config.toml, given to
 // cmd: when run folders lie below it (a compare folder), it lists them and
 // gives the command that picks one, with the flags given, else it says
 // what a run folder is.
 func noRunError(cmd *cobra.Command, dir string) error {
-	runs, _ := rundir.Runs(dir)
-	if len(runs) == 0 {
+	b := matrix.RunsBelow(dir)
+	if b.Count == 0 {
 		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
 	}
-	pick := runs[0].Dir
-	for _, r := range runs {
-		if r.Finished {
-			pick = r.Dir
-			break
-		}
-	}
-	var names []string
-	for _, r := range runs[:min(len(runs), maxListedRuns)] {
-		n, _ := filepath.Rel(dir, r.Dir)
-		if !r.Finished {
-			n += " (unfinished)"
-		}
-		names = append(names, n)
-	}
-	more := ""
-	if len(runs) > maxListedRuns {
-		more = fmt.Sprintf(" and %d more", len(runs)-maxListedRuns)
-	}
-	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s%s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, matrix.Plural(len(runs), "run", "runs"), strings.Join(names, ", "), more, commandWith(cmd, pick))
+	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s. Give one of them, e.g.\n  %s",
+		dir, rundir.ConfigFile, matrix.Plural(b.Count, "run", "runs"), b.List(), commandWith(cmd, b.Pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and
@@ -113,58 +90,6 @@ func commandWith(cmd *cobra.Command, arg string) string {
 		}
 	})
 	return strings.Join(parts, " ")
-}
-
-// loadPolicy loads policy name of the run folder dir.
-func loadPolicy(dir, name string) (*policy.Policy, error) {
-	run, err := configs.Load(filepath.Join(dir, rundir.ConfigFile))
-	if err != nil {
-		return nil, err
-	}
-	spec, err := envs.Lookup(run.Env)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rundir.ConfigFile), err)
-	}
-	if !policy.Exists(dir, name) {
-		return nil, missingPolicy(dir, name)
-	}
-	p, err := policy.Load(dir, name)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckEnv(spec.ID, spec.Observation.Dim(), spec.Action.Dim()); err != nil {
-		return nil, fmt.Errorf("%s in %s does not fit the run's config.toml: %w", name, dir, err)
-	}
-	return p, nil
-}
-
-// missingPolicy is the error for the run in dir without policy name: why
-// it has none, as far as the folder tells (training still, stopped, or
-// finished without it), and what to do: --policy final when that one is
-// there, continuing a stopped run, training a finished one again.
-func missingPolicy(dir, name string) error {
-	other := policy.Final
-	if name == policy.Final {
-		other = policy.Best
-	}
-	alt := ""
-	if policy.Exists(dir, other) {
-		alt = fmt.Sprintf(" --policy %s evaluates its %s.", strings.TrimPrefix(other, "policy-"), other)
-	}
-	st, _ := rundir.Inspect(dir)
-	pid, held, _ := rundir.Holder(dir)
-	switch {
-	case st == rundir.Finished:
-		return fmt.Errorf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: hyperctl train --config %s --out NEW_FOLDER",
-			dir, name, name, alt, filepath.Join(dir, rundir.ConfigFile))
-	case held:
-		when := "from its first evaluation on"
-		if name == policy.Final {
-			when = "at every evaluation and at the end"
-		}
-		return fmt.Errorf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt)
-	}
-	return fmt.Errorf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: hyperctl train --out %s --resume", dir, name, alt, dir)
 }
 
 // maxEpisodes bounds --episodes of eval and render (a million episodes of

@@ -3,13 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -69,24 +66,13 @@ judge' uses its mean as the run's score.
 // judgeOne judges the policy-best of the run (or population's best member)
 // in dir and prints the result.
 func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("judge: run folder %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("judge: run folder %s: is a file, not a folder", dir)
-	}
-	run, err := population.RunOrBest(cmd.ErrOrStderr(), dir)
+	// The same run folder rules as eval's, and a policy that fits the
+	// run's config.toml.
+	_, runDir, err := loadRunPolicy(cmd, dir, "best")
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(run, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
-		return noRunError(cmd, run)
-	}
-	if _, err := loadPolicy(run, policy.Best); err != nil { // the policy fits the run's config.toml
-		return err
-	}
-	j, written, err := policy.JudgeRun(cmd.Context(), run, policy.Best, episodes, versionString())
+	j, written, err := policy.JudgeRun(cmd.Context(), runDir, policy.Best, episodes, versionString())
 	if err != nil {
 		return err
 	}
@@ -95,6 +81,6 @@ func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
 		what = "unchanged (the same policy files were judged already):"
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s on %d fresh episodes (seeds %d-%d): return %.2f ± %.2f; %s %s\n",
-		run, policy.Best, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(run, policy.JudgeFile))
+		runDir, policy.Best, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(runDir, policy.JudgeFile))
 	return nil
 }

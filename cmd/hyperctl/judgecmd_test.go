@@ -30,7 +30,7 @@ func TestJudgeCommand(t *testing.T) {
 		want string
 	}{
 		{"too few episodes", []string{judged, "--episodes", "49"}, 2, "--episodes: want an integer in [50, 1000000], got 49"},
-		{"no folder", []string{filepath.Join(root, "none")}, 1, "judge: run folder " + filepath.Join(root, "none")},
+		{"no folder", []string{filepath.Join(root, "none")}, 1, "run folder " + filepath.Join(root, "none")},
 		{"no run", []string{root}, 1, "holds no run itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,58 @@
+package matrix
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hyperctl/hyperctl/configs/rundir"
+)
+
+// maxListedRuns bounds the runs Below.List names.
+const maxListedRuns = 8
+
+// Below describes the run folders below a folder that is not a run
+// itself (a compare or population folder), for a message that points to
+// one of them.
+type Below struct {
+	Dir   string         // the folder
+	Runs  []rundir.Found // the run folders below it
+	Count int            // len(Runs)
+	Pick  string         // the run to suggest: the first finished one, else the first
+}
+
+// RunsBelow finds the run folders below dir (an unreadable folder counts
+// as none).
+func RunsBelow(dir string) Below {
+	runs, _ := rundir.Runs(dir)
+	b := Below{Dir: dir, Runs: runs, Count: len(runs)}
+	if len(runs) == 0 {
+		return b
+	}
+	b.Pick = runs[0].Dir
+	for _, r := range runs {
+		if r.Finished {
+			b.Pick = r.Dir
+			break
+		}
+	}
+	return b
+}
+
+// List names at most 8 of the runs, relative to the folder, the unfinished
+// ones marked, and how many more there are.
+func (b Below) List() string {
+	var names []string
+	for _, r := range b.Runs[:min(len(b.Runs), maxListedRuns)] {
+		n, _ := filepath.Rel(b.Dir, r.Dir)
+		if !r.Finished {
+			n += " (unfinished)"
+		}
+		names = append(names, n)
+	}
+	s := strings.Join(names, ", ")
+	if len(b.Runs) > maxListedRuns {
+		s += fmt.Sprintf(" and %d more", len(b.Runs)-maxListedRuns)
+	}
+	return s
+}
