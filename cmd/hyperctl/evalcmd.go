@@ -68,11 +68,11 @@ func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, strin
 // what a run folder is.
 func noRunError(cmd *cobra.Command, dir string) error {
 	b := matrix.RunsBelow(dir)
-	if b.Count == 0 {
+	if len(b.Runs) == 0 {
 		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
 	}
 	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, matrix.Plural(b.Count, "run", "runs"), b.List(), commandWith(cmd, b.Pick))
+		dir, rundir.ConfigFile, matrix.Plural(len(b.Runs), "run", "runs"), b.List(), commandWith(cmd, b.Pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and

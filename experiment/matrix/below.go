@@ -15,17 +15,16 @@ const maxListedRuns = 8
 // itself (a compare or population folder), for a message that points to
 // one of them.
 type Below struct {
-	Dir   string         // the folder
-	Runs  []rundir.Found // the run folders below it
-	Count int            // len(Runs)
-	Pick  string         // the run to suggest: the first finished one, else the first
+	Dir  string         // the folder
+	Runs []rundir.Found // the run folders below it
+	Pick string         // the run to suggest: the first finished one, else the first
 }
 
 // RunsBelow finds the run folders below dir (an unreadable folder counts
 // as none).
 func RunsBelow(dir string) Below {
 	runs, _ := rundir.Runs(dir)
-	b := Below{Dir: dir, Runs: runs, Count: len(runs)}
+	b := Below{Dir: dir, Runs: runs}
 	if len(runs) == 0 {
 		return b
 	}
