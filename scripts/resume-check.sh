@@ -24,12 +24,7 @@ if [ -z "${HYPERCTL:-}" ]; then
 fi
 RANDOM=20 # seeded kill points
 
-# same FILE_A FILE_B: "identical/total" rows, timing columns (3 and 4) aside.
-same() {
-  awk -F, 'NR == FNR { if (FNR > 1) { $3 = $4 = ""; want[FNR] = $0; n = FNR - 1 }; next }
-           FNR > 1 { $3 = $4 = ""; m++; if (want[FNR] == $0) ok++ }
-           END { printf "%d/%d", ok, n; if (m != n) printf " (the resumed run has %d rows)", m }' "$2" "$1"
-}
+source scripts/same-rows.sh
 
 rows() { [ -f "$1" ] && echo $(( $(wc -l < "$1") - 1 )) || echo 0; }
 
@@ -88,5 +83,5 @@ EOF
     killed_at+=("$(rows "$dir/killed/train.csv")")
   done
   "$HYPERCTL" --log-format json train --config "$cfg" --out "$dir/killed" --resume > /dev/null 2>>"$dir/killed.log"
-  echo "| $env | $KILLS (${killed_at[*]}) | $(same "$dir/killed/train.csv" "$dir/ref/train.csv") | $(same "$dir/killed/eval.csv" "$dir/ref/eval.csv") |"
+  echo "| $env | $KILLS (${killed_at[*]}) | $(same_rows "$dir/ref/train.csv" "$dir/killed/train.csv") | $(same_rows "$dir/ref/eval.csv" "$dir/killed/eval.csv") |"
 done

@@ -336,7 +336,7 @@ func (s *session) train(ctx context.Context) (Result, error) {
 	if runOpts.Frames > 0 { // frames done, then the budget: the start line says both apart
 		ev = ev.Int64("frame_budget", runOpts.Frames)
 	}
-	ev.Str("networks", s.tr.Networks()).Str("out", s.out).Msg("training")
+	ev.Str("networks", s.tr.Networks()).Str("kernels", ppo.Kernels()).Str("out", s.out).Msg("training")
 	if s.opts.Monitor != nil {
 		s.opts.Monitor.Start(s.ps.Iteration, runOpts.Iterations, s.tr.Frames(), runOpts.Frames)
 	}
