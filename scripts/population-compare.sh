@@ -18,7 +18,16 @@
 # `hyperctl report --score judge` writes OUT/compare-<N>/report-judge, the
 # comparison by that score. A picked run without its policy is named, with
 # how to retrain it (runs are deterministic: the study's binary, the same
-# config, and train.csv must come out equal to the committed one).
+# config, and train.csv must come out equal to the committed one, timing
+# columns aside).
+#
+# RETRAIN=1 does that for the picked fixed runs: each is trained again with
+# the study's binary on the study's float kernels (OpenBLAS Haswell, ATen
+# avx2; docs/guarantees.md) (resumably, into RETRAIN_DIR, default
+# /var/tmp/hyperctl-retrain), compared row by row with the committed run
+# (scripts/same-rows.sh), and its policy-best.* copied in only when equal. A
+# population member is never retrained here: that means its whole
+# population again (N runs' frames).
 #
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
 # FRAMES, READY, ITERS). The report needs no training, so it runs with
@@ -56,6 +65,36 @@ take() { # copy the files report reads from run folder $1 into $2
   mkdir -p "$2"
   cp "$1/train.csv" "$1/eval.csv" "$1/summary.json" "$1/config.toml" "$2/"
 }
+# retrain RUN: a picked fixed run without its policy, trained again with the
+# study's binary into $RETRAIN_DIR (resumed there after an interruption);
+# only when its train.csv and eval.csv are the committed ones (same-rows.sh:
+# timing columns aside) are its policy-best.* copied into RUN.
+source scripts/same-rows.sh
+RETRAIN_DIR=${RETRAIN_DIR:-/var/tmp/hyperctl-retrain}
+retrain() {
+  local run=$1 new="$RETRAIN_DIR/$1"
+  [ -x "$study_bin" ] || { echo "population-compare: $study_bin: missing; build it from commit $(cat "$OUT/build.txt") (scripts/pinned-binary.sh)" >&2; return 1; }
+  if [ ! -f "$new/summary.json" ]; then
+    local resume=()
+    [ -f "$new/config.toml" ] && resume=(--resume)
+    mkdir -p "$(dirname "$new")"
+    # The kernels of the study's machine (docs/guarantees.md): its binary
+    # predates the pin, so the retrain sets them itself.
+    OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell} ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY:-avx2} \
+      nice -n 19 "$study_bin" --log-format json train --config "$run/config.toml" --out "$new" "${resume[@]}" >/dev/null 2>>"$new.log" || {
+      echo "population-compare: retraining $run into $new failed; see $new.log" >&2; return 1; }
+  fi
+  local t e ok=1
+  t=$(same_rows "$run/train.csv" "$new/train.csv") || ok=
+  e=$(same_rows "$run/eval.csv" "$new/eval.csv") || ok=
+  if [ -n "$ok" ]; then
+    cp "$new/policy-best.json" "$new/policy-best.safetensors" "$run/"
+    echo "population-compare: retrained $run: train.csv $t and eval.csv $e rows identical (timing aside); its policy-best is in place"
+  else
+    echo "population-compare: retrained $run into $new, but it differs from the committed run (train.csv $t, eval.csv $e rows identical); not used" >&2
+    return 1
+  fi
+}
 study_bin="bin/hyperctl-study-$(cat "$OUT/build.txt" 2>/dev/null || echo COMMIT)" # the binary that trained the study (scripts/study-binary.sh)
 for n in ${SIZES//,/ }; do
   cmp="$OUT/compare-$n"
@@ -70,11 +109,11 @@ for n in ${SIZES//,/ }; do
         best=$(jq -r '.best' "$pop/result.json")
         member=$(jq -r ".members[$best].dir" "$pop/result.json")
         take "$pop/$member" "$new/$env/$m-$n/seed$s"
-        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"a member's policy comes only with its population: with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin population --env $env --method $m --size $n --seed $s --frames $FRAMES --ready $READY --iterations $ITERS --out NEW, check that cmp NEW/$member/train.csv $pop/$member/train.csv reports no difference, then copy NEW/$member/policy-best.* into $pop/$member")
+        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"a member's policy comes only with its population: with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin population --env $env $(method_flags "$m") --size $n --seed $s --frames $FRAMES --iterations $ITERS --out NEW, check that same_rows $pop/$member/train.csv NEW/$member/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/$member/policy-best.* into $pop/$member")
       done
       bestdir= bestv=
       for k in $(seq 0 $(( n - 1 ))); do
-        d="$OUT/fixed/$env/fixed/seed$(( s * n + k ))"
+        d="$FIXED/$env/fixed/seed$(( s * n + k ))"
         need "$d/summary.json" "fixed run $d"
         v=$(final_eval "$d")
         if [ -n "$v" ] && { [ -z "$bestv" ] || jq -en "$v > $bestv" >/dev/null; }; then
@@ -82,7 +121,7 @@ for n in ${SIZES//,/ }; do
         fi
       done
       take "$bestdir" "$new/$env/fixed-best$n/seed$s"
-      picked+=("$bestdir"$'\t'"$env/fixed-best$n/seed$s"$'\t'"with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin train --config $bestdir/config.toml --out NEW, check that cmp NEW/train.csv $bestdir/train.csv reports no difference, then copy NEW/policy-best.* into $bestdir")
+      picked+=("$bestdir"$'\t'"$env/fixed-best$n/seed$s"$'\t'"with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin train --config $bestdir/config.toml --out NEW, check that same_rows $bestdir/train.csv NEW/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/policy-best.* into $bestdir (RETRAIN=1 does all this)")
     done
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
@@ -101,6 +140,10 @@ for n in ${SIZES//,/ }; do
   for p in "${picked[@]}"; do
     IFS=$'\t' read -r src rel how <<<"$p"
     if [ -f "$src/policy-best.json" ] && [ -f "$src/policy-best.safetensors" ]; then
+      nice -n 19 "$report_bin" judge "$src"
+      cp "$src/judge.json" "$cmp/$rel/"
+      judged=$(( judged + 1 ))
+    elif [ -n "${RETRAIN:-}" ] && [[ $src == "$FIXED/"* ]] && retrain "$src"; then
       nice -n 19 "$report_bin" judge "$src"
       cp "$src/judge.json" "$cmp/$rel/"
       judged=$(( judged + 1 ))

@@ -10,7 +10,8 @@
 #                OUT/pop/<env>/<method>-<N>/seed<S>; member k trains with
 #                seed S·N + k
 #   fixed        `hyperctl compare --controllers fixed` on ENVS with seeds
-#                0 … (max SIZES)·(max SEED + 1) − 1, into OUT/fixed: the runs
+#                (max SIZES)·A … (max SIZES)·(B + 1) − 1 for SEEDS=A-B, into
+#                FIXED (default OUT/fixed): the runs
 #                of population seed S and size N are seeds S·N … S·N + N − 1,
 #                the seeds its members started from
 #   report       per size N, scripts/population-compare.sh: the best member
@@ -27,7 +28,11 @@
 # Settings (environment variables), with issue 26's values as defaults:
 #   OUT      output folder            results/population
 #   ENVS     environments             halfcheetah,pusher,bipedalwalker
-#   METHODS  population methods       pb2,pbt
+#   METHODS  population methods       pb2,pbt  (or variants of VARIANTS_FILE)
+#   VARIANTS_FILE  named variants: "name<TAB>population flags" per line
+#   FIXED    the fixed runs' folder   OUT/fixed  (another study's, to share
+#                                     its runs: then every run needed must be
+#                                     finished there; none is trained)
 #   SIZES    population sizes         4,8
 #   SEEDS    population seeds         0-4 (a range A-B)
 #   FRAMES   frames per member        1000000
@@ -69,17 +74,31 @@ populations() { # method size
     for s in $(seq "$first" "$last"); do
       dir="$OUT/pop/$env/$1-$2/seed$s"
       echo "population-study: $dir"
-      hc population --env "$env" --method "$1" --size "$2" --seed "$s" --frames "$FRAMES" --ready "$READY" \
+      # shellcheck disable=SC2046 # the variant's flags split into words
+      hc population --env "$env" $(method_flags "$1") --size "$2" --seed "$s" --frames "$FRAMES" \
         --iterations "$ITERS" --jobs "$JOBS" --out "$dir" >>"$OUT/population-study.log" 2>&1 \
         || { echo "population-study: $dir failed; see $OUT/population-study.log and its members' train.log" >&2; exit 1; }
     done
   done
 }
 fixed_runs() {
-  echo "population-study: $OUT/fixed (seeds 0-$(( maxsize * (last + 1) - 1 )))"
-  hc compare --env "$ENVS" --controllers fixed --seeds "0-$(( maxsize * (last + 1) - 1 ))" \
-    --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$OUT/fixed" >>"$OUT/population-study.log" 2>&1 \
-    || { echo "population-study: $OUT/fixed failed; see $OUT/population-study.log" >&2; exit 1; }
+  local seeds="$(( maxsize * first ))-$(( maxsize * (last + 1) - 1 ))"
+  if [ "$FIXED" != "$OUT/fixed" ]; then # another study's runs: used, never added to
+    for env in ${ENVS//,/ }; do
+      for k in $(seq $(( maxsize * first )) $(( maxsize * (last + 1) - 1 ))); do
+        [ -f "$FIXED/$env/fixed/seed$k/summary.json" ] || {
+          echo "population-study: FIXED=$FIXED has no finished $env/fixed/seed$k; a study shares only finished fixed runs (leave FIXED unset to train its own)" >&2
+          exit 2
+        }
+      done
+    done
+    echo "population-study: $FIXED (seeds $seeds): finished, shared"
+    return
+  fi
+  echo "population-study: $FIXED (seeds $seeds)"
+  hc compare --env "$ENVS" --controllers fixed --seeds "$seeds" \
+    --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$FIXED" >>"$OUT/population-study.log" 2>&1 \
+    || { echo "population-study: $FIXED failed; see $OUT/population-study.log" >&2; exit 1; }
 }
 sizes_desc=$(tr ',' '\n' <<<"$SIZES" | sort -rn)
 fixed_done=
@@ -95,7 +114,7 @@ done
 
 # 3. Per size, the best member of each population against the best of its
 #    N fixed runs, each picked by its own final evaluation, and the report.
-OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY ITERS=$ITERS \
+OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$SIZES SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY ITERS=$ITERS FIXED=$FIXED VARIANTS_FILE=$VARIANTS_FILE \
   scripts/population-compare.sh >>"$OUT/population-study.log" 2>&1 \
   || { echo "population-study: the comparison failed; see $OUT/population-study.log" >&2; exit 1; }
 echo "population-study: started $start, done $(date -u +%FT%TZ)"
