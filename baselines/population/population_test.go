@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/baselines/pb2"
@@ -257,5 +258,45 @@ func TestInitial(t *testing.T) {
 	}
 	if slices.Equal(a[1], a[2]) {
 		t.Error("two members drew the same configuration")
+	}
+}
+
+func TestStarts(t *testing.T) {
+	space := testSpace(t)
+	start := controller.Config{2.5e-4, 0.2, 2048}
+	random, err := Initial(space, 4, start, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		same    bool
+		start   controller.Config
+		want    []controller.Config
+		wantErr string
+	}{
+		{"random starts are Initial's", false, start, random, ""},
+		{"same start: every member at start", true, start, []controller.Config{start, start, start, start}, ""},
+		{"same start needs a start", true, nil, nil, "gives no start configuration"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := DefaultSettings(Halving)
+			s.SameStart = c.same
+			got, err := s.Starts(space, 4, c.start, 9)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err %v, want one containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.want {
+				if !slices.Equal(got[i], c.want[i]) {
+					t.Errorf("member %d starts at %v, want %v", i, got[i], c.want[i])
+				}
+			}
+		})
 	}
 }

@@ -92,6 +92,12 @@ type Settings struct {
 	// Method is Halving.
 	Eta       int   `json:"Eta,omitempty"`
 	MinFrames int64 `json:"MinFrames,omitempty"`
+	// SameStart starts every member from the start configuration (the run
+	// config's [ppo] values), so the members differ only in their seeds:
+	// successive halving or random restarts over seeds of one
+	// configuration. False: member 0 starts there and the others from
+	// uniform draws (Initial), the papers' start.
+	SameStart bool `json:"SameStart,omitempty"`
 }
 
 // DefaultSettings returns Ray Tune's defaults for PBT and PB2, for

@@ -1,6 +1,7 @@
 package population
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -218,6 +219,22 @@ func mfpbtStep(in Input, scores []float64, out []Decision, rng *rand.Rand) ([]De
 			}
 		}
 		out[i] = d
+	}
+	return out, nil
+}
+
+// Starts returns the n members' first configurations under s: every member
+// at start when s.SameStart is set (start is then required), else Initial's.
+func (s *Settings) Starts(space controller.Space, n int, start controller.Config, seed uint64) ([]controller.Config, error) {
+	out, err := Initial(space, n, start, seed)
+	if err != nil || !s.SameStart {
+		return out, err
+	}
+	if start == nil {
+		return nil, errors.New("population: same start: the members' config gives no start configuration (controller.start = \"ppo\")")
+	}
+	for i := range out {
+		copy(out[i], start)
 	}
 	return out, nil
 }

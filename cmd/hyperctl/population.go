@@ -33,7 +33,7 @@ type populationFlags struct {
 	seed, frames, ready                       int64
 	quantile, resample                        float64
 	// PBT and PB2's options against early selection, halving's rungs.
-	selection               string
+	selection, init         string
 	firstExploit, minFrames int64
 	eta                     int
 	slurm                   slurm.Options
@@ -64,7 +64,9 @@ at random for the whole budget in one generation, without exploits.
 --method halving is synchronous successive halving: every member trains to
 the first rung, the top 1/--eta continue from their checkpoints to the
 next, and so on up to --frames (rungs at --frames/eta^k, at least
---min-frames); the result says the frames used.
+--min-frames); the result says the frames used. --init same starts every
+member at the config's values, so the members differ only in seed (halving
+over seeds of one configuration).
 
 DIR holds one ordinary run folder per member, DIR/<env>/<method>/seed<S>
 (S = seed·size + k), so 'hyperctl status DIR' and 'hyperctl report DIR'
@@ -100,6 +102,7 @@ submits the next generation: no process stays on the login node.`,
 	fl.Float64Var(&f.resample, "resample", 0.25, "pbt: probability of resampling a hyperparameter instead of perturbing it")
 	fl.Int64Var(&f.firstExploit, "first-exploit", 0, "pbt, pb2: no member is exploited before every member has trained this many frames (0: from the first ready point)")
 	fl.StringVar(&f.selection, "selection", popmethod.SelectTruncation, "pbt, pb2: exploit selection, truncation (bottom quantile copies top quantile) or ttest (copy a random member whose last 10 episode returns are significantly better, Welch p < 0.05)")
+	fl.StringVar(&f.init, "init", "random", "members' first hyperparameters: random (member 0 at the config's values, the others drawn from the tuned space) or same (all at the config's values, differing only in seed)")
 	fl.IntVar(&f.eta, "eta", popmethod.DefaultEta, "halving: reduction factor: the top 1/eta of each rung's members continue to the next")
 	fl.Int64Var(&f.minFrames, "min-frames", 1, "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
 	fl.StringVar(&f.out, "out", "", "population folder (required)")
@@ -164,6 +167,8 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--selection %q: want %s or %s", f.selection, popmethod.SelectTruncation, popmethod.SelectTTest)
 	case (cmd.Flags().Changed("eta") || cmd.Flags().Changed("min-frames")) && f.method != popmethod.Halving:
 		return usagef("--eta, --min-frames: only with --method halving")
+	case f.init != "random" && f.init != "same":
+		return usagef("--init %q: want random or same", f.init)
 	case f.eta < 2:
 		return usagef("--eta: want an integer >= 2, got %d", f.eta)
 	case f.minFrames < 1 || f.minFrames > f.frames:
@@ -210,20 +215,8 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 		}
 	}
 	spec := population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
-		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
-	switch f.method {
-	case popmethod.PBT, popmethod.PB2:
-		if f.selection != popmethod.SelectTruncation {
-			spec.Selection = f.selection
-		}
-	case popmethod.RandomSearch:
-		spec.Ready = 0
-	case popmethod.Halving:
-		spec.Ready, spec.Eta, spec.MinFrames = 0, f.eta, f.minFrames
-	}
-	if f.method != popmethod.PBT && f.method != popmethod.PB2 {
-		spec.Quantile = 0 // the method's own
-	}
+		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, SameStart: f.init == "same", Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
+	spec.Selection, spec.Eta, spec.MinFrames = f.selection, f.eta, f.minFrames
 	def, run, err := population.Define(base, spec)
 	if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)

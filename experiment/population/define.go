@@ -16,17 +16,22 @@ type Spec struct {
 	Size     int     // members
 	Seed     int64   // the population's seed
 	Frames   int64   // every member's frame budget
-	Ready    int64   // frames per generation; random search and halving set their own (0 here)
-	Quantile float64 // 0: the default (0.25)
+	Ready    int64   // frames per generation; ignored by random search and halving, which set their own
+	Quantile float64 // PBT and PB2's (others use their own); 0: the default (0.25)
 	Resample float64 // PBT's resample probability; < 0: the default (0.25)
 	// FirstExploit and Selection are PBT and PB2's options against early
 	// selection (popmethod.Settings); zero values keep them off.
-	// Selection popmethod.SelectTTest takes the t-test's defaults.
+	// Selection popmethod.SelectTTest takes the t-test's defaults; other
+	// methods ignore Selection.
 	FirstExploit int64
 	Selection    string
-	// Eta and MinFrames are successive halving's (0: the defaults).
+	// Eta and MinFrames are successive halving's (0: the defaults); other
+	// methods ignore them.
 	Eta       int
 	MinFrames int64
+	// SameStart starts every member from base's [ppo] values (they differ
+	// only in seed) instead of member 0 there and the others at random.
+	SameStart bool
 	Command   string
 }
 
@@ -44,6 +49,16 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 		return Definition{}, run, err
 	}
 	set := popmethod.DefaultSettings(spec.Method)
+	switch spec.Method { // the fields of other methods are ignored
+	case popmethod.PBT, popmethod.PB2:
+		spec.Eta, spec.MinFrames = 0, 0
+	case popmethod.MFPBT:
+		spec.Quantile, spec.Selection, spec.Eta, spec.MinFrames = 0, "", 0, 0
+	case popmethod.Halving:
+		spec.Ready, spec.Quantile, spec.Selection = 0, 0, ""
+	default:
+		spec.Ready, spec.Quantile, spec.Selection, spec.Eta, spec.MinFrames = 0, 0, "", 0, 0
+	}
 	if spec.Quantile != 0 {
 		set.Quantile = spec.Quantile
 	}
@@ -64,6 +79,7 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 	if spec.MinFrames != 0 {
 		set.MinFrames = spec.MinFrames
 	}
+	set.SameStart = spec.SameStart
 	if spec.Method == popmethod.PB2 {
 		s, err := base.Controller.MethodSettings(pb2.Name)
 		if err != nil {
@@ -91,14 +107,8 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 	per := int64(ppoconfig.IterationFrames(hi, run.PPO.NumEnvs))
 	switch spec.Method {
 	case popmethod.RandomSearch: // one generation: no step, members never pause
-		if spec.Ready != 0 && spec.Ready != spec.Frames {
-			return Definition{}, run, fmt.Errorf("ready: random search trains one generation of the whole budget; want %d (frames) or unset, got %d", spec.Frames, spec.Ready)
-		}
 		spec.Ready = spec.Frames
 	case popmethod.Halving:
-		if spec.Ready != 0 {
-			return Definition{}, run, fmt.Errorf("ready: successive halving's generations are its rungs (eta and min frames); want it unset, got %d", spec.Ready)
-		}
 		return defineHalving(run, spec, set, sp, per)
 	}
 	if spec.Ready < per {

@@ -12,8 +12,6 @@ import (
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
-
-	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
 
 // Phase names a point between the phases of a population, where a test
@@ -90,7 +88,7 @@ func Init(out string, def Definition, base configs.Run) error {
 	if err != nil {
 		return err
 	}
-	cfgs, err := popmethod.Initial(space, def.Size, start, uint64(def.Seed))
+	cfgs, err := def.Settings.Starts(space, def.Size, start, uint64(def.Seed))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,6 +48,7 @@ type popCase struct {
 	method    string
 	size      int
 	selection string
+	sameStart bool // every member at the config's values (--init same)
 	// frequencies replaces MF-PBT's periods: the default slow half would
 	// not evolve in 3 generations.
 	frequencies []int
@@ -56,12 +58,9 @@ type popCase struct {
 func setupCase(t *testing.T, dir string, c popCase) string {
 	t.Helper()
 	base := members(t)
-	spec := Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Selection: c.selection, Command: "test"}
-	switch c.method {
-	case popmethod.Halving:
-		spec.Ready, spec.Eta = 0, 2
-	case popmethod.RandomSearch:
-		spec.Ready = 0
+	spec := Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Selection: c.selection, SameStart: c.sameStart, Command: "test"}
+	if c.method == popmethod.Halving {
+		spec.Eta = 2 // Define ignores Ready for halving and random search
 	}
 	def, run, err := Define(base, spec)
 	if err != nil {
@@ -171,6 +170,7 @@ func TestKillAtEveryPhase(t *testing.T) {
 		{"pbt-ttest", popCase{method: popmethod.PBT, size: 3, selection: popmethod.SelectTTest}, "", checkEpisodes},
 		{"halving", popCase{method: popmethod.Halving, size: 4},
 			"trained@0 decided@0 logged@0 planned@0 trained@1 decided@1 logged@1 planned@1 trained@2 finished@2", checkHalving},
+		{"halving-same", popCase{method: popmethod.Halving, size: 4, sameStart: true}, "", checkSameStart},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -312,6 +312,22 @@ func checkEpisodes(t *testing.T, out string) {
 // checkHalving: 4, 2 and 1 members train in the rungs (ready records),
 // the best member is the one that finished, and the frames used are the
 // schedule's (whole iterations of 64 frames land on the rungs' frames).
+// checkSameStart checks a halving population whose members all started
+// at the config's values (popCase.sameStart).
+func checkSameStart(t *testing.T, out string) {
+	t.Helper()
+	p, ok, err := ReadPlan(out, 0)
+	if err != nil || !ok {
+		t.Fatalf("plan 0: %v (found %v)", err, ok)
+	}
+	for k, m := range p.Members {
+		if !maps.Equal(m.Hyper, p.Members[0].Hyper) {
+			t.Errorf("member %d starts at %v, member 0 at %v", k, m.Hyper, p.Members[0].Hyper)
+		}
+	}
+	checkHalving(t, out)
+}
+
 func checkHalving(t *testing.T, out string) {
 	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 0 || count[EventEnd] != 1 {
 		t.Errorf("log events %v, want 6 ready (4 + 2), no exploit, 1 end", count)
