@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -89,6 +90,8 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	right.Title.Text = env + ": median evaluation return"
 	for _, p := range []*plot.Plot{left, right} {
 		p.X.Label.Text = label
+		p.X.Tick.Marker = linearTicks{}
+		p.Y.Tick.Marker = linearTicks{}
 		if axis != Frames {
 			p.X.Scale = plot.LogScale{}
 			p.X.Tick.Marker = logTicks{}
@@ -272,6 +275,7 @@ func (s *Set) Figure2(env, outDir string) (string, error) {
 		p := plot.New()
 		p.Title.Text = env + ": " + title
 		p.Y.Label.Text = title
+		p.Y.Tick.Marker = linearTicks{}
 		var names []string
 		for i, c := range ctrls {
 			vals := byCtrl[c][side]
@@ -339,10 +343,12 @@ func savePanels(path string, plots []*plot.Plot, leg *plot.Legend, w, h vg.Lengt
 }
 
 // logTicks labels a log axis with plain numbers (0.001, 20, 5000): every
-// power of ten in range and, over fewer than three decades, 2 and 5 times
-// them too; over less than one, every multiple of the power of ten below
-// it, or, with fewer than two of those, the range's ends. The other
-// multiples are unlabelled minor ticks. gonum's LogTicks
+// power of ten in range; over fewer than two decades, 2 and 5 times them
+// too, and over two to three, 3 times them (2 and 5 made 0.00005 and
+// 0.0001 run into each other on a half-width panel); over less than one
+// decade, every multiple of the power of ten below it, or, with fewer than
+// two of those, the range's ends. The other multiples are unlabelled
+// minor ticks. gonum's LogTicks
 // labels powers of ten alone, in exponent form (1e+01), so a range within
 // one decade had no label.
 type logTicks struct{}
@@ -357,8 +363,10 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		switch {
 		case decades < 1:
 			return true
-		case decades < 3:
+		case decades < 2:
 			return m == 1 || m == 2 || m == 5
+		case decades < 3:
+			return m == 1 || m == 3
 		}
 		return m == 1
 	}
@@ -398,6 +406,36 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// linearTicks are gonum's default ticks of a linear axis, their labels
+// without trailing zeros: gonum labels every tick with the step's
+// precision plus two digits, so an evaluation-return axis read 0.00,
+// 2500.00 and 5000.00.
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i, t := range ticks {
+		ticks[i].Label = trimZeros(t.Label)
+	}
+	return ticks
+}
+
+// trimZeros drops the trailing zeros of a decimal label's fraction, and
+// the point when nothing follows it ("5000.00" is "5000", "0.50" is
+// "0.5"); a label in exponent form, or without a point, is kept.
+func trimZeros(label string) string {
+	if !strings.Contains(label, ".") || strings.ContainsAny(label, "eE") {
+		return label
+	}
+	label = strings.TrimRight(label, "0")
+	label = strings.TrimSuffix(label, ".")
+	if label == "-0" {
+		label = "0"
+	}
+	return label
 }
 
 // fmtTick formats a tick value as a plain number, in exponent form only

@@ -469,7 +469,9 @@ func TestLogTicks(t *testing.T) {
 		want     []string // the labels, in order
 	}{
 		{2e-6, 6e-3, []string{"0.00001", "0.0001", "0.001"}},
-		{0.3, 80, []string{"0.5", "1", "2", "5", "10", "20", "50"}},
+		{0.3, 80, []string{"0.3", "1", "3", "10", "30"}},
+		{0.3, 20, []string{"0.5", "1", "2", "5", "10", "20"}},
+		{2e-5, 0.015, []string{"0.00003", "0.0001", "0.0003", "0.001", "0.003", "0.01"}},
 		{20, 75, []string{"20", "30", "40", "50", "60", "70"}},
 		{1, 1000, []string{"1", "10", "100", "1000"}},
 		{0.0012, 0.0019, []string{"0.0012", "0.0019"}},
@@ -497,5 +499,32 @@ func TestLogTicks(t *testing.T) {
 	}
 	if got := (logTicks{}).Ticks(0, 1); got != nil {
 		t.Errorf("a range from 0: %v, want no ticks", got)
+	}
+}
+
+func TestLinearTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     []string // the labelled ticks, in order
+	}{
+		{-10, 5200, []string{"0", "2500", "5000"}},
+		{-1.25, -0.15, []string{"-1.25", "-0.75", "-0.25"}},
+		{0, 1, []string{"0", "0.5", "1"}},
+		{0, 1e6, []string{"0", "500000", "1000000"}},
+	} {
+		var labels []string
+		for _, tk := range (linearTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !reflect.DeepEqual(labels, tc.want) {
+			t.Errorf("[%g, %g]: labels %q, want %q", tc.min, tc.max, labels, tc.want)
+		}
+	}
+	for in, want := range map[string]string{"5000.00": "5000", "0.50": "0.5", "-0.00": "0", "1e+06": "1e+06", "120": "120", "2.5": "2.5"} {
+		if got := trimZeros(in); got != want {
+			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
@@ -39,10 +41,50 @@ type Estimate struct {
 	StdErr float64
 }
 
+// memo holds the estimates made so far in this process: an estimate is
+// deterministic, so a second report in one process (the test of the
+// committed reports writes many) reuses it instead of running the
+// episodes again.
+var memo struct {
+	sync.Mutex
+	m map[memoKey]Estimate
+}
+
+type memoKey struct {
+	env      string
+	episodes int
+	seed     int64
+}
+
 // Return runs episodes episodes of the uniformly random policy on env (a
 // name envs.Make accepts; the environments must be registered, e.g. by
-// importing envs/all).
+// importing envs/all). An estimate already made in this process is
+// returned without running the episodes again.
 func Return(ctx context.Context, env string, episodes int, seed int64) (Estimate, error) {
+	key := memoKey{env, episodes, seed}
+	memo.Lock()
+	est, ok := memo.m[key]
+	memo.Unlock()
+	if ok {
+		est.Returns = slices.Clone(est.Returns)
+		return est, nil
+	}
+	est, err := estimate(ctx, env, episodes, seed)
+	if err != nil {
+		return est, err
+	}
+	memo.Lock()
+	if memo.m == nil {
+		memo.m = map[memoKey]Estimate{}
+	}
+	memo.m[key] = est
+	memo.Unlock()
+	est.Returns = slices.Clone(est.Returns)
+	return est, nil
+}
+
+// estimate runs the episodes of Return.
+func estimate(ctx context.Context, env string, episodes int, seed int64) (Estimate, error) {
 	est := Estimate{Env: env, Episodes: episodes, Seed: seed}
 	if episodes < 1 {
 		return est, fmt.Errorf("random policy on %s: episodes = %d, want >= 1", env, episodes)

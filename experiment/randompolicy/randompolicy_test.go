@@ -22,7 +22,8 @@ func TestReturn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := Return(ctx, env, 3, 7)
+			// The episodes again, not Return's memo of them.
+			b, err := estimate(ctx, env, 3, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,6 +53,16 @@ func TestReturn(t *testing.T) {
 			}
 			if c.Returns[0] != a.Returns[1] {
 				t.Errorf("seed 8 alone gives %v, the second episode from seed 7 %v; want equal", c.Returns[0], a.Returns[1])
+			}
+			// The memo hands out copies: a caller's change stays its own.
+			first := a.Returns[0]
+			a.Returns[0] = math.NaN()
+			d, err := Return(ctx, env, 3, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Returns[0] != first {
+				t.Errorf("after a caller changed its copy, Return gives %v, want %v", d.Returns[0], first)
 			}
 		})
 	}
