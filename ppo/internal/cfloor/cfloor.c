@@ -107,10 +107,12 @@ static void dense(cfloor *f, const layer *l, const float *in, float *out) {
 // dy and its input in; when din is set, the input gradient dy·Wᵀ too.
 static void back(cfloor *f, const layer *l, const float *in, const float *dy, float *din) {
   cblas_sgemm(RowMajor, Trans, NoTrans, l->in, l->out, f->rows, 1, in, l->in, dy, l->out, 0, f->g + l->w, l->out);
-  float *gb = f->g + l->b;
-  memset(gb, 0, sizeof(float) * l->out);
+  float *restrict gb = f->g + l->b;
+  const float *restrict d = dy;
+  const int out = l->out;
+  memset(gb, 0, sizeof(float) * out);
   for (int r = 0; r < f->rows; r++)
-    for (int j = 0; j < l->out; j++) gb[j] += dy[r * l->out + j];
+    for (int j = 0; j < out; j++) gb[j] += d[r * out + j];
   if (din)
     cblas_sgemm(RowMajor, NoTrans, Trans, f->rows, l->in, l->out, 1, dy, l->out, f->theta + l->w, l->out, 0, din,
                 l->in);
@@ -135,10 +137,12 @@ static double net(cfloor *f, int which, const int *rowsIdx) {
       loss += (double)d * d / f->rows;
       dy[r * out + j] = 2 * d / f->rows;
     }
+  float *restrict dz = f->dz;
+  const float *restrict dh = f->dh;
   back(f, &L[2], h2, dy, f->dh);
-  for (int i = 0; i < f->rows * L[1].out; i++) f->dz[i] = f->dh[i] * (1 - h2[i] * h2[i]);
+  for (int i = 0; i < f->rows * L[1].out; i++) dz[i] = dh[i] * (1 - h2[i] * h2[i]);
   back(f, &L[1], h1, f->dz, f->dh);
-  for (int i = 0; i < f->rows * L[0].out; i++) f->dz[i] = f->dh[i] * (1 - h1[i] * h1[i]);
+  for (int i = 0; i < f->rows * L[0].out; i++) dz[i] = dh[i] * (1 - h1[i] * h1[i]);
   back(f, &L[0], f->x, f->dz, NULL);
   return loss;
 }
@@ -152,20 +156,40 @@ static double gradient(cfloor *f, int k) {
 double cfloor_loss(cfloor *f, int k) { return gradient(f, k); }
 
 // adam clips the gradient to norm 0.5 and takes one Adam step (lr 3e-4,
-// β 0.9/0.999, ε 1e-5), torch.optim.Adam's formula.
+// β 0.9/0.999, ε 1e-5), torch.optim.Adam's formula, in loops the compiler
+// vectorises (restrict pointers; the norm in 8 float32 partial sums).
 static void adam(cfloor *f) {
+  float *restrict g = f->g, *restrict m = f->m, *restrict v = f->v, *restrict th = f->theta;
+  const int n = f->n;
+  float part[8] = {0};
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; l++) part[l] += g[i + l] * g[i + l];
   double ss = 0;
-  for (int i = 0; i < f->n; i++) ss += (double)f->g[i] * f->g[i];
+  for (; i < n; i++) ss += (double)g[i] * g[i];
+  for (int l = 0; l < 8; l++) ss += part[l];
   float coef = (float)(0.5 / (sqrt(ss) + 1e-6));
   if (coef > 1) coef = 1;
   f->step++;
-  float bc1 = 1 - powf(0.9f, f->step), bc2 = 1 - powf(0.999f, f->step);
-  float lr = 3e-4f / bc1, sb2 = sqrtf(bc2);
-  for (int i = 0; i < f->n; i++) {
-    float g = f->g[i] * coef;
-    f->m[i] = 0.9f * f->m[i] + 0.1f * g;
-    f->v[i] = 0.999f * f->v[i] + 0.001f * g * g;
-    f->theta[i] -= lr * f->m[i] / (sqrtf(f->v[i]) / sb2 + 1e-5f);
+  const float bc1 = 1 - powf(0.9f, f->step), bc2 = 1 - powf(0.999f, f->step);
+  const float lr = 3e-4f / bc1, sb2 = sqrtf(bc2);
+  const __m256 vc = _mm256_set1_ps(coef), b1 = _mm256_set1_ps(0.9f), a1 = _mm256_set1_ps(0.1f),
+               b2 = _mm256_set1_ps(0.999f), a2 = _mm256_set1_ps(0.001f), vlr = _mm256_set1_ps(lr),
+               vsb2 = _mm256_set1_ps(sb2), eps = _mm256_set1_ps(1e-5f);
+  for (i = 0; i + 8 <= n; i += 8) {  // the loop below, 8 lanes at a time
+    __m256 gi = _mm256_mul_ps(_mm256_loadu_ps(g + i), vc);
+    __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(a1, gi));
+    __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)), _mm256_mul_ps(a2, _mm256_mul_ps(gi, gi)));
+    _mm256_storeu_ps(m + i, mi);
+    _mm256_storeu_ps(v + i, vi);
+    __m256 d = _mm256_add_ps(_mm256_div_ps(_mm256_sqrt_ps(vi), vsb2), eps);
+    _mm256_storeu_ps(th + i, _mm256_sub_ps(_mm256_loadu_ps(th + i), _mm256_div_ps(_mm256_mul_ps(vlr, mi), d)));
+  }
+  for (; i < n; i++) {
+    float gi = g[i] * coef;
+    m[i] = 0.9f * m[i] + 0.1f * gi;
+    v[i] = 0.999f * v[i] + 0.001f * gi * gi;
+    th[i] -= lr * m[i] / (sqrtf(v[i]) / sb2 + 1e-5f);
   }
 }
 
