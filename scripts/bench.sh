@@ -31,7 +31,9 @@ FRAMES=${FRAMES:-1000000}
 tmp=$(mktemp -d /tmp/bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "bench: commit $(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (with uncommitted changes)'), $(date -u +%FT%TZ), ROUNDS=$ROUNDS FRAMES=$FRAMES"
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo "none (not a git checkout)")
+git diff --quiet HEAD -- . ':!results' 2>/dev/null || commit+=" (with uncommitted changes, or no git)"
+echo "bench: commit $commit, $(date -u +%FT%TZ), ROUNDS=$ROUNDS FRAMES=$FRAMES"
 echo "bench: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs; uptime at start:$(uptime | sed 's/.*load/ load/')"
 go build -o "$tmp/hyperctl" ./cmd/hyperctl
 go test -c -o "$tmp/env.test" ./envs/mujoco
