@@ -10,6 +10,14 @@
 // it computes what autograd computed before, without building a graph.
 // TestGradientMatchesAutograd checks it against autograd.
 //
+// The matrix products call the BLAS's sgemm_ directly (atenGemm), with
+// the arguments ATen's addmm/mm would pass it for the same operands, so
+// they give ATen's bits (TestShimGemmMatchesATen) without the dispatcher,
+// and every activation, scratch and input buffer of a row block is
+// allocated once per row count (Half), not per call (issue 39). The
+// activations, their backward, the bias gradients' row sums and the
+// gradient norm stay ATen kernels, whose summation orders are ATen's.
+//
 // With two halves (ppo_shim_set_halves; ppo.update_threads = 2), the
 // update's forward and backward run rows [0, B−B/2) of a minibatch on the
 // calling thread and rows [B−B/2, B) on the shim's worker thread, each with
@@ -63,13 +71,19 @@ struct Grads {
   std::vector<at::Tensor> gW, gb;  // actor layers, then critic layers
 };
 
-// Half is one row block's working state.
+// Half is one row block's working state. Its buffers are allocated for a
+// number of rows (shape) and kept while the row count stays: the rollout's
+// inference runs on num_envs rows step after step, the update on
+// minibatch rows (halved with two halves), so they are reshaped about
+// twice per iteration, not per call.
 struct Half {
   Grads gr;
-  at::Tensor x;
+  at::Tensor x;                    // the inputs
   std::vector<at::Tensor> hA, hC;  // post-activation outputs of the hidden layers
   at::Tensor mu, v;                // network outputs
-  int64_t row0 = 0, rows = 0;
+  at::Tensor dmu, dv;              // output gradients (copied in)
+  std::vector<at::Tensor> dHA, dYA, dHC, dYC;  // backward scratch, one per hidden layer
+  int64_t row0 = 0, rows = 0, shaped = -1;
 };
 
 // Worker runs one job at a time on its own thread. It spins briefly for the
@@ -190,6 +204,91 @@ void adamPass(float *pg, float *pm, float *pv, float *pt, int64_t n, bool scale,
   for (int64_t i = 0; i < n; i++) adamOne(pg + i, pm + i, pv + i, pt + i, scale, cf, w1, w2, c1, c2);
 }
 
+// sgemm_ is the BLAS's Fortran sgemm, the entry ATen's cpublas::gemm calls
+// for float products on CPU.
+extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                       const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+                       const float *beta, float *c, const int *ldc);
+
+// Mat is a float matrix in memory: rows × cols with strides s0 (between
+// rows) and s1 (between columns), as an ATen tensor's sizes and strides.
+struct Mat {
+  float *p;
+  int64_t rows, cols, s0, s1;
+  // t is the transposed view (ATen's t()).
+  Mat t() const { return {p, cols, rows, s1, s0}; }
+};
+
+// contig is a contiguous rows × cols matrix with ATen's contiguous strides.
+inline Mat contig(float *p, int64_t rows, int64_t cols) { return {p, rows, cols, std::max<int64_t>(cols, 1), 1}; }
+
+inline Mat matOf(const at::Tensor &t) { return {t.data_ptr<float>(), t.size(0), t.size(1), t.stride(0), t.stride(1)}; }
+
+// atenGemm computes c = beta·c + m1·m2 (beta 0 or 1) with the one sgemm_
+// call ATen 1.13's addmm/mm (addmm_impl_cpu_ and cpublas::gemm: the
+// choice of transposes from the strides, normalize_last_dims,
+// use_blas_gemm) makes for these operands, so the result is the same bits
+// as at::addmm / at::mm_out / at::mm, without the dispatcher, the output
+// allocation and the bias broadcast's tensor copy. It returns false, having
+// done nothing, when ATen would take another path (a copy of an operand,
+// its own gemm kernel); the caller then calls ATen. TestShimGemmMatchesATen
+// compares it bit for bit with ATen over the shapes the networks use.
+bool atenGemm(const Mat &c0, const Mat &m10, const Mat &m20, float beta) {
+  Mat c = c0, m1 = m10, m2 = m20;
+  if (c.rows == 0 || c.cols == 0 || m1.cols == 0) return false;
+  bool tc;
+  if (c.s0 == 1 && (c.cols == 1 || c.s1 >= std::max<int64_t>(1, c.rows))) {
+    tc = false;
+  } else if (c.s1 == 1 && (c.rows == 1 || c.s0 >= std::max<int64_t>(1, c.cols))) {
+    std::swap(m1, m2);
+    tc = true;
+  } else {
+    return false;
+  }
+  // Sizes and strides indexed as ATen's (dimension 0, 1).
+  auto sz = [](const Mat &x, int d) { return d == 0 ? x.rows : x.cols; };
+  auto st = [](const Mat &x, int d) { return d == 0 ? x.s0 : x.s1; };
+  int64_t m = sz(c, tc ? 1 : 0), n = sz(c, tc ? 0 : 1), k = sz(m1, tc ? 0 : 1);
+  bool ta, tb;
+  if (st(m1, tc ? 1 : 0) == 1 && st(m1, tc ? 0 : 1) >= std::max<int64_t>(1, m)) {
+    ta = false;
+  } else if (st(m1, tc ? 0 : 1) == 1 && st(m1, tc ? 1 : 0) >= std::max<int64_t>(1, k)) {
+    ta = true;
+  } else {
+    return false;
+  }
+  if (st(m2, tc ? 1 : 0) == 1 && st(m2, tc ? 0 : 1) >= std::max<int64_t>(1, k)) {
+    tb = false;
+  } else if (st(m2, tc ? 0 : 1) == 1 && st(m2, tc ? 1 : 0) >= std::max<int64_t>(1, n)) {
+    tb = true;
+  } else {
+    return false;
+  }
+  int64_t lda = st(m1, (ta == tc) ? 1 : 0), ldb = st(m2, (tb == tc) ? 1 : 0), ldc = st(c, tc ? 0 : 1);
+  // cpublas::internal::normalize_last_dims
+  if (n == 1) ldc = m;
+  if (ta) {
+    if (m == 1) lda = k;
+  } else if (k == 1) {
+    lda = m;
+  }
+  if (tb) {
+    if (k == 1) ldb = n;
+  } else if (n == 1) {
+    ldb = k;
+  }
+  // cpublas's use_blas_gemm
+  const int64_t lim = 2147483647;
+  if (m > lim || n > lim || k > lim || lda > lim || ldb > lim || ldc > lim) return false;
+  if (lda < std::max<int64_t>(1, ta ? k : m) || ldb < std::max<int64_t>(1, tb ? n : k) || ldc < std::max<int64_t>(1, m))
+    return false;
+  const char tA = ta ? 't' : 'n', tB = tb ? 't' : 'n';
+  const int mi = m, ni = n, ki = k, ldai = lda, ldbi = ldb, ldci = ldc;
+  const float one = 1;
+  sgemm_(&tA, &tB, &mi, &ni, &ki, &one, m1.p, &ldai, m2.p, &ldbi, &beta, c.p, &ldci);
+  return true;
+}
+
 char *dupErr(const std::string &s) {
   char *p = static_cast<char *>(std::malloc(s.size() + 1));
   if (p) std::memcpy(p, s.c_str(), s.size() + 1);
@@ -241,54 +340,95 @@ struct ppo_shim {
     return r;
   }
 
-  at::Tensor act(at::Tensor y) const { return relu ? y.relu_() : y.tanh_(); }
+  void act(at::Tensor &y) const { relu ? y.relu_() : y.tanh_(); }
 
-  at::Tensor mlp(const std::vector<Layer> &ls, const at::Tensor &x, std::vector<at::Tensor> &hs) const {
-    hs.clear();
-    at::Tensor h = x;
-    for (size_t k = 0; k < ls.size(); k++) {
-      at::Tensor y = at::addmm(ls[k].b, h, ls[k].W);
-      if (k + 1 < ls.size()) {
-        h = act(y);
-        hs.push_back(h);
-      } else {
-        h = y;
-      }
+  // shape allocates h's buffers for h.rows rows, unless they have that
+  // shape already.
+  void shape(Half &h) const {
+    if (h.shaped == h.rows) return;
+    auto mk = [&](int64_t cols) { return at::empty({h.rows, cols}, at::kFloat); };
+    h.x = mk(obsDim);
+    h.mu = mk(actDim);
+    h.v = mk(1);
+    h.dmu = mk(actDim);
+    h.dv = mk(1);
+    for (auto *set : {&h.hA, &h.hC, &h.dHA, &h.dYA, &h.dHC, &h.dYC}) set->clear();
+    for (size_t k = 0; k + 1 < actor.size(); k++) {
+      h.hA.push_back(mk(actor[k].out));
+      h.dHA.push_back(mk(actor[k].out));
+      h.dYA.push_back(mk(actor[k].out));
     }
-    return h;
+    for (size_t k = 0; k + 1 < critic.size(); k++) {
+      h.hC.push_back(mk(critic[k].out));
+      h.dHC.push_back(mk(critic[k].out));
+      h.dYC.push_back(mk(critic[k].out));
+    }
+    h.shaped = h.rows;
+  }
+
+  // mlp runs the layers ls on x into hs (hidden outputs) and out: each
+  // layer is ATen's addmm(b, h, W) (the bias broadcast copied into the
+  // output, then one sgemm with beta 1, atenGemm) and the activation in
+  // place.
+  void mlp(const std::vector<Layer> &ls, const at::Tensor &x, std::vector<at::Tensor> &hs, at::Tensor &out) const {
+    const at::Tensor *in = &x;
+    for (size_t k = 0; k < ls.size(); k++) {
+      at::Tensor &y = k + 1 < ls.size() ? hs[k] : out;
+      const int64_t rows = y.size(0), n = ls[k].out;
+      float *yp = y.data_ptr<float>();
+      const float *bp = ls[k].b.data_ptr<float>();
+      for (int64_t r = 0; r < rows; r++) std::memcpy(yp + r * n, bp, sizeof(float) * n);
+      if (!atenGemm(matOf(y), matOf(*in), matOf(ls[k].W), 1)) at::addmm_out(y, ls[k].b, *in, ls[k].W);
+      if (k + 1 < ls.size()) act(y);
+      in = &y;
+    }
   }
 
   void forwardHalf(Half &h, const float *x, float *mu, float *v) {
-    h.x = at::from_blob(const_cast<float *>(x) + h.row0 * obsDim, {h.rows, obsDim}, at::kFloat).clone();
+    shape(h);
+    std::memcpy(h.x.data_ptr<float>(), x + h.row0 * obsDim, sizeof(float) * h.rows * obsDim);
     if (mu) {
-      h.mu = mlp(actor, h.x, h.hA);
+      mlp(actor, h.x, h.hA, h.mu);
       std::memcpy(mu + h.row0 * actDim, h.mu.data_ptr<float>(), sizeof(float) * h.rows * actDim);
     }
     if (v) {
-      h.v = mlp(critic, h.x, h.hC);
+      mlp(critic, h.x, h.hC, h.v);
       std::memcpy(v + h.row0, h.v.data_ptr<float>(), sizeof(float) * h.rows);
     }
   }
 
-  // backMLP writes the gradients of layers [first, first+ls.size()) of gr.
+  // backMLP writes the gradients of layers [first, first+ls.size()) of gr
+  // from the output gradient dY: per layer, ATen's mm_out(gW, inᵀ, dY)
+  // and, below the top layer, mm(dY, Wᵀ) (both through atenGemm), a row sum
+  // for the bias and the activation's backward, into h's scratch buffers.
   void backMLP(const std::vector<Layer> &ls, const at::Tensor &x, const std::vector<at::Tensor> &hs,
-               at::Tensor dY, Grads &gr, int first) const {
+               std::vector<at::Tensor> &dH, std::vector<at::Tensor> &dYs, const at::Tensor &dYout, Grads &gr,
+               int first) const {
+    const at::Tensor *dY = &dYout;
     for (int k = static_cast<int>(ls.size()) - 1; k >= 0; k--) {
       const at::Tensor &in = k == 0 ? x : hs[k - 1];
-      at::mm_out(gr.gW[first + k], in.t(), dY);
-      at::sum_out(gr.gb[first + k], dY, {0});
+      at::Tensor &gW = gr.gW[first + k];
+      if (!atenGemm(matOf(gW), matOf(in).t(), matOf(*dY), 0)) at::mm_out(gW, in.t(), *dY);
+      at::sum_out(gr.gb[first + k], *dY, {0});
       if (k > 0) {
-        at::Tensor dH = at::mm(dY, ls[k].W.t());
-        dY = relu ? at::threshold_backward(dH, in, 0) : at::tanh_backward(dH, in);
+        at::Tensor &d = dH[k - 1];
+        if (!atenGemm(matOf(d), matOf(*dY), matOf(ls[k].W).t(), 0)) at::mm_out(d, *dY, ls[k].W.t());
+        at::Tensor &next = dYs[k - 1];
+        if (relu) {
+          at::threshold_backward_out(next, d, in, 0);
+        } else {
+          at::tanh_backward_out(next, d, in);
+        }
+        dY = &next;
       }
     }
   }
 
   void backwardHalf(Half &h, const float *gmu, const float *gv) {
-    at::Tensor dmu = at::from_blob(const_cast<float *>(gmu) + h.row0 * actDim, {h.rows, actDim}, at::kFloat);
-    at::Tensor dv = at::from_blob(const_cast<float *>(gv) + h.row0, {h.rows, 1}, at::kFloat);
-    backMLP(actor, h.x, h.hA, dmu, h.gr, 0);
-    backMLP(critic, h.x, h.hC, dv, h.gr, nA);
+    std::memcpy(h.dmu.data_ptr<float>(), gmu + h.row0 * actDim, sizeof(float) * h.rows * actDim);
+    std::memcpy(h.dv.data_ptr<float>(), gv + h.row0, sizeof(float) * h.rows);
+    backMLP(actor, h.x, h.hA, h.dHA, h.dYA, h.dmu, h.gr, 0);
+    backMLP(critic, h.x, h.hC, h.dHC, h.dYC, h.dv, h.gr, nA);
   }
 };
 
@@ -435,6 +575,62 @@ void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
 char *ppo_shim_blas(int *threads) {
   *threads = openblas.threads ? openblas.threads() : 0;
   return dupErr(openblas.config ? openblas.config() : "");
+}
+
+// ppo_shim_gemm_check compares atenGemm with ATen's own addmm, mm_out and
+// mm, bit for bit, over the operand shapes and strides the networks use
+// (rows × in inputs, in × out weights as views of a flat vector, their
+// transposes), on random values. It returns the number of products
+// compared, of those atenGemm declined (ATen then computes them), and of
+// mismatches.
+char *ppo_shim_gemm_check(int64_t *compared, int64_t *declined, int64_t *mismatched) {
+  try {
+    *compared = *declined = *mismatched = 0;
+    at::Tensor theta = at::randn({140000}, at::kFloat);
+    auto same = [](const at::Tensor &a, const at::Tensor &b) {
+      return std::memcmp(a.data_ptr<float>(), b.data_ptr<float>(), sizeof(float) * a.numel()) == 0;
+    };
+    for (int64_t rows : {1, 2, 3, 5, 8, 16, 31, 32, 33, 64, 100}) {
+      for (auto io : std::vector<std::pair<int64_t, int64_t>>{
+               {17, 64}, {64, 64}, {64, 6}, {64, 1}, {11, 64}, {64, 2}, {1, 64}, {64, 3}, {1, 1}, {256, 256}, {8, 1}}) {
+        const int64_t in = io.first, out = io.second;
+        at::Tensor W = theta.narrow(0, 7, in * out).view({in, out});
+        at::Tensor b = theta.narrow(0, 100000, out);
+        at::Tensor h = at::randn({rows, in}, at::kFloat);
+        at::Tensor dY = at::randn({rows, out}, at::kFloat);
+        // addmm(b, h, W)
+        at::Tensor want = at::addmm(b, h, W), got = at::empty({rows, out}, at::kFloat);
+        for (int64_t r = 0; r < rows; r++) std::memcpy(got.data_ptr<float>() + r * out, b.data_ptr<float>(), 4 * out);
+        (*compared)++;
+        if (!atenGemm(matOf(got), matOf(h), matOf(W), 1)) {
+          (*declined)++;
+        } else if (!same(want, got)) {
+          (*mismatched)++;
+        }
+        // mm_out(gW, hᵀ, dY) into a view of a flat vector
+        at::Tensor flat = at::zeros({in * out + 16}, at::kFloat);
+        at::Tensor gW = flat.narrow(0, 3, in * out).view({in, out});
+        at::Tensor wantG = at::mm(h.t(), dY);
+        (*compared)++;
+        if (!atenGemm(matOf(gW), matOf(h).t(), matOf(dY), 0)) {
+          (*declined)++;
+        } else if (!same(wantG, gW.contiguous())) {
+          (*mismatched)++;
+        }
+        // mm(dY, Wᵀ)
+        at::Tensor wantH = at::mm(dY, W.t()), gotH = at::empty({rows, in}, at::kFloat);
+        (*compared)++;
+        if (!atenGemm(matOf(gotH), matOf(dY), matOf(W).t(), 0)) {
+          (*declined)++;
+        } else if (!same(wantH, gotH)) {
+          (*mismatched)++;
+        }
+      }
+    }
+    return nullptr;
+  } catch (const std::exception &e) {
+    return dupErr(e.what());
+  }
 }
 
 }  // extern "C"

@@ -2,7 +2,7 @@ package ppo
 
 /*
 #cgo CXXFLAGS: -std=c++17 -O3 -w -D_GLIBCXX_USE_CXX11_ABI=1
-#cgo LDFLAGS: -lstdc++ -ltorch_cpu -lc10
+#cgo LDFLAGS: -lstdc++ -ltorch_cpu -lc10 -l:libblas.so.3
 #include <stdlib.h>
 #include "shim.h"
 */
@@ -125,4 +125,14 @@ func blasInfo() (threads int, config string) {
 		C.free(unsafe.Pointer(p))
 	}
 	return int(n), config
+}
+
+// gemmCheck compares the shim's direct sgemm calls (atenGemm, shim.cpp)
+// with ATen's addmm, mm_out and mm bit for bit over the networks' shapes:
+// how many products were compared, how many the shim leaves to ATen, and
+// how many differ.
+func gemmCheck() (compared, declined, mismatched int64, err error) {
+	var c, d, m C.int64_t
+	e := C.ppo_shim_gemm_check(&c, &d, &m)
+	return int64(c), int64(d), int64(m), shimErr("gemm check", e)
 }

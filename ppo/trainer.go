@@ -277,9 +277,10 @@ type IterStats struct {
 
 	// Wall time of the iteration and where it went: stepping the
 	// environments, policy inference and sampling during the rollout, and
-	// the update phase. The rest (normalisation, GAE, bookkeeping) is
-	// Elapsed − EnvTime − InferenceTime − UpdateTime.
-	Elapsed, EnvTime, InferenceTime, UpdateTime time.Duration
+	// GAE (advantages and value targets), and the update phase. The rest
+	// (observation and reward normalisation, bookkeeping) is
+	// Elapsed − EnvTime − InferenceTime − GAETime − UpdateTime.
+	Elapsed, EnvTime, InferenceTime, GAETime, UpdateTime time.Duration
 }
 
 // Result converts the stats into what a controller observes.
@@ -343,8 +344,10 @@ func (t *Trainer) iterate(h ppoconfig.Hyper) (IterStats, error) {
 	if err != nil {
 		return st, err
 	}
+	tg := time.Now()
 	t.advantages(h, st.Frames)
 	tu := time.Now()
+	st.GAETime = tu.Sub(tg)
 	us, err := t.ln.update(t.batch(st.Frames), t.updateParams(h, h.Epochs), t.mbRNG)
 	st.UpdateTime = time.Since(tu)
 	if err != nil {
@@ -562,11 +565,12 @@ const maxEvalSteps = 1_000_000
 
 // EvalStats is the outcome of a deterministic evaluation.
 type EvalStats struct {
-	Iteration int       // iterations completed when evaluated
-	Frames    int64     // training frames collected when evaluated
-	Returns   []float64 // undiscounted return of each episode
-	Lengths   []int     // steps of each episode
-	Mean      float64   // mean of Returns
+	Iteration int           // iterations completed when evaluated
+	Frames    int64         // training frames collected when evaluated
+	Returns   []float64     // undiscounted return of each episode
+	Lengths   []int         // steps of each episode
+	Mean      float64       // mean of Returns
+	Elapsed   time.Duration // wall time of the evaluation
 }
 
 // Evaluate runs episodes full deterministic episodes (the policy's mean
@@ -578,6 +582,7 @@ type EvalStats struct {
 // state beyond the evaluation counter.
 func (t *Trainer) Evaluate(ctx context.Context, episodes int) (EvalStats, error) {
 	es := EvalStats{Iteration: t.iteration, Frames: t.frames}
+	start := time.Now()
 	if t.ln == nil {
 		return es, errors.New("ppo: trainer is closed")
 	}
@@ -637,5 +642,6 @@ func (t *Trainer) Evaluate(ctx context.Context, episodes int) (EvalStats, error)
 		es.Lengths = append(es.Lengths, steps)
 		es.Mean += ret / float64(episodes)
 	}
+	es.Elapsed = time.Since(start)
 	return es, nil
 }

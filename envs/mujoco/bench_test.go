@@ -451,3 +451,38 @@ func resetVec(b *testing.B, n int, seed int64) *envs.Vec {
 	}
 	return v
 }
+
+// BenchmarkEnvFloor is the environment floor of a 1M-frame HalfCheetah
+// training run (issue 39, scripts/bench.sh): one op is the 1,001,472 env
+// steps of `hyperctl train --frames 1000000` (489 iterations of 2048
+// frames), stepped as the trainer steps them, on an envs.Vec of 8 copies
+// with the default workers (GOMAXPROCS: 2 with -cpu 2), and no policy
+// between Steps (fixed uniform actions). It reports the wall and process
+// CPU seconds per op.
+//
+//	go test -run '^$' -bench EnvFloor -benchtime 1x -cpu 2 ./envs/mujoco
+func BenchmarkEnvFloor(b *testing.B) {
+	const n, frames = 8, 489 * 2048
+	v := resetVec(b, n, 0)
+	spec := v.Spec()
+	table := benchActions(spec)
+	dim := spec.Action.Dim()
+	rows := len(table) / dim
+	actions := make([]float64, n*dim)
+	start, cpu := time.Now(), processCPU(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < frames/n; k++ {
+			for e := 0; e < n; e++ {
+				row := (k + 37*e) % rows
+				copy(actions[e*dim:(e+1)*dim], table[row*dim:(row+1)*dim])
+			}
+			if _, err := v.Step(actions); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/1M-frames")
+	b.ReportMetric((processCPU(b)-cpu).Seconds()/float64(b.N), "cpu-s/1M-frames")
+	b.ReportMetric(float64(v.Workers()), "workers")
+}

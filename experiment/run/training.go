@@ -212,6 +212,7 @@ type session struct {
 	segStart   time.Time // when this process started training
 	baseWall   float64   // the wall time before it (from the checkpoint)
 	lastFrames int64     // the frames after the latest iteration
+	ph         phases    // where this segment's time went
 }
 
 // build makes the trainer and the controller before anything else is
@@ -379,7 +380,8 @@ func (s *session) appendRows(st ppo.IterStats, row rundir.TrainRow) error {
 // evaluation if any, then a checkpoint when one is due or the run pauses
 // here, and the monitor.
 func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
-	st := rep.Stats
+	st, t0 := rep.Stats, time.Now()
+	s.ph.iteration(rep)
 	s.ps.WallS = s.baseWall + time.Since(s.segStart).Seconds()
 	s.ps.CtrlS += rep.ControllerTime.Seconds()
 	row, err := s.trainRow(st)
@@ -397,14 +399,15 @@ func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
 			return err
 		}
 	}
-	s.ps.Iteration = st.Iteration + 1
-	s.lastFrames = st.TotalFrames
-	runOpts := s.runOpts
+	s.ps.Iteration, s.lastFrames = st.Iteration+1, st.TotalFrames
+	runOpts, tc := s.runOpts, time.Now()
+	s.ph.io += tc.Sub(t0)
 	pause := s.ps.Iteration < runOpts.Iterations && pausesAt(runOpts, s.opts.Until, s.lastFrames)
 	if pause || s.ps.Iteration%s.plan.CheckpointEvery == 0 && s.ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(s.lastFrames) {
 		if err := s.checkpoint(); err != nil {
 			return err
 		}
+		s.ph.checkpoint += time.Since(tc)
 	}
 	if s.opts.Monitor != nil {
 		s.opts.Monitor.Iteration(s.ps, rep)
@@ -507,7 +510,7 @@ func (s *session) interrupted() error {
 // finish writes a finished run's policy-final and summary.json (which
 // marks it finished), then removes the checkpoint.
 func (s *session) finish() (Result, error) {
-	ps, plan := s.ps, s.plan
+	ps, plan, tf := s.ps, s.plan, time.Now()
 	sum := rundir.Summary{
 		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: s.runOpts.Frames,
 		Frames: s.lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: s.prev,
@@ -532,6 +535,8 @@ func (s *session) finish() (Result, error) {
 		return Result{}, err
 	}
 	_ = rundir.RemoveCheckpoint(s.out)
+	s.ph.io += time.Since(tf)
+	s.ph.log(s.log, time.Since(s.segStart))
 	return Result{Summary: sum}, nil
 }
 

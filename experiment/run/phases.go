@@ -1,0 +1,49 @@
+package run
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hyperctl/hyperctl/ppo"
+)
+
+// phases is where this process's training time went, logged once at the
+// end of a finished run as the "time split" line (the profile of issue 39,
+// scripts/bench.sh): the trainer's phases (environment stepping, rollout
+// inference, GAE, update and the rest of each iteration, ppo.IterStats),
+// the controller, evaluation, the run folder's rows and artifacts (I/O) and
+// checkpoints. It covers this process's segment only: a resumed run's
+// earlier segments are not in it. A method with trials (HOOF) counts its
+// search in both the update and the controller.
+type phases struct {
+	env, inference, gae, update, iterRest time.Duration
+	controller, eval, io, checkpoint      time.Duration
+}
+
+// iteration adds one reported iteration's trainer, controller and
+// evaluation times.
+func (p *phases) iteration(rep ppo.Report) {
+	st := rep.Stats
+	p.env += st.EnvTime
+	p.inference += st.InferenceTime
+	p.gae += st.GAETime
+	p.update += st.UpdateTime
+	p.iterRest += st.Elapsed - st.EnvTime - st.InferenceTime - st.GAETime - st.UpdateTime
+	p.controller += rep.ControllerTime
+	if rep.Eval != nil {
+		p.eval += rep.Eval.Elapsed
+	}
+}
+
+// log writes the "time split" line: each phase in seconds, the wall time
+// of the segment and what no phase accounts for (the rest).
+func (p *phases) log(l zerolog.Logger, wall time.Duration) {
+	sum := p.env + p.inference + p.gae + p.update + p.iterRest + p.controller + p.eval + p.io + p.checkpoint
+	l.Info().Float64("wall_s", wall.Seconds()).Float64("env_s", p.env.Seconds()).
+		Float64("inference_s", p.inference.Seconds()).Float64("gae_s", p.gae.Seconds()).
+		Float64("update_s", p.update.Seconds()).Float64("iteration_rest_s", p.iterRest.Seconds()).
+		Float64("controller_s", p.controller.Seconds()).Float64("eval_s", p.eval.Seconds()).
+		Float64("io_s", p.io.Seconds()).Float64("checkpoint_s", p.checkpoint.Seconds()).
+		Float64("unaccounted_s", (wall - sum).Seconds()).Msg("time split")
+}
