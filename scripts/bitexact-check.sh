@@ -7,7 +7,7 @@
 # (config.toml is the run's own effective configuration: env, seed, frame
 # budget, iteration cap, every ppo key) and its train.csv, eval.csv and
 # summary.json are compared with the committed ones, every column and field
-# but the timings (wall_time_s, controller_time_s, frames_per_second). Runs
+# but the timings (scripts/same-run.py, the one rule for "the same run"). Runs
 # go one at a time. It prints one line per run and a last line
 # "bitexact: K of N runs identical"; it exits 1 when any run differs.
 #
@@ -22,6 +22,7 @@
 #   e.g. scripts/bitexact-check.sh /tmp/hyperctl results/decide-control/halfcheetah/fixed/seed{0,1}
 #   REF=/tmp/hyperctl-before FRAMES=100000 scripts/bitexact-check.sh /tmp/hyperctl RUN_DIR...
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 BINARY RUN_DIR..." >&2; exit 2; }
 bin=$1; shift
 [ -x "$bin" ] || { echo "bitexact-check: $bin is not an executable" >&2; exit 2; }
@@ -46,39 +47,7 @@ for run in "$@"; do
       echo "$run: REF $REF FAILED to train (log below)"; tail -5 "$tmp/ref$n.log"; fail=1; continue
     fi
   fi
-  if line=$(/usr/bin/python3 - "$want" "$out" <<'PY'
-import csv, filecmp, json, os, sys
-old, new = sys.argv[1], sys.argv[2]
-timing = {"wall_time_s", "controller_time_s", "frames_per_second"}
-def rows(path):
-    with open(path, newline="") as f:
-        r = list(csv.DictReader(f))
-    return [{k: v for k, v in row.items() if k not in timing} for row in r]
-msgs, counts = [], []
-for name in ("train.csv", "eval.csv"):
-    a, b = rows(f"{old}/{name}"), rows(f"{new}/{name}")
-    same = sum(1 for x, y in zip(a, b) if x == y)
-    counts.append(f"{name} {same}/{len(a)} rows")
-    if len(a) != len(b) or same != len(a):
-        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        msgs.append(f"{name}: {len(a)} vs {len(b)} rows, first difference at row {first}")
-sa, sb = (json.load(open(f"{d}/summary.json")) for d in (old, new))
-sa, sb = ({k: v for k, v in s.items() if k not in timing} for s in (sa, sb))
-diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
-counts.append(f"summary.json {len(sa) - len(diff)}/{len(sa)} fields")
-if diff:
-    msgs.append("summary.json differs in " + ", ".join(diff))
-for name in ("policy-final.safetensors", "policy-best.safetensors"):  # weights, when both runs have them
-    if os.path.exists(f"{old}/{name}") and os.path.exists(f"{new}/{name}"):
-        same = filecmp.cmp(f"{old}/{name}", f"{new}/{name}", shallow=False)
-        counts.append(f"{name} {'identical' if same else 'DIFFERS'}")
-        if not same:
-            msgs.append(f"{name} differs")
-print(("identical" if not msgs else "DIFFERENT") + ": " + ", ".join(counts)
-      + f"; final eval {sb.get('final_eval_return')}" + ("" if not msgs else "; " + "; ".join(msgs)))
-sys.exit(1 if msgs else 0)
-PY
-  ); then ok=$((ok + 1)); else fail=1; fi
+  if line=$(/usr/bin/python3 "$here/same-run.py" "$want" "$out"); then ok=$((ok + 1)); else fail=1; fi
   echo "$run${REF:+ (against REF)}${FRAMES:+ ($FRAMES frames)}: $line ($((t1 - t0)) s)"
 done
 echo "bitexact: $ok of $n runs identical"
