@@ -6,10 +6,14 @@
 # (METHOD, SIZE members, seed 0, FRAMES each, a ready point every READY
 # frames) and `hyperctl compare --controllers fixed` on the members'
 # seeds 0 … SIZE−1 with the same FRAMES, both with --jobs JOBS, each into a
-# fresh folder, and times each command from start to exit. It prints one
-# TSV row per repeat and the median ratio population / fixed.
+# fresh folder, and times each command from start to exit. With BEFORE (a
+# hyperctl binary of an earlier commit) each repeat also runs the same
+# population with it, so both ratios come from one sitting. It prints one
+# TSV row per repeat and the median ratios population / fixed, and checks
+# with scripts/population-same.py that every population of a repeat holds
+# the same members' rows.
 #
-# Usage: [HYPERCTL=bin/hyperctl] [ENV=halfcheetah] [METHOD=pbt] [SIZE=4]
+# Usage: [HYPERCTL=bin/hyperctl] [BEFORE=bin/hyperctl-base] [ENV=halfcheetah] [METHOD=pbt] [SIZE=4]
 #        [FRAMES=200000] [READY=50000] [JOBS=2] [REPEATS=3] [NICE=5]
 #        [OUT=/tmp/popoverhead] scripts/population-overhead.sh
 set -euo pipefail
@@ -26,8 +30,11 @@ OUT=${OUT:-/tmp/popoverhead}
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 now() { date +%s.%N; }
-pop() {
-  nice -n "$NICE" "$HYPERCTL" --log-level warn population --env "$ENV" --method "$METHOD" --size "$SIZE" --seed 0 \
+pop() { popwith "$HYPERCTL" "$1"; }
+before() { popwith "$BEFORE" "$1"; }
+popwith() {
+  local bin=$1; shift
+  nice -n "$NICE" "$bin" --log-level warn population --env "$ENV" --method "$METHOD" --size "$SIZE" --seed 0 \
     --frames "$FRAMES" --ready "$READY" --jobs "$JOBS" --out "$1" >/dev/null
 }
 fixed() {
@@ -35,11 +42,15 @@ fixed() {
     --frames "$FRAMES" --jobs "$JOBS" --out "$1" >/dev/null
 }
 
-echo "# $("$HYPERCTL" version 2>/dev/null | head -1); env=$ENV method=$METHOD size=$SIZE frames=$FRAMES ready=$READY jobs=$JOBS; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'repeat\tpopulation_s\tfixed_s\tratio\n'
-ratios=()
+BEFORE=${BEFORE:-}
+echo "# $("$HYPERCTL" version 2>/dev/null | head -1)${BEFORE:+, before: $BEFORE}; env=$ENV method=$METHOD size=$SIZE frames=$FRAMES ready=$READY jobs=$JOBS; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'repeat\tpopulation_s\tfixed_s\tratio%b\n' "${BEFORE:+\tpopulation_before_s\tratio_before}"
+ratios=() before_ratios=()
 for r in $(seq 1 "$REPEATS"); do
-  for which in $( ((r % 2)) && echo "pop fixed" || echo "fixed pop"); do
+  order="pop fixed"
+  [ -n "$BEFORE" ] && order="pop before fixed"
+  ((r % 2)) || order=$(echo "$order" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for which in $order; do
     t0=$(now)
     $which "$OUT/$which-$r"
     t1=$(now)
@@ -47,6 +58,17 @@ for r in $(seq 1 "$REPEATS"); do
   done
   ratio=$(echo "$t_pop / $t_fixed" | bc -l)
   ratios+=("$ratio")
-  printf '%d\t%.1f\t%.1f\t%.3f\n' "$r" "$t_pop" "$t_fixed" "$ratio"
+  if [ -n "$BEFORE" ]; then
+    "$(dirname "$0")/population-same.py" "$OUT/pop-$r" "$OUT/before-$r" >&2
+    rb=$(echo "$t_before / $t_fixed" | bc -l)
+    before_ratios+=("$rb")
+    printf '%d\t%.1f\t%.1f\t%.3f\t%.1f\t%.3f\n' "$r" "$t_pop" "$t_fixed" "$ratio" "$t_before" "$rb"
+  else
+    printf '%d\t%.1f\t%.1f\t%.3f\n' "$r" "$t_pop" "$t_fixed" "$ratio"
+  fi
 done
-printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "# median ratio population / fixed: %.3f (min %.3f, max %.3f, %d repeats)\n", m, a[1], a[NR], NR}'
+median() {
+  printf '%s\n' "${@:2}" | sort -g | awk -v what="$1" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "# median ratio %s / fixed: %.3f (min %.3f, max %.3f, %d repeats)\n", what, m, a[1], a[NR], NR}'
+}
+median population "${ratios[@]}"
+[ -z "$BEFORE" ] || median "population (before)" "${before_ratios[@]}"
