@@ -11,7 +11,8 @@
 # population with it, so both ratios come from one sitting. It prints one
 # TSV row per repeat and the median ratios population / fixed, and checks
 # with scripts/population-same.py that every population of a repeat holds
-# the same members' rows.
+# the same members' rows. Last, scripts/population-busy.py says how busy
+# each command kept its slots and the work-normalised ratios.
 #
 # Usage: [HYPERCTL=bin/hyperctl] [BEFORE=bin/hyperctl-base] [ENV=halfcheetah] [METHOD=pbt] [SIZE=4]
 #        [FRAMES=200000] [READY=50000] [JOBS=2] [REPEATS=3] [NICE=5]
@@ -72,3 +73,6 @@ median() {
 }
 median population "${ratios[@]}"
 [ -z "$BEFORE" ] || median "population (before)" "${before_ratios[@]}"
+# The same repeats with the work normalised: how busy each command kept
+# its JOBS slots (scripts/population-busy.py).
+"$(dirname "$0")/population-busy.py" "$JOBS" --sitting "$OUT" | sed 's/^/# /'
