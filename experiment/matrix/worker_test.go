@@ -145,3 +145,37 @@ func TestWorkersCancel(t *testing.T) {
 		t.Fatalf("the request after a cancelled one: %v", err)
 	}
 }
+
+// TestWorkersRecycle runs more requests than a worker serves: every
+// workerRequests requests a new process takes over.
+func TestWorkersRecycle(t *testing.T) {
+	t.Setenv(workerEnv, "1")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := NewWorkers(1, zerolog.Nop(), self, nil, 1)
+	defer p.Close()
+	var pids []string
+	for i := range 2*workerRequests + 1 {
+		run := filepath.Join(dir, fmt.Sprintf("run%d", i))
+		if err := p.Do(context.Background(), run, testWorkerRequest{Say: "hello"}); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, err := os.ReadFile(filepath.Join(run, "train.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var say, pid string
+		if _, err := fmt.Sscanf(string(b), "%s from pid %s", &say, &pid); err != nil {
+			t.Fatalf("request %d: train.log holds %q", i, b)
+		}
+		pids = append(pids, pid)
+	}
+	for i := 1; i < len(pids); i++ {
+		if same := pids[i] == pids[i-1]; same != (i%workerRequests != 0) {
+			t.Errorf("request %d ran in pid %s after pid %s; a new worker is due every %d requests", i, pids[i], pids[i-1], workerRequests)
+		}
+	}
+}
