@@ -260,14 +260,9 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if f.backend == backendSlurm {
 		return submitPopulation(ctx, cmd, f.out)
 	}
-	threads := matrix.JobThreads(f.jobs)
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
-	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log,
-		Train: func(ctx context.Context, g, k int) error {
-			args := []string{"population", "member", "--out", f.out, "--generation", strconv.Itoa(g), "--member", strconv.Itoa(k)}
-			return matrix.RunFolder(ctx, a.log, self, def.MemberDir(f.out, k), args, threads)
-		}})
+	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log, Binary: self})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("population interrupted; run the same command again to continue")
@@ -327,21 +322,25 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 	return nil
 }
 
-// newPopulationMemberCmd is the work of one member in one generation: a
-// child of the local pool, or a Slurm array task.
+// newPopulationMemberCmd is the work of one member in one generation (a
+// Slurm array task), or without --generation and --member a worker of the
+// local pool, which trains the members the pool asks for.
 func newPopulationMemberCmd(a *app) *cobra.Command {
 	var out string
 	var g, k, threads int
 	cmd := &cobra.Command{
-		Use:    "member --out DIR --generation G --member K",
-		Short:  "Train one member of a population through one generation (run by 'hyperctl population')",
+		Use:    "member --out DIR [--generation G --member K]",
+		Short:  "Train one member of a population through one generation, or serve a pool (run by 'hyperctl population')",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" || g < 0 || k < 0 {
+			o := population.MemberOptions{Threads: threads, Log: a.log, Version: versionString()}
+			if out != "" && g == -1 && k == -1 {
+				return population.ServeMembers(cmd.Context(), out, o)
+			} else if out == "" || g < 0 || k < 0 {
 				return usagef("population member: --out, --generation >= 0 and --member >= 0 are required")
 			}
-			return population.TrainMember(cmd.Context(), out, g, k, population.MemberOptions{Threads: threads, Log: a.log, Version: versionString()})
+			return population.TrainMember(cmd.Context(), out, g, k, o)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "population folder")

@@ -86,11 +86,8 @@ func runChild(ctx context.Context, binary, dir string, cmdArgs []string, threads
 		return err
 	}
 	defer logf.Close()
-	args := append(append([]string{"--log-format", "json"}, cmdArgs...), "--threads", strconv.Itoa(threads))
-	c := exec.Command(binary, args...)
+	c := childCommand(binary, cmdArgs, threads)
 	c.Stdout, c.Stderr = logf, logf
-	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
-	c.SysProcAttr = childProcAttr()
 	// The parent-death signal fires when the thread that started the child
 	// exits, not the process: keep this goroutine on its thread until the
 	// child has ended.
@@ -117,4 +114,15 @@ func runChild(ctx context.Context, binary, dir string, cmdArgs []string, threads
 		}
 		return ctx.Err()
 	}
+}
+
+// childCommand is `binary --log-format json ARGS --threads N` with
+// GOMAXPROCS and OMP_NUM_THREADS set to N, getting SIGTERM when this
+// process dies (Linux).
+func childCommand(binary string, cmdArgs []string, threads int) *exec.Cmd {
+	args := append(append([]string{"--log-format", "json"}, cmdArgs...), "--threads", strconv.Itoa(threads))
+	c := exec.Command(binary, args...)
+	c.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(threads), "OMP_NUM_THREADS="+strconv.Itoa(threads))
+	c.SysProcAttr = childProcAttr()
+	return c
 }

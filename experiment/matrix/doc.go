@@ -15,5 +15,8 @@
 // Collect for a whole matrix, Folders for run folders outside one), and
 // the Backend that runs a compare: Local, a pool of `hyperctl train`
 // children on this machine, or the Slurm backend of package slurm, which
-// tracks its tasks through a Tracker.
+// tracks its tasks through a Tracker. Workers is the pool for work that
+// comes in many small requests (a population's members, generation after
+// generation): long-lived children, each running request after request
+// (ServeWorker is their side).
 package matrix

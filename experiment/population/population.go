@@ -9,9 +9,11 @@
 // generation's frame target with the configuration the plan gives it (one
 // training run per member per generation, continued from its checkpoint);
 // StepAfter runs the exploit/explore step between generations, whose
-// decisions come from baselines/population. Run is the local loop; the
-// Slurm backend (SubmitGeneration) chains the same phases as job arrays and
-// dependent jobs.
+// decisions come from baselines/population. Run is the local loop, whose
+// members train in a pool of long-lived worker processes (Workers: a
+// worker trains member after member, generation after generation, each
+// from its checkpoint); the Slurm backend (SubmitGeneration) chains the
+// same phases as job arrays and dependent jobs.
 //
 // Every method runs on these generations: PBT, PB2 and MF-PBT step
 // between them; random search has one generation of the whole budget;

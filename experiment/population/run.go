@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // Options configure Run.
@@ -18,8 +20,11 @@ type Options struct {
 	Jobs int // members trained at once (>= 1)
 	Log  zerolog.Logger
 	// Train trains member k through generation g (TrainMember's work);
-	// the CLI runs it as a child process, tests may run it in process.
+	// nil: a pool of Jobs workers running Binary (Workers), each with
+	// matrix.JobThreads(Jobs) threads. Tests may train in process.
 	Train func(ctx context.Context, g, k int) error
+	// Binary is the hyperctl executable of the workers (Train nil).
+	Binary string
 	// Hook (optional) is called after each phase; an error stops Run
 	// there, as a kill at that moment would.
 	Hook Hook
@@ -53,6 +58,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	if g < 0 {
 		return Result{}, fmt.Errorf("population: %s has no plan; it was not set up", o.Out)
+	}
+	if o.Train == nil {
+		w, err := NewWorkers(o, o.Binary, matrix.JobThreads(o.Jobs))
+		if err != nil {
+			return Result{}, err
+		}
+		defer w.Close()
+		o.Train = w.Train
 	}
 	for {
 		if o.Generation != nil {

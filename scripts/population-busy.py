@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""population-busy.py: how busy a population's --jobs slots were.
+
+For a population folder: its wall time (population.json's mtime to
+result.json's) and the training time of its members (the wall_time_s
+column of train.csv: each member's own training, row by row, whatever
+process ran it), so busy = training / (jobs × wall) says how much of the
+slots' time went into training rather than process starts, resumes, steps
+and the barrier at every ready point. For a compare folder of `fixed`
+runs: the same from their summary.json and the mtimes of compare.json and
+the newest summary.json.
+
+With --sitting OUT (a folder of scripts/population-overhead.sh, holding
+pop-R, fixed-R and perhaps before-R for each repeat R) it also prints, per
+repeat, the work-normalised ratio busy(fixed) / busy(population): the
+population's wall time over its N fixed runs' had both trained for the same
+time (the members' tuned hyperparameters and the machine's load change how
+long the same frames take), and the medians.
+
+Usage: scripts/population-busy.py JOBS FOLDER...
+       scripts/population-busy.py JOBS --sitting OUT
+"""
+import csv
+import glob
+import json
+import os
+import statistics
+import sys
+
+def busy(d, jobs):
+    """(wall, training, busy) of a population or compare folder d."""
+    if os.path.exists(os.path.join(d, "population.json")):
+        wall = os.path.getmtime(os.path.join(d, "result.json")) - os.path.getmtime(os.path.join(d, "population.json"))
+        train = 0.0
+        for m in glob.glob(os.path.join(d, "*", "*", "seed*", "train.csv")):
+            prev = 0.0
+            for r in csv.DictReader(open(m, newline="")):
+                w = float(r["wall_time_s"])
+                # wall_time_s runs on along a lineage; after an exploit the
+                # rows before it are the donor's, which stand in for the
+                # member's own (both trained the same generations).
+                train += w - prev if w >= prev else 0.0
+                prev = w
+    else:
+        sums = glob.glob(os.path.join(d, "*", "*", "seed*", "summary.json"))
+        wall = max(os.path.getmtime(s) for s in sums) - os.path.getmtime(os.path.join(d, "compare.json"))
+        train = sum(json.load(open(s))["wall_time_s"] for s in sums)
+    return wall, train, train / (jobs * wall)
+
+
+jobs = int(sys.argv[1])
+if sys.argv[2] == "--sitting":
+    out = sys.argv[3]
+    print("repeat\tbusy_population\tbusy_fixed\tnormalised_ratio\tbusy_before\tnormalised_ratio_before")
+    after, before = [], []
+    for r in sorted(int(p.rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "fixed-*"))):
+        bp, bf = busy(os.path.join(out, f"pop-{r}"), jobs)[2], busy(os.path.join(out, f"fixed-{r}"), jobs)[2]
+        after.append(bf / bp)
+        line = f"{r}\t{bp:.3f}\t{bf:.3f}\t{bf / bp:.3f}"
+        if os.path.exists(os.path.join(out, f"before-{r}")):
+            bb = busy(os.path.join(out, f"before-{r}"), jobs)[2]
+            before.append(bf / bb)
+            line += f"\t{bb:.3f}\t{bf / bb:.3f}"
+        print(line)
+    print(f"# median normalised ratio population / fixed: {statistics.median(after):.3f} (min {min(after):.3f}, max {max(after):.3f}, {len(after)} repeats)")
+    if before:
+        print(f"# median normalised ratio population (before) / fixed: {statistics.median(before):.3f} (min {min(before):.3f}, max {max(before):.3f}, {len(before)} repeats)")
+    sys.exit(0)
+for d in sys.argv[2:]:
+    wall, train, b = busy(d, jobs)
+    print(f"{d}\twall {wall:.1f} s\ttraining {train:.1f} s\tbusy {b:.2f}")
