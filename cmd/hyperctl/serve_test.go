@@ -312,18 +312,22 @@ const rescueDefaultLR = 2.5e-4
 // starts a session from a wrong lr (0.12x and 12x its default 2.5e-4) over
 // a log-scale lr range [1e-5, 1e-2] that holds both, with hypercontroller
 // at interval 5, seed 1, 40 iterations of 4x128 CartPole steps. The first
-// decision period must run at the start (so the criterion cannot pass by
-// never applying it); then the median lr of the last 4 decisions
-// (iterations 20-39) must be closer to the default in log10 distance than
-// the start was. Settings and criterion were chosen once, before the first
-// run, and not tuned.
+// decision period must run at the start, and a later decision must move lr
+// off it; the log reports whether the median lr of the last 4 decisions
+// (iterations 20-39) is closer to the default in log10 distance than the
+// start was.
 //
 // What it shows, and what it does not: the start reaches the trainer
 // through serve and the controller moves lr off it. It is not evidence of
-// a rescue. The runs are deterministic (torch on one thread, seeded); in
-// them the low start's last decisions were 1e-2, 1e-2, 4.6e-5, 1e-4
-// (median 1e-3, distance 0.60 against 0.92) and the high start's settled
-// at 2.15e-5, the opposite error (distance 1.06 against 1.08). The default
+// a rescue, so the test does not assert one. It first did: with the
+// AVX-512 kernels that torch picks on its own on this machine, the low
+// start's last decisions were 1e-2, 1e-2, 4.6e-5, 1e-4 (median 1e-3,
+// distance 0.60 against 0.92) and the high start settled at 2.15e-5, the
+// opposite error (distance 1.06 against 1.08), which passed by 0.02. On the
+// kernels `make test` pins (OPENBLAS_CORETYPE=Haswell, ATen avx2) the same
+// runs went the other way for the low start (median 1e-2, distance 1.60
+// against 0.92) and toward the default for the high one (0.27 against 1.08):
+// which way lr goes depends on float rounding, not on the controller. The default
 // lies at the log-centre of the range, so `random` with the same settings
 // meets the criterion too, better (median 2.6e-4, distance 0.02 for both
 // starts). Mean reward of the last 10 iterations: low start 227 (random
@@ -394,9 +398,8 @@ func TestServePythonWrongStart(t *testing.T) {
 		after := math.Abs(math.Log10(med / rescueDefaultLR))
 		t.Logf("start %s: lr %g, decisions %v; median of the last %d %.3g: log10 distance to %g %.2f (start %.2f)",
 			st.name, st.lr, decided, lastK, med, rescueDefaultLR, after, before)
-		if after >= before {
-			t.Errorf("start %s: the median lr of the last %d decisions, %.3g, is no closer to the default %g than the start %g (log10 distance %.2f, start %.2f)",
-				st.name, lastK, med, rescueDefaultLR, st.lr, after, before)
+		if !slices.ContainsFunc(decided[1:], func(lr float64) bool { return lr != st.lr }) {
+			t.Errorf("start %s: the controller never moved lr off the start %g: decisions %v", st.name, st.lr, decided)
 		}
 	}
 }
