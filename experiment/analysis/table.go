@@ -350,7 +350,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, s.focus(), budgetMed)))
 	}
 	sb.WriteString("\n")
-	st.decisionMarkdown(&sb)
+	st.decisionMarkdown(&sb, s.scoreWhat())
 	s.headToHeadMarkdown(&sb, envs, st)
 	st.normalisationMarkdown(&sb)
 	for _, env := range envs {
@@ -520,6 +520,14 @@ func (s *Set) scoreName() string {
 		return "judge score (fresh episodes)"
 	}
 	return "evaluation return at the budget"
+}
+
+// scoreWhat says in a sentence what a run's score is.
+func (s *Set) scoreWhat() string {
+	if s.Score == ScoreJudge {
+		return "judge score (its " + policy.JudgeFile + " mean, its " + policy.Best + " on fresh episodes)"
+	}
+	return "evaluation return at the matched budget"
 }
 
 // Dropped is a finished run left out of the scores at the matched budget.
