@@ -18,23 +18,14 @@
 #   ENVS, FRAMES, JOBS, HYPERCTL, ALLOW_NEW_BINARY: as scripts/study.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-table=results/wrong-start/starts.tsv
+source scripts/wrong-start-settings.sh
 STARTS=${STARTS:-$(grep -v '^#' "$table" | cut -f1 | tr '\n' ' ')}
 SEEDS=${SEEDS:-100-104}
 export BUILD=${BUILD:-$(git rev-parse --short=12 HEAD)}
 export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-wrongstart-$BUILD}
 source scripts/pinned-binary.sh
 for start in $STARTS; do
-  line=$(awk -F'\t' -v s="$start" '$1 == s' "$table")
-  if [ -z "$line" ]; then
-    echo "wrong-start-tune: no start named $start in $table" >&2
-    exit 2
-  fi
-  iters=$(cut -f2 <<< "$line")
-  sets=""
-  for kv in $(cut -f3 <<< "$line"); do
-    sets="$sets --set $kv"
-  done
+  start_settings "$start" # sets iters and sets
   OUT=results/wrong-start/tune/$start ROWS=fixed FOCUS=fixed CONFIG= SEEDS=$SEEDS \
     ITERS=$iters EXTRA="$sets" scripts/study.sh
 done
