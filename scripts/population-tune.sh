@@ -4,24 +4,48 @@
 # of results/population-tune/variants.tsv (a name and its `hyperctl
 # population` flags: successive halving, PBT and PB2 with a late first
 # exploit or t-test selection, MF-PBT) trains 8-member populations on
-# HalfCheetah, Pusher and BipedalWalker at 1M frames per member, variant
-# after variant, into results/population-tune/pop/<env>/<variant>-8/seed<S>.
+# HalfCheetah, Pusher and BipedalWalker at 1M frames per member, into
+# results/population-tune/pop/<env>/<variant>-8/seed<S>.
 # They stand against the best of the same 8 `fixed` seeds, issue 26's runs
 # in results/population/fixed (all finished: none is trained here), and
 # every pick is judged on 50 fresh episodes (population-compare.sh writes
 # compare-8/report and compare-8/report-judge).
 #
-# Resumable and niced like population-study.sh, which it runs: re-run it
-# after an interruption. One binary for the whole tuning (BUILD, default
-# HEAD when first run; scripts/study-binary.sh records it in build.txt).
-# Settings: VARIANTS (names, comma-separated; default: every line of the
-# table, in order), SEEDS (default 0-4), and population-study.sh's.
+# The order is the PLAN's, one stage per line, "variants<TAB>seeds": the
+# cheap successive-halving variants first (about 2.5M-4M frames a
+# population), then the anti-greedy PBT/PB2 variants (8M) seed by seed, so
+# that each finished seed holds all three and the choice can be read from
+# the seeds done so far; MF-PBT and random search last (rows of the
+# deciding study whatever the tuning says; here only for the tuning table).
+#
+# Resumable and niced like population-study.sh, which it runs once per
+# stage: re-run it after an interruption (finished populations are
+# skipped). One binary for the whole tuning: BUILD, by default the commit
+# in OUT/build.txt (HEAD when first run), built by pinned-binary.sh. Settings: PLAN
+# (stages as above), and population-study.sh's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 table=results/population-tune/variants.tsv
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
 export OUT=${OUT:-results/population-tune}
+export BUILD=${BUILD:-$(cat "$OUT/build.txt" 2>/dev/null || git rev-parse --short=12 HEAD)}
+export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-study-$BUILD}
+source scripts/pinned-binary.sh # builds it from BUILD when it is not there
 export VARIANTS_FILE=$table
 export FIXED=${FIXED:-results/population/fixed}
-export METHODS=${VARIANTS:-$(grep -v '^#' "$table" | cut -f1 | paste -sd,)}
-export SIZES=${SIZES:-8} SEEDS=${SEEDS:-0-4}
-exec scripts/population-study.sh
+export SIZES=${SIZES:-8}
+anti=pbt-late,pb2-late,pbt-ttest
+PLAN=${PLAN:-"halving3-same	0-4
+halving2-same	0-4
+halving3	0-4
+$anti	0-0
+$anti	1-1
+$anti	2-2
+$anti	3-3
+$anti	4-4
+mfpbt,random	0-4"}
+while IFS=$'\t' read -r methods seeds; do
+  [ -n "$methods" ] || continue
+  echo "population-tune: $methods on seeds $seeds ($(date -u +%FT%TZ))"
+  METHODS=$methods SEEDS=$seeds scripts/population-study.sh
+done <<<"$PLAN"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# population-decide.sh: issue 36's deciding study, whose rule the README
+# states ("The rule of issue 36's deciding study"). Population seeds 5-9
+# (member seeds 40-79, used by no run before), HalfCheetah, Pusher and
+# BipedalWalker, 8 members × 1M frames, into results/population-decide:
+#
+#   random, mfpbt     rows whatever the tuning says (random search over 8
+#                     configurations; MF-PBT with the paper's settings)
+#   fixed             best-of-8: `fixed` seeds 40-79, trained here into
+#                     results/population-decide/fixed after the first row
+#   CHOSEN            the anti-greedy PBT/PB2 variant and the successive-
+#                     halving variant with the highest aggregate IQM of the
+#                     judged score on seeds 0-4
+#                     (results/population-tune/compare-8/report-judge), named
+#                     as in results/population-tune/variants.tsv,
+#                     comma-separated; empty until the tuning has chosen
+#
+# It is population-study.sh with these settings: resumable (run it again
+# after an interruption; finished populations and runs are skipped), niced,
+# and one binary for the whole study: the tuning's (BUILD, default the one
+# in results/population-tune/build.txt), so tuning and decision train with
+# the same code. Every pick is judged on 50 fresh episodes by the
+# comparison step (population-compare.sh with RETRAIN unset: every run
+# here keeps its policy-best).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"
+export BUILD=${BUILD:-$(cat results/population-tune/build.txt)}
+export HYPERCTL=${HYPERCTL:-$PWD/bin/hyperctl-study-$BUILD}
+source scripts/pinned-binary.sh # builds it from BUILD when it is not there
+export OUT=${OUT:-results/population-decide}
+export VARIANTS_FILE=results/population-tune/variants.tsv
+export SIZES=8 SEEDS=${SEEDS:-5-9}
+CHOSEN=${CHOSEN:-}
+export METHODS=random,mfpbt${CHOSEN:+,$CHOSEN}
+exec scripts/population-study.sh
