@@ -382,7 +382,7 @@ func TestCompareVariantsAtAFrameBudget(t *testing.T) {
 	if !strings.Contains(string(mb), `"frames": 500`) {
 		t.Fatalf("manifest %s", mb)
 	}
-	o, e, code = runCLI(t, "report", out, "--focus", "hypercontroller@kframe+lr-scale", "--resamples", "200", "--random-episodes", "2")
+	o, e, code = runCLI(t, "report", out, "--focus", "hypercontroller@kframe+lr-scale", "--resamples", "200", "--random-episodes", "2", "--trace", "lr,entropy_coef")
 	if code != 0 || !strings.Contains(o, "| hypercontroller@kframe+lr-scale | 1/1 |") || !strings.Contains(o, "a frame budget of 500 frames") {
 		t.Fatalf("report: exit %d\n%s\n%s", code, o, e)
 	}
@@ -399,6 +399,14 @@ func TestCompareVariantsAtAFrameBudget(t *testing.T) {
 	}
 	if _, e, code := runCLI(t, "report", out, "--resamples", "0"); code != 2 || !strings.Contains(e, "--resamples") {
 		t.Fatalf("report --resamples 0: exit %d, %s", code, e)
+	}
+	for _, key := range []string{"lr", "entropy_coef"} { // entropy_coef: from config.toml, not logged
+		if _, err := os.Stat(filepath.Join(out, "report", "reacher_trace_"+key+".png")); err != nil {
+			t.Errorf("report --trace: %v", err)
+		}
+	}
+	if _, e, code := runCLI(t, "report", out, "--trace", "lr,epoch"); code != 2 || !strings.Contains(e, "--trace epoch") || !strings.Contains(e, "epochs") {
+		t.Fatalf("report --trace epoch: exit %d, %s", code, e)
 	}
 }
 

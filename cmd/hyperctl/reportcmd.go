@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +13,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/experiment/analysis"
 	"github.com/hyperctl/hyperctl/experiment/randompolicy"
+	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
 // Report output formats (--format).
@@ -28,6 +27,7 @@ func newReportCmd(a *app) *cobra.Command {
 	var out, focus, reference, format, score string
 	var resamples, randomEpisodes int
 	var bootSeed uint64
+	var traces []string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder or any run folders",
@@ -59,7 +59,9 @@ DIR/report):
 - PNG figures: median training reward and evaluation return against
   controller time and against wall time (log x axis, the paper's Figure 1),
   against frames trained (fig3), and box plots at the final iteration (the
-  paper's Figure 2).
+  paper's Figure 2); with --trace lr,..., each key's value at every
+  iteration of every run against frames (<env>_trace_<key>.png): how a
+  controller moved it, and where runs without one held it.
 
 It works on partial results and lists missing or unfinished runs, and says
 why a finished seed or a section is left out.
@@ -90,6 +92,11 @@ the reason and the judge command that gives it one; the JSON tables say
 			if !slices.Contains(analysis.Scores, score) {
 				return usagef("--score %q: want %s", score, strings.Join(analysis.Scores, " or "))
 			}
+			for _, key := range traces {
+				if _, err := ppoconfig.LookupHyperKey(key); err != nil {
+					return usagef("--trace %s: %v", key, err)
+				}
+			}
 			if isDryRun(cmd.Context()) {
 				return nil
 			}
@@ -104,15 +111,12 @@ the reason and the judge command that gives it one; the JSON tables say
 				}
 				return errors.New(msg)
 			}
-			if cmd.Flags().Changed("focus") && !slices.Contains(set.Controllers(), focus) {
-				return &usageError{err: fmt.Errorf("report: --focus %q: no such controller in %s (it has %s)", focus, args[0], strings.Join(set.Controllers(), ", "))}
+			for _, f := range [][2]string{{"focus", focus}, {"reference", reference}} {
+				if cmd.Flags().Changed(f[0]) && !slices.Contains(set.Controllers(), f[1]) {
+					return usagef("report: --%s %q: no such controller in %s (it has %s)", f[0], f[1], args[0], strings.Join(set.Controllers(), ", "))
+				}
 			}
-			set.Focus = focus
-			if cmd.Flags().Changed("reference") && !slices.Contains(set.Controllers(), reference) {
-				return &usageError{err: fmt.Errorf("report: --reference %q: no such controller in %s (it has %s)", reference, args[0], strings.Join(set.Controllers(), ", "))}
-			}
-			set.Reference = reference
-			set.Score = score
+			set.Focus, set.Reference, set.Score, set.Traces = focus, reference, score, traces
 			if resamples < 1 {
 				return &usageError{err: fmt.Errorf("report: --resamples %d: want at least 1", resamples)}
 			}
@@ -121,7 +125,7 @@ the reason and the judge command that gives it one; the JSON tables say
 			}
 			set.Bootstrap = analysis.Bootstrap{Resamples: resamples, Seed: bootSeed}
 			start := time.Now()
-			set.Random = randomBaselines(cmd.Context(), set.Envs(), randomEpisodes)
+			set.Random = analysis.RandomBaselines(cmd.Context(), set.Envs(), randomEpisodes)
 			for _, env := range set.Envs() {
 				rb := set.Random[env]
 				if rb.Err != nil {
@@ -176,28 +180,7 @@ the reason and the judge command that gives it one; the JSON tables say
 	cmd.Flags().StringVar(&reference, "reference", analysis.DefaultReference, "row every controller is compared with, seed by seed, at the matched budget (the \"Against\" section; skipped when the folder lacks it)")
 	cmd.Flags().IntVar(&resamples, "resamples", analysis.DefaultResamples, "bootstrap resamples per confidence interval")
 	cmd.Flags().Uint64Var(&bootSeed, "bootstrap-seed", 0, "seed of the bootstrap resampling")
+	cmd.Flags().StringSliceVar(&traces, "trace", nil, "hyperparameters to plot at every iteration against frames, one figure per environment and key (<env>_trace_<key>.png), e.g. lr,entropy_coef")
 	cmd.Flags().IntVar(&randomEpisodes, "random-episodes", randompolicy.DefaultEpisodes, "episodes of the uniformly random policy whose mean return is the 0 of the normalised scores")
 	return cmd
-}
-
-// randomBaselines estimates a uniformly random policy's return on each
-// environment, one goroutine per environment (an unknown environment gets
-// the error instead).
-func randomBaselines(ctx context.Context, names []string, episodes int) map[string]analysis.RandomBaseline {
-	out := make(map[string]analysis.RandomBaseline, len(names))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, name := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			est, err := randompolicy.Return(ctx, name, episodes, randompolicy.DefaultSeed)
-			rb := analysis.RandomBaseline{Mean: est.Mean, StdErr: est.StdErr, Episodes: est.Episodes, Seed: est.Seed, Err: err}
-			mu.Lock()
-			out[name] = rb
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return out
 }

@@ -51,8 +51,11 @@ type Run struct {
 	Dir             string
 	Train           []TrainRow
 	Eval            []EvalRow
-	Finished        bool
-	Summary         rundir.Summary
+	// Hyper holds each hyperparameter column of train.csv
+	// (rundir.HyperColumns): its value at every row of Train.
+	Hyper    map[string][]float64
+	Finished bool
+	Summary  rundir.Summary
 	// Judge is the run's judge.json (hyperctl judge: its policy-best on
 	// fresh episodes), nil when it has none; JudgeProblem says why one
 	// that is there cannot be used (unreadable, or of other policy files
@@ -83,6 +86,9 @@ type Set struct {
 	// evaluation return at the matched budget, ScoreJudge its judge.json
 	// mean.
 	Score string
+	// Traces are the hyperparameters whose values Write plots against
+	// frames, one figure per environment and key (TraceFigure).
+	Traces []string
 }
 
 // The scores a report can use (Set.Score, report --score).
@@ -183,6 +189,9 @@ func loadRun(dir string) (*Run, error) {
 	if len(r.Train) == 0 {
 		return nil, nil
 	}
+	if r.Hyper, err = hyperColumns(tl); err != nil {
+		return nil, err
+	}
 	if el, err := rundir.ReadLog(filepath.Join(dir, rundir.EvalCSV)); err == nil {
 		if r.Eval, err = parseRows(el, []string{rundir.ColFrames, rundir.ColWallTime, rundir.ColControllerTime, rundir.ColEvalReturn},
 			func(e *EvalRow) (*int, []*float64) {
@@ -198,6 +207,25 @@ func loadRun(dir string) (*Run, error) {
 	}
 	r.Judge, r.JudgeProblem = loadJudgement(dir)
 	return r, nil
+}
+
+// hyperColumns reads every hyperparameter column of a train.csv.
+func hyperColumns(l *rundir.Log) (map[string][]float64, error) {
+	out := map[string][]float64{}
+	for _, name := range rundir.HyperColumns(l.Header) {
+		c, err := l.Col(name)
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]float64, len(l.Rows))
+		for k := range l.Rows {
+			if vals[k], err = l.Float(k, c); err != nil {
+				return nil, err
+			}
+		}
+		out[name] = vals
+	}
+	return out, nil
 }
 
 // loadJudgement reads dir's judge.json: nil and "" without one, nil and

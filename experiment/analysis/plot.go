@@ -491,6 +491,17 @@ func (s *Set) Write(outDir string) ([]string, error) {
 		} else {
 			leftOut = append(leftOut, fmt.Sprintf("%s's box plots: no finished run", env))
 		}
+		for _, key := range s.Traces {
+			p, err := s.TraceFigure(env, key, outDir)
+			if err != nil {
+				return files, err
+			}
+			if p != "" {
+				files = append(files, p)
+			} else {
+				leftOut = append(leftOut, fmt.Sprintf("%s's trace of %s: no run has a value of it (a train.csv column or its config.toml)", env, key))
+			}
+		}
 	}
 	md := filepath.Join(outDir, "report.md")
 	f, err := os.Create(md)
