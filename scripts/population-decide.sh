@@ -14,6 +14,7 @@
 #                     (results/population-tune/compare-8/report-judge), named
 #                     as in results/population-tune/variants.tsv,
 #                     comma-separated; empty until the tuning has chosen
+#                     (scripts/population-choose.py prints it)
 #
 # It is population-study.sh with these settings: resumable (run it again
 # after an interruption; finished populations and runs are skipped), niced,
