@@ -17,6 +17,8 @@
 # that each finished seed holds all three and the choice can be read from
 # the seeds done so far; MF-PBT and random search last (rows of the
 # deciding study whatever the tuning says; here only for the tuning table).
+# Last, the comparison of every variant on seeds 0-4 and the README rule's
+# choice (scripts/population-choose.py).
 #
 # Resumable and niced like population-study.sh, which it runs once per
 # stage: re-run it after an interruption (finished populations are
@@ -49,3 +51,8 @@ while IFS=$'\t' read -r methods seeds; do
   echo "population-tune: $methods on seeds $seeds ($(date -u +%FT%TZ))"
   METHODS=$methods SEEDS=$seeds scripts/population-study.sh
 done <<<"$PLAN"
+# The tuning table: every variant of the plan, seeds 0-4 (the stages above
+# compared their own variants and seeds only), then the rule's choice.
+all=$(cut -f1 <<<"$PLAN" | tr ',' '\n' | awk 'NF && !seen[$0]++' | paste -sd,)
+METHODS=$all SEEDS=0-4 scripts/population-compare.sh >>"$OUT/population-study.log" 2>&1
+scripts/population-choose.py || true
