@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""wrong-start-stats.py: issue 37's statistics over the kept starts.
+
+`hyperctl report` compares rows within one matrix; issue 37 pools matrices,
+one per wrong start, and normalises by a reference outside them. This
+script does that pooling with report's definitions (the functions of
+scripts/rliable_check.py, which go test checks against report's Go code):
+
+  score        a finished run's final evaluation (summary.json's
+               final_eval_return, 10 episodes)
+  normalised   per environment, (score - random) / (IQM of `fixed` from
+               the defaults - random), both read from REF_REPORT's
+               "Normalisation and bootstrap" table
+  strata       (start, environment): the kept starts of
+               results/wrong-start/keep.md times the five environments
+  IQM          of a row's normalised scores pooled over the strata
+  P(> fixed)   per stratum, P(a run of the row > a run of `fixed` from the
+               same start), ties 1/2; the mean over the strata where both
+               have runs
+  CIs          95 % stratified-bootstrap percentile intervals, RESAMPLES
+               resamples (default 10000), numpy's default_rng(SEED=0)
+
+Modes:
+  tune     the controllers' variants on seeds 100-104:
+           rows results/wrong-start/variants/<variant>/<start>, `fixed` from
+           the start results/wrong-start/tune/<start>, normalised by
+           results/tune-control/report (fixed from the defaults, same seeds);
+           prints the HyperController variant the README's rule picks
+           (hc-narrow or hc-wide, the higher aggregate IQM)
+  decide   the deciding matrix on seeds 0-4:
+           rows results/wrong-start/decide/<start>/<row>, `fixed` among them,
+           normalised by results/decide-control/report (issue 25's matrix);
+           prints the README rule's verdict
+
+  scripts/wrong-start-stats.py tune|decide [RESAMPLES] [SEED]
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rliable_check import ci, iqm, prob_improvement  # noqa: E402
+
+ENVS = ["halfcheetah", "pusher", "bipedalwalker", "inverteddoublependulum", "reacher"]
+KEEP = "results/wrong-start/keep.md"
+
+
+def kept_starts():
+    out = []
+    with open(KEEP) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) > 8 and cells[-1] == "yes":
+                out.append(cells[0])
+    return out
+
+
+def normalisation(report):
+    """{env: (random, fixed IQM)} from a report's normalisation table."""
+    out = {}
+    with open(report) as f:
+        for line in f:
+            m = re.match(r"\| (\w+) \| (-?[0-9.]+) ± [0-9.]+ \(\d+\) \| (-?[0-9.]+) \[", line)
+            if m:
+                out[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return out
+
+
+def finals(folder, env):
+    """Final evaluation returns of the finished runs of env under folder."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(folder, env, "*", "seed*", "summary.json"))):
+        with open(p) as f:
+            out.append(json.load(f)["final_eval_return"])
+    return out
+
+
+def stats(rows, ref, norm, resamples, seed):
+    """rows: {row: {stratum: [score]}}, ref: the reference row's name."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for row, data in rows.items():
+        strata = [s for s in data if data[s]]
+        pooled = lambda pick: np.concatenate([(np.asarray(pick(s)) - norm[s[1]][0]) / (norm[s[1]][1] - norm[s[1]][0]) for s in strata])
+        point = iqm(pooled(lambda s: data[s]))
+        boots = [iqm(pooled(lambda s: rng.choice(data[s], len(data[s])))) for _ in range(resamples)]
+        res = {"runs": sum(len(data[s]) for s in strata), "strata": len(strata), "iqm": [point] + ci(boots)}
+        both = [s for s in strata if rows[ref].get(s)]
+        if row != ref and both:
+            p = float(np.mean([prob_improvement(data[s], rows[ref][s]) for s in both]))
+            pb = [float(np.mean([prob_improvement(rng.choice(data[s], len(data[s])), rng.choice(rows[ref][s], len(rows[ref][s]))) for s in both]))
+                  for _ in range(resamples)]
+            res["p"] = [p] + ci(pb)
+        out[row] = res
+    return out
+
+
+def table(out, ref):
+    print(f"| row | runs | strata | aggregate IQM [95 % CI] | P(> {ref} from the same start) [95 % CI] |")
+    print("|---|---|---|---|---|")
+    for row, r in out.items():
+        p = "–" if "p" not in r else "{:.2f} [{:.2f}, {:.2f}]".format(*r["p"])
+        print("| {} | {} | {} | {:.2f} [{:.2f}, {:.2f}] | {} |".format(row, r["runs"], r["strata"], *r["iqm"], p))
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in ("tune", "decide"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    resamples = int(argv[2]) if len(argv) > 2 else 10000
+    seed = int(argv[3]) if len(argv) > 3 else 0
+    starts = kept_starts()
+    rows = {}
+    if argv[1] == "tune":
+        norm = normalisation("results/tune-control/report/report.md")
+        rows["fixed"] = {(s, e): finals(f"results/wrong-start/tune/{s}", e) for s in starts for e in ENVS}
+        for v in sorted(os.listdir("results/wrong-start/variants")):
+            if v != "configs" and os.path.isdir(f"results/wrong-start/variants/{v}"):
+                rows[v] = {(s, e): finals(f"results/wrong-start/variants/{v}/{s}", e) for s in starts for e in ENVS}
+    else:
+        norm = normalisation("results/decide-control/report/report.md")
+        names = sorted({os.path.basename(d) for s in starts for d in glob.glob(f"results/wrong-start/decide/{s}/*")})
+        for r in names:
+            rows[r] = {(s, e): finals(f"results/wrong-start/decide/{s}/{r}", e) for s in starts for e in ENVS}
+    if "fixed" not in rows:
+        print("wrong-start-stats: no fixed row", file=sys.stderr)
+        return 1
+    print(f"kept starts: {', '.join(starts)}; {resamples} resamples, seed {seed}")
+    out = stats(rows, "fixed", norm, resamples, seed)
+    table(out, "fixed")
+    full = len(starts) * len(ENVS)
+    if argv[1] == "tune":
+        hc = [v for v in ("hc-narrow", "hc-wide") if v in out]
+        if len(hc) == 2 and all(out[v]["runs"] == full * 5 for v in hc):
+            print("HyperController variant by the rule (the higher aggregate IQM):", max(hc, key=lambda v: out[v]["iqm"][0]))
+        else:
+            print("no HyperController choice yet: hc-narrow and hc-wide need", full * 5, "finished runs each")
+    else:
+        for row, r in out.items():
+            if "p" in r:
+                rescues = r["iqm"][0] >= 0.8 and r["p"][0] >= 0.75 and r["p"][1] > 0.6
+                print(f"{row}: {'rescues' if rescues else 'does not rescue'} (IQM {r['iqm'][0]:.2f} vs 0.8; P {r['p'][0]:.2f} vs 0.75, lower bound {r['p'][1]:.2f} vs 0.6)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
