@@ -1,26 +1,28 @@
 #!/usr/bin/python3
 """population-choose.py: issue 36's choice of the deciding study's two tuned
-rows, by the README's rule: of the anti-greedy PBT/PB2 variants and of the
-successive-halving variants, the one with the highest aggregate IQM of the
-judged score on population seeds 0-4.
+rows, by the README's rule: of the anti-greedy PBT/PB2 variants (tuned on
+population seeds 0-2) and of the successive-halving variants (seeds 0-4),
+the one with the highest aggregate IQM of the judged score.
 
-It reads the aggregate table of the tuning's judged report
-(results/population-tune/compare-8/report-judge/report.md, written by
-scripts/population-compare.sh) and prints each candidate's IQM with its CI
-and runs, then the two chosen names as CHOSEN for
-scripts/population-decide.sh. IQMs are compared as the report prints them
-(two decimals); a tie goes to the earlier name of GROUPS. A candidate with fewer judged runs than
-RUNS (default 15: 5 seeds x 3 environments) is listed as unfinished, and no
-choice is printed until every candidate of a group is finished.
+It reads the aggregate table of each group's judged report, written by
+scripts/population-tune.sh (population-compare.sh with CMP):
+results/population-tune/compare-antigreedy-8/report-judge/report.md and
+results/population-tune/compare-halving-8/report-judge/report.md. It
+prints each candidate's IQM with its CI and runs, then the two chosen
+names as CHOSEN for scripts/population-decide.sh. IQMs are compared as the
+report prints them (two decimals); a tie goes to the earlier name of
+GROUPS. A candidate with fewer judged runs than its seeds times 3
+environments is listed as unfinished, and no choice is printed until every
+candidate of a group is finished. Exit status 0 only with both choices.
 
-  scripts/population-choose.py [REPORT.md] [RUNS]
+  scripts/population-choose.py [OUT]     (default results/population-tune)
 """
 import re
 import sys
 
-GROUPS = {
-    "anti-greedy PBT/PB2": ["pbt-late-8", "pb2-late-8", "pbt-ttest-8"],
-    "successive halving": ["halving3-same-8", "halving3-8", "halving2-same-8"],
+GROUPS = {  # group: (its comparison folder, its seeds, its variants' rows)
+    "anti-greedy PBT/PB2": ("compare-antigreedy-8", 3, ["pbt-late-8", "pb2-late-8", "pbt-ttest-8"]),
+    "successive halving": ("compare-halving-8", 5, ["halving3-same-8", "halving3-8", "halving2-same-8"]),
 }
 
 
@@ -42,11 +44,16 @@ def aggregate(path):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "results/population-tune/compare-8/report-judge/report.md"
-    need = int(sys.argv[2]) if len(sys.argv) > 2 else 15
-    rows = aggregate(path)
+    out = sys.argv[1] if len(sys.argv) > 1 else "results/population-tune"
     chosen = []
-    for group, names in GROUPS.items():
+    for group, (cmp, seeds, names) in GROUPS.items():
+        path = f"{out}/{cmp}/report-judge/report.md"
+        try:
+            rows = aggregate(path)
+        except FileNotFoundError:
+            print(f"{group}: {path}: missing (scripts/population-tune.sh writes it at the end)")
+            continue
+        need = 3 * seeds
         print(f"{group} ({path}):")
         done = True
         for n in names:

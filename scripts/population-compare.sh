@@ -30,9 +30,10 @@
 # population again (N runs' frames).
 #
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
-# FRAMES, READY, ITERS). The report needs no training, so it runs with
-# hyperctl built from this commit (bin/hyperctl-report-<commit>, or
-# $REPORT_BIN), not with the study's binary. For example, PB2 with 8
+# FRAMES, READY, ITERS), and CMP, the comparison's folder name
+# (OUT/<CMP>-<N>; default compare). The report needs no training, so it
+# runs with hyperctl built from this commit (bin/hyperctl-report-<commit>,
+# or $REPORT_BIN), not with the study's binary. For example, PB2 with 8
 # members alone:
 #   METHODS=pb2 SIZES=8 scripts/population-compare.sh
 set -euo pipefail
@@ -97,7 +98,7 @@ retrain() {
 }
 study_bin="bin/hyperctl-study-$(cat "$OUT/build.txt" 2>/dev/null || echo COMMIT)" # the binary that trained the study (scripts/study-binary.sh)
 for n in ${SIZES//,/ }; do
-  cmp="$OUT/compare-$n"
+  cmp="$OUT/${CMP:-compare}-$n"
   new="$cmp.new" # assembled beside, so a refusal leaves the last comparison whole
   rm -rf "$new"
   picked=() # per picked run: its folder, its copy below $cmp, how to retrain it (tab-separated)
