@@ -173,7 +173,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		if task == "" {
 			task = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, progressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, matrix.ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

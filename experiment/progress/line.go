@@ -119,6 +119,15 @@ func NewLine(w io.Writer, json bool) *Line {
 	return &Line{w: f, width: func() int { return termWidth(f) }}
 }
 
+// TerminalWidth is the width in columns of w when it is a terminal, or 0
+// when it is not (a pipe, a file: no width to fit).
+func TerminalWidth(w io.Writer) int {
+	if f := Terminal(w, false); f != nil {
+		return termWidth(f)
+	}
+	return 0
+}
+
 // termWidth is the width of the terminal f, or 80 when it has none.
 func termWidth(f *os.File) int {
 	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
