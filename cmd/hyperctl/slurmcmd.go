@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,6 +13,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -145,10 +144,9 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	if st.QueueErr != nil {
 		a.log.Warn().Err(st.QueueErr).Msg("status: the Slurm queue could not be read; states come from the run folders alone")
 	}
-	c := st.Counts()
 	w := cmd.OutOrStdout()
 	if asJSON {
-		counts := map[string]int{}
+		counts, c := map[string]int{}, st.Counts()
 		for _, s := range matrix.States {
 			counts[s.String()] = c[s]
 		}
@@ -166,22 +164,5 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ENV\tCONTROLLER\tSEED\tSTATE\tPROGRESS\tSLURM TASK\tDETAIL")
-	for _, r := range st.Runs {
-		task := r.Task
-		if task == "" {
-			task = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Env, r.Controller, r.Seed, r.State, matrix.ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	var parts []string
-	for _, s := range matrix.States {
-		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
-	}
-	fmt.Fprintf(w, "status: %s: %s\n", matrix.Plural(len(st.Runs), "run", "runs"), strings.Join(parts, ", "))
-	return nil
+	return matrix.WriteStatusTable(w, st, progress.TerminalWidth(w))
 }

@@ -9,31 +9,21 @@ import (
 	"unicode/utf8"
 )
 
-// folderColumns are the columns of status's table, in order.
-var folderColumns = []string{"RUN", "ENV", "CONTROLLER", "SEED", "STATE", "PROGRESS", "DETAIL"}
-
-// Columns WriteFolderTable may drop or cut to fit a width, by index.
-const (
-	colRun    = 0
-	colDetail = 6
-)
-
-// tableGap is the spaces between two columns.
-const tableGap = 2
-
 // WriteFolderTable writes runs (as Folders returns them) as `hyperctl
-// status`'s table: RUN (the folder relative to root), ENV, CONTROLLER, SEED,
-// STATE, PROGRESS and DETAIL, then a line of counts by state.
+// status`'s table for run folders: RUN (the folder relative to root), ENV,
+// CONTROLLER, SEED, STATE, PROGRESS and DETAIL, then a line of counts by
+// state.
 //
 // With width > 0 (a terminal's columns) a wider table is fitted to width − 1
-// columns, so that no line wraps: ENV, CONTROLLER and SEED go first (the
-// run folders hyperctl lays out name them), then DETAIL is cut to what is
-// left, ending in "…", then RUN loses its leading folders to a "…". A line
-// after the table says what was dropped or cut (`status --json` has every
-// field). width <= 0 writes the whole table.
+// columns, so that no line wraps, step by step until it fits: ENV,
+// CONTROLLER and SEED go (the run folders hyperctl lays out name them),
+// PROGRESS becomes a percentage of the frame budget or "done/planned"
+// iterations, RUN keeps its last 30 characters (a leading "…"), DETAIL its
+// first 20, RUN its last 16, DETAIL its first 6, and last DETAIL goes. A
+// line after the table says what was dropped or cut (`status --json` has
+// every field). width <= 0 writes the whole table.
 func WriteFolderTable(w io.Writer, root string, runs []FolderRun, width int) error {
-	rows := make([][]string, 0, len(runs)+1)
-	rows = append(rows, folderColumns)
+	t := table{header: []string{"RUN", "ENV", "CONTROLLER", "SEED", "STATE", "PROGRESS", "DETAIL"}}
 	counts := map[string]int{}
 	for _, r := range runs {
 		counts[r.State]++
@@ -41,87 +31,170 @@ func WriteFolderTable(w io.Writer, root string, runs []FolderRun, width int) err
 		if err != nil || rel == "." { // "." is root itself, a run folder: name it as given
 			rel = r.Dir
 		}
-		rows = append(rows, []string{rel, r.Env, r.Controller, fmt.Sprint(r.Seed), r.State, ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), r.Detail})
+		t.rows = append(t.rows, []string{rel, r.Env, r.Controller, fmt.Sprint(r.Seed), r.State, ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), r.Detail})
 	}
-	keep := []int{0, 1, 2, 3, 4, 5, 6}
-	var cut []string
-	if width > 0 {
-		keep, cut = fitColumns(rows, keep, width-1)
-	}
-	widths := columnWidths(rows, keep)
-	for _, row := range rows {
-		var b strings.Builder
-		for i, c := range keep {
-			cell := row[c]
-			if i == len(keep)-1 {
-				b.WriteString(cell)
-				break
-			}
-			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+tableGap))
-		}
-		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
-			return err
-		}
-	}
-	if len(cut) > 0 {
-		if _, err := fmt.Fprintf(w, "(for %d columns: %s; --json: all)\n", width, strings.Join(cut, "; ")); err != nil {
-			return err
-		}
-	}
+	t.fit(width, fitDrop("ENV", "CONTROLLER", "SEED"), fitProgress, fitCut("RUN", runKeep, true), fitCut("DETAIL", 20, false),
+		fitCut("RUN", 16, true), fitCut("DETAIL", 6, false), fitDrop("DETAIL"))
 	var parts []string
 	for _, s := range []string{FolderFinished, FolderRunning, FolderStopped} {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}
-	_, err := fmt.Fprintf(w, "status: %s: %s\n", Plural(len(runs), "run", "runs"), strings.Join(parts, ", "))
-	return err
+	return t.write(w, fmt.Sprintf("status: %s: %s", Plural(len(runs), "run", "runs"), strings.Join(parts, ", ")))
 }
 
-// fitColumns drops and cuts the cells of rows (the header first) in place
-// so that the columns keep, as written, span at most limit columns: it
-// drops ENV, CONTROLLER and SEED, then cuts RUN's leading folders down to
-// runKeep runes, then DETAIL's end, then RUN's down to 8 runes. It returns
-// the columns kept and what it did, in words.
-func fitColumns(rows [][]string, keep []int, limit int) ([]int, []string) {
-	var dropped bool
-	var cut []string
-	if tableWidth(rows, keep) > limit {
-		keep, dropped = []int{colRun, 4, 5, colDetail}, true
-	}
-	shorten := func(c, least int, fromLeft bool) {
-		over := tableWidth(rows, keep) - limit
-		if over <= 0 {
-			return
+// WriteStatusTable writes a compare folder's Status as `hyperctl status`'s
+// table: ENV, CONTROLLER, SEED, STATE, PROGRESS, SLURM TASK ("-" for none)
+// and DETAIL, then a line of counts by state. With width > 0 a wider table
+// is fitted as WriteFolderTable fits its: SLURM TASK goes when no run has a
+// task (a local compare), PROGRESS is shortened, DETAIL keeps its first 20
+// characters, CONTROLLER its first 16, ENV its first 12, DETAIL its first
+// 6, CONTROLLER its first 10, and last DETAIL goes.
+func WriteStatusTable(w io.Writer, st Status, width int) error {
+	t := table{header: []string{"ENV", "CONTROLLER", "SEED", "STATE", "PROGRESS", "SLURM TASK", "DETAIL"}}
+	tasks := false
+	for _, r := range st.Runs {
+		task := r.Task
+		if task == "" {
+			task = "-"
 		}
-		i := slices.Index(keep, c)
-		room := max(columnWidths(rows, keep)[i]-over, least)
-		if cutCells(rows, c, room, fromLeft) && !slices.Contains(cut, folderColumns[c]) {
-			cut = append(cut, folderColumns[c])
-		}
+		tasks = tasks || r.Task != ""
+		t.rows = append(t.rows, []string{r.Env, r.Controller, fmt.Sprint(r.Seed), r.State.String(), ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail})
 	}
-	shorten(colRun, runKeep, true)
-	shorten(colDetail, len(folderColumns[colDetail]), false)
-	shorten(colRun, 8, true)
-	var did []string
-	if dropped {
-		did = append(did, "dropped ENV, CONTROLLER, SEED")
+	steps := []fitStep{fitProgress, fitCut("DETAIL", 20, false), fitCut("CONTROLLER", 16, false), fitCut("ENV", 12, false),
+		fitCut("DETAIL", 6, false), fitCut("CONTROLLER", 10, false), fitDrop("DETAIL")}
+	if !tasks {
+		steps = append([]fitStep{fitDrop("SLURM TASK")}, steps...)
 	}
-	if len(cut) > 0 {
-		did = append(did, "cut "+strings.Join(cut, ", "))
+	t.fit(width, steps...)
+	c := st.Counts()
+	var parts []string
+	for _, s := range States {
+		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
 	}
-	return keep, did
+	return t.write(w, fmt.Sprintf("status: %s: %s", Plural(len(st.Runs), "run", "runs"), strings.Join(parts, ", ")))
 }
 
 // runKeep is the least of RUN that fitting keeps before it cuts DETAIL: the
 // tail of a run folder that tells it from the others (env, row, seed).
 const runKeep = 30
 
-// cutCells shortens the cells of column c (the header aside) to at most n
-// runes with "…": their end when fromLeft is false, their start when it is
-// true. It reports whether it cut any.
-func cutCells(rows [][]string, c, n int, fromLeft bool) bool {
+// table is a text table whose columns are two spaces apart, fitted to a
+// width by dropping and cutting columns (fit).
+type table struct {
+	header []string
+	rows   [][]string
+	hidden []bool   // per column: dropped by fit
+	did    []string // what fit did, in words
+	limit  int      // the columns a line may span (0: any)
+}
+
+// A fitStep narrows a table by a named column.
+type fitStep struct {
+	col      string
+	drop     []string            // the columns to drop (then col is empty)
+	least    int                 // cut col's cells to no fewer runes
+	fromLeft bool                // cut a cell's start, not its end
+	compact  func(string) string // else: rewrite col's cells shorter
+	said     string              // what compact does, in words
+}
+
+func fitDrop(cols ...string) fitStep { return fitStep{drop: cols} }
+
+func fitCut(col string, least int, fromLeft bool) fitStep {
+	return fitStep{col: col, least: least, fromLeft: fromLeft}
+}
+
+// fitProgress rewrites PROGRESS as a percentage of the frame budget
+// ("54%") or as iterations done and planned ("12/489"), see ProgressText.
+var fitProgress = fitStep{col: "PROGRESS", said: "% PROGRESS", compact: func(cell string) string {
+	var done, total int64
+	if _, err := fmt.Sscanf(cell, "%d/%d frames", &done, &total); err == nil && total > 0 {
+		return fmt.Sprintf("%d%%", 100*done/total)
+	}
+	return strings.TrimSuffix(cell, " iterations")
+}}
+
+// fit applies steps, in order, while the table is wider than width − 1
+// columns (width <= 0: it is left whole), and records what it did.
+func (t *table) fit(width int, steps ...fitStep) {
+	t.hidden = make([]bool, len(t.header))
+	if width <= 0 {
+		return
+	}
+	limit := width - 1
+	var dropped, compacted, cut []string
+	for _, s := range steps {
+		over := t.width() - limit
+		if over <= 0 {
+			break
+		}
+		if len(s.drop) > 0 {
+			for _, name := range s.drop {
+				if c := slices.Index(t.header, name); !t.hidden[c] {
+					t.hidden[c] = true
+					dropped = append(dropped, name)
+				}
+			}
+			continue
+		}
+		c := slices.Index(t.header, s.col)
+		if t.hidden[c] {
+			continue
+		}
+		if s.compact != nil {
+			for _, row := range t.rows {
+				row[c] = s.compact(row[c])
+			}
+			compacted = append(compacted, s.said)
+			continue
+		}
+		room := max(t.colWidth(c)-over, s.least)
+		if t.cut(c, room, s.fromLeft) && !slices.Contains(cut, s.col) {
+			cut = append(cut, s.col)
+		}
+	}
+	cut = slices.DeleteFunc(cut, func(c string) bool { return slices.Contains(dropped, c) })
+	if len(dropped) > 0 {
+		t.did = append(t.did, "no "+strings.Join(dropped, ", "))
+	}
+	t.did = append(t.did, compacted...)
+	if len(cut) > 0 {
+		t.did = append(t.did, "cut "+strings.Join(cut, ", "))
+	}
+	t.limit = limit
+	if len(t.did) > 0 {
+		t.did = []string{fmt.Sprintf("(%d cols: %s; --json: all)", width, strings.Join(t.did, "; "))}
+	}
+}
+
+// wrap breaks text at spaces into lines of at most limit runes (limit <= 0:
+// one line); a word longer than limit stays whole.
+func wrap(text string, limit int) []string {
+	if limit <= 0 {
+		return []string{text}
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= limit:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}
+
+// cut shortens the cells of column c (the header aside) to at most n runes
+// with "…": their end, or their start when fromLeft. It reports whether it
+// cut any.
+func (t *table) cut(c, n int, fromLeft bool) bool {
 	did := false
-	for _, row := range rows[1:] {
+	for _, row := range t.rows {
 		r := []rune(row[c])
 		if len(r) <= n {
 			continue
@@ -136,24 +209,47 @@ func cutCells(rows [][]string, c, n int, fromLeft bool) bool {
 	return did
 }
 
-// columnWidths is the widest cell of each column of keep, in runes.
-func columnWidths(rows [][]string, keep []int) []int {
-	out := make([]int, len(keep))
-	for _, row := range rows {
-		for i, c := range keep {
-			out[i] = max(out[i], utf8.RuneCountInString(row[c]))
-		}
+// colWidth is the widest cell of column c, the header's included, in runes.
+func (t *table) colWidth(c int) int {
+	n := utf8.RuneCountInString(t.header[c])
+	for _, row := range t.rows {
+		n = max(n, utf8.RuneCountInString(row[c]))
 	}
-	return out
+	return n
 }
 
-// tableWidth is the columns the widest line of the table spans.
-func tableWidth(rows [][]string, keep []int) int {
-	total := 0
-	for _, w := range columnWidths(rows, keep) {
-		total += w + tableGap
+// width is the columns the widest line of the table spans.
+func (t *table) width() int {
+	total := -2
+	for c := range t.header {
+		if !t.hidden[c] {
+			total += t.colWidth(c) + 2
+		}
 	}
-	return total - tableGap
+	return total
+}
+
+// write writes the table, the line saying what fit did, and last.
+func (t *table) write(w io.Writer, last string) error {
+	var b strings.Builder
+	for _, row := range append([][]string{t.header}, t.rows...) {
+		var line strings.Builder
+		for c, cell := range row {
+			if t.hidden[c] {
+				continue
+			}
+			line.WriteString(cell)
+			line.WriteString(strings.Repeat(" ", t.colWidth(c)-utf8.RuneCountInString(cell)+2))
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	for _, text := range append(t.did, last) {
+		for _, l := range wrap(text, t.limit) {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // ProgressText is a run's PROGRESS in status's tables: its frames against

@@ -22,15 +22,15 @@ func TestWriteFolderTable(t *testing.T) {
 	}{
 		{0, "RUN", "", []string{"halfcheetah/random/seed41  halfcheetah  random-8    41    stopped", "--resume", "12/489 iterations", "1001472/1000000 frames"}},
 		{400, "RUN", "", []string{"random-8    41", "--resume"}},
-		{120, "RUN", "dropped ENV, CONTROLLER, SEED; cut RUN, DETAIL", []string{"…ed5/halfcheetah/random/seed41  stopped", "continue with:", "179 s wall time"}},
-		{80, "RUN", "dropped ENV, CONTROLLER, SEED; cut RUN, DETAIL", []string{"…ed5/halfcheetah/random/seed41  stopped   12/489 iterations", "continue", "\nr "}},
+		{120, "RUN", "no ENV, CONTROLLER, SEED; % PROGRESS; cut RUN", []string{"…ed5/halfcheetah/random/seed41  stopped   12/489", "continue with: hyperctl train", "100%", "179 s wall time"}},
+		{80, "RUN", "no ENV, CONTROLLER, SEED; % PROGRESS; cut RUN, DETAIL", []string{"…ed5/halfcheetah/random/seed41  stopped   12/489", "continue with: hyperctl tr…", "\nr "}},
 	} {
 		var b bytes.Buffer
 		if err := WriteFolderTable(&b, root, runs, tc.width); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		if !strings.HasPrefix(lines[0], tc.header) || !strings.HasSuffix(lines[len(lines)-1], "status: 3 runs: 1 finished, 1 running, 1 stopped") {
+		if !strings.HasPrefix(lines[0], tc.header) || !strings.Contains(b.String(), "status: 3 runs: 1 finished, 1 running, 1 stopped") {
 			t.Errorf("width %d: table\n%s", tc.width, b.String())
 		}
 		for i, l := range lines {
@@ -38,9 +38,54 @@ func TestWriteFolderTable(t *testing.T) {
 				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
 			}
 		}
-		note := lines[len(lines)-2]
-		if tc.note == "" && strings.HasPrefix(note, "(") || tc.note != "" && !strings.Contains(note, tc.note) {
-			t.Errorf("width %d: note line %q, want %q", tc.width, note, tc.note)
+		joined := strings.ReplaceAll(b.String(), "\n", " ")
+		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
+			t.Errorf("width %d: %q, want a note %q", tc.width, b.String(), tc.note)
+		}
+		for _, h := range tc.has {
+			if !strings.Contains(b.String(), h) {
+				t.Errorf("width %d: table lacks %q:\n%s", tc.width, h, b.String())
+			}
+		}
+	}
+}
+
+func TestWriteStatusTable(t *testing.T) {
+	st := Status{Runs: []RunStatus{
+		{Env: "inverteddoublependulum", Controller: "hypercontroller@hc-narrow", Seed: 3, State: Finished, FramesDone: 1001472, Frames: 1000000, Detail: "186 s wall time"},
+		{Env: "halfcheetah", Controller: "fixed", Seed: 4, State: Failed, Done: 12, Iterations: 489, Detail: "exit status 1: see halfcheetah/fixed/seed4/train.log"},
+	}}
+	for _, tc := range []struct {
+		task  string // the runs' Slurm task
+		width int
+		note  string
+		has   []string
+	}{
+		{"", 0, "", []string{"SLURM TASK", "hypercontroller@hc-narrow", "see halfcheetah/fixed/seed4/train.log"}},
+		{"", 100, "no SLURM TASK; % PROGRESS", []string{"inverteddoublependulum  hypercontroller@hc-narrow  3     finished  100%      186 s wall time"}},
+		{"", 80, "no SLURM TASK; % PROGRESS; cut DETAIL, CONTROLLER, ENV", []string{"inverteddoub…  hypercontroller…  3     finished  100%", "12/489", "exit status 1: see …"}},
+		{"77_3", 80, "% PROGRESS; cut DETAIL, CONTROLLER, ENV", []string{"SLURM TASK", "77_3"}},
+		{"", 56, "no SLURM TASK, DETAIL; % PROGRESS; cut CONTROLLER, ENV", []string{"inverteddou…  hypercont…"}},
+	} {
+		for i := range st.Runs {
+			st.Runs[i].Task = tc.task
+		}
+		var b bytes.Buffer
+		if err := WriteStatusTable(&b, st, tc.width); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		if !strings.HasPrefix(lines[0], "ENV") || !strings.Contains(b.String(), "status: 2 runs: ") {
+			t.Errorf("width %d: table\n%s", tc.width, b.String())
+		}
+		for i, l := range lines {
+			if n := utf8.RuneCountInString(l); tc.width > 0 && n > tc.width-1 {
+				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
+			}
+		}
+		joined := strings.ReplaceAll(b.String(), "\n", " ")
+		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
+			t.Errorf("width %d, task %q: %q, want a note %q", tc.width, tc.task, b.String(), tc.note)
 		}
 		for _, h := range tc.has {
 			if !strings.Contains(b.String(), h) {
