@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
@@ -288,9 +290,17 @@ func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error
 	return nil
 }
 
+// printResult prints a population's members (folder, final evaluation,
+// training score; the best marked), the frames used, its lineages and what
+// to do next, folded to the terminal's width.
 func printResult(cmd *cobra.Command, out string, r population.Result, what string) error {
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "population %s: %s\n", what, out)
+	var b strings.Builder
+	fmt.Fprintf(&b, "population %s: %s\n", what, out)
+	width := len("folder")
+	for _, m := range r.Members {
+		width = max(width, len(m.Dir))
+	}
+	fmt.Fprintf(&b, "  member  %-*s  final eval  training score\n", width, "folder")
 	for k, m := range r.Members {
 		ev := "none"
 		if m.FinalEvalReturn != nil {
@@ -298,19 +308,19 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		}
 		mark := ""
 		if k == r.Best {
-			mark = "  <- best"
+			mark = "  best"
 		}
-		fmt.Fprintf(w, "  member %d  %-34s final eval %10s  score %10.2f%s\n", k, m.Dir, ev, m.Score, mark)
+		fmt.Fprintf(&b, "  %6d  %-*s  %10s  %14.2f%s\n", k, width, m.Dir, ev, m.Score, mark)
 	}
 	ps, ok, err := population.ReadStatus(out)
 	if err != nil {
 		return err
 	}
 	if ps.FramesUsed != nil {
-		fmt.Fprintf(w, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
+		fmt.Fprintf(&b, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
 	}
 	if ok {
-		if err := population.WriteLineages(w, ps); err != nil {
+		if err := population.WriteLineages(&b, ps); err != nil {
 			return err
 		}
 	}
@@ -318,8 +328,10 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 	if r.Best >= 0 {
 		next += "; hyperctl eval " + out + " (its best member)"
 	}
-	fmt.Fprintf(w, "Log: %s. Next: %s\n", filepath.Join(out, population.LogFile), next)
-	return nil
+	fmt.Fprintf(&b, "Log: %s. Next: %s\n", filepath.Join(out, population.LogFile), next)
+	w := cmd.OutOrStdout()
+	_, err = io.WriteString(w, termtext.Fold(b.String(), termtext.Width(w)))
+	return err
 }
 
 // newPopulationMemberCmd is the work of one member in one generation (a

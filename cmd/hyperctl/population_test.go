@@ -264,7 +264,7 @@ func TestPopulationMethods(t *testing.T) {
 		t.Errorf("status of halving: exit %d\n%s\n%s", code, o, e)
 	}
 	rnd := filepath.Join(dir, "random")
-	if o, e, code := runCLI(t, "population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", rnd); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "<- best") {
+	if o, e, code := runCLI(t, "population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", rnd); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "  best\n") {
 		t.Fatalf("random: exit %d\n%s\n%s", code, o, e)
 	}
 	if o, e, code := runCLI(t, "status", rnd); code != 0 || !strings.Contains(o, "population: random, 2 members, 1 of 1 generations logged, finished") {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
-	"github.com/hyperctl/hyperctl/experiment/progress"
 )
 
 // printFolderStatus prints matrix.Folders's runs as a table or JSON, with
@@ -25,5 +25,5 @@ func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *p
 			Population *population.Status `json:"population,omitempty"`
 		}{runs, counts, pop})
 	}
-	return matrix.WriteFolderTable(w, root, runs, progress.TerminalWidth(w))
+	return matrix.WriteFolderTable(w, root, runs, termtext.Width(w))
 }

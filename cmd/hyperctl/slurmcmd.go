@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
-	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -112,7 +114,12 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	} else if ok {
 		pop = &ps
 		if !asJSON {
-			if err := population.WriteStatus(cmd.OutOrStdout(), ps); err != nil {
+			var b strings.Builder
+			if err := population.WriteStatus(&b, ps); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if _, err := io.WriteString(w, termtext.Fold(b.String(), termtext.Width(w))); err != nil {
 				return err
 			}
 		}
@@ -164,5 +171,5 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return matrix.WriteStatusTable(w, st, progress.TerminalWidth(w))
+	return matrix.WriteStatusTable(w, st, termtext.Width(w))
 }

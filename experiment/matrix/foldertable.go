@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 )
 
 // WriteFolderTable writes runs (as Folders returns them) as `hyperctl
@@ -167,28 +169,6 @@ func (t *table) fit(width int, steps ...fitStep) {
 	}
 }
 
-// wrap breaks text at spaces into lines of at most limit runes (limit <= 0:
-// one line); a word longer than limit stays whole.
-func wrap(text string, limit int) []string {
-	if limit <= 0 {
-		return []string{text}
-	}
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= limit:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return append(lines, line)
-}
-
 // cut shortens the cells of column c (the header aside) to at most n runes
 // with "…": their end, or their start when fromLeft. It reports whether it
 // cut any.
@@ -244,9 +224,10 @@ func (t *table) write(w io.Writer, last string) error {
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 	for _, text := range append(t.did, last) {
-		for _, l := range wrap(text, t.limit) {
-			b.WriteString(l + "\n")
+		if t.limit > 0 {
+			text = termtext.Fold(text, t.limit+1)
 		}
+		b.WriteString(text + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

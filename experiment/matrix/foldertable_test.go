@@ -38,7 +38,7 @@ func TestWriteFolderTable(t *testing.T) {
 				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
 			}
 		}
-		joined := strings.ReplaceAll(b.String(), "\n", " ")
+		joined := strings.Join(strings.Fields(b.String()), " ")
 		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
 			t.Errorf("width %d: %q, want a note %q", tc.width, b.String(), tc.note)
 		}
@@ -83,7 +83,7 @@ func TestWriteStatusTable(t *testing.T) {
 				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
 			}
 		}
-		joined := strings.ReplaceAll(b.String(), "\n", " ")
+		joined := strings.Join(strings.Fields(b.String()), " ")
 		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
 			t.Errorf("width %d, task %q: %q, want a note %q", tc.width, tc.task, b.String(), tc.note)
 		}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 )
 
 // Fields is what a terminal line of progress shows (train's, and render's
@@ -119,22 +121,8 @@ func NewLine(w io.Writer, json bool) *Line {
 	return &Line{w: f, width: func() int { return termWidth(f) }}
 }
 
-// TerminalWidth is the width in columns of w when it is a terminal, or 0
-// when it is not (a pipe, a file: no width to fit).
-func TerminalWidth(w io.Writer) int {
-	if f := Terminal(w, false); f != nil {
-		return termWidth(f)
-	}
-	return 0
-}
-
-// termWidth is the width of the terminal f, or 80 when it has none.
-func termWidth(f *os.File) int {
-	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-		return w
-	}
-	return 80
-}
+// termWidth is the width of the terminal f (termtext.Width).
+func termWidth(f *os.File) int { return termtext.Width(f) }
 
 // Line is a line of a terminal updated in place: each update returns to
 // the line's start (\r), writes the line fitted to one column less than

@@ -1,0 +1,69 @@
+// Package termtext fits hyperctl's text output to a terminal: the width of
+// the terminal a writer is, and long lines folded at spaces to that width,
+// so that what a command prints reads at 80 columns without the terminal's
+// own wrapping. Pipes and files get their text whole. It imports nothing of
+// the project, so every layer may use it.
+package termtext
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Width is the width in columns of w when it is a terminal, or 0 when it is
+// not (a pipe or a file: no width to fit).
+func Width(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
+// Fold breaks every line of text longer than width − 1 columns at spaces
+// (the last column stays free, so that no terminal wraps the line itself);
+// the lines a line is folded into after its first are indented by two
+// spaces more than it. A word longer than a line stays whole. With width
+// <= 0 it returns text unchanged.
+func Fold(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	limit := width - 1
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		lead := len(body) - len(strings.TrimLeft(body, " "))
+		indent := strings.Repeat(" ", lead+2)
+		for r := []rune(body); len(r) > limit; r = []rune(body) {
+			from := len(r) - len([]rune(strings.TrimLeft(body, " "))) // this line's indent
+			cut := -1                                                 // the space to break at: the last that fits, else the first
+			for i := limit; i > from && cut < 0; i-- {
+				if r[i] == ' ' {
+					cut = i
+				}
+			}
+			for i := max(limit, from) + 1; i < len(r) && cut < 0; i++ {
+				if r[i] == ' ' {
+					cut = i
+				}
+			}
+			if cut < 0 {
+				break // one long word: left whole
+			}
+			b.WriteString(strings.TrimRight(string(r[:cut]), " ") + "\n")
+			body = indent + strings.TrimLeft(string(r[cut:]), " ")
+		}
+		b.WriteString(body)
+		if nl {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package termtext
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFold(t *testing.T) {
+	long := "lineages: the members' weights descend from 1 of 8 starting members (3, since the step after generation 12); by member: 3 3 3 3 3 3 3 3"
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"no width", long + "\n", 0, long + "\n"},
+		{"short enough", "a short line\n", 80, "a short line\n"},
+		{"exactly width-1", strings.Repeat("x", 79) + "\n", 80, strings.Repeat("x", 79) + "\n"},
+		{"folded", long + "\n", 80, "lineages: the members' weights descend from 1 of 8 starting members (3, since\n  the step after generation 12); by member: 3 3 3 3 3 3 3 3\n"},
+		{"indent kept", "  member 0  " + strings.TrimSpace(strings.Repeat("ab ", 30)) + "\n", 40, "  member 0  ab ab ab ab ab ab ab ab ab\n    ab ab ab ab ab ab ab ab ab ab ab ab\n    ab ab ab ab ab ab ab ab ab\n"},
+		{"long word stays whole", "see " + strings.Repeat("y", 50) + " now", 20, "see\n  " + strings.Repeat("y", 50) + "\n  now"},
+		{"width 1: a word a line", "ab cd  ef\n", 1, "ab\n  cd\n  ef\n"},
+		{"width 3, indented", "   ab cd\n", 3, "   ab\n     cd\n"},
+		{"several lines, no final newline", "one\n" + long, 80, "one\nlineages: the members' weights descend from 1 of 8 starting members (3, since\n  the step after generation 12); by member: 3 3 3 3 3 3 3 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Fold(tc.text, tc.width)
+			if got != tc.want {
+				t.Errorf("Fold(%q, %d) =\n%q\nwant\n%q", tc.text, tc.width, got, tc.want)
+			}
+			for _, l := range strings.Split(got, "\n") {
+				if tc.width > 3 && utf8.RuneCountInString(l) > tc.width-1 && !strings.Contains(l, "yyyy") {
+					t.Errorf("line %q is longer than %d", l, tc.width-1)
+				}
+			}
+		})
+	}
+}
+
+func TestWidthOfAPipe(t *testing.T) {
+	if w := Width(&bytes.Buffer{}); w != 0 {
+		t.Errorf("Width of a buffer = %d, want 0", w)
+	}
+}
