@@ -264,7 +264,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	}
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
-	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log, Binary: self})
+	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log, Binary: self, Term: a.terminal(cmd)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("population interrupted; run the same command again to continue")

@@ -46,19 +46,20 @@ func openPTY(t *testing.T, cols uint16) (master, tty *os.File) {
 	return master, tty
 }
 
-// TestProgressLineFitsTerminal runs train (12 iterations, the real binary)
-// with its stderr on an 80-column pseudo-terminal: every update of the
-// progress line returns to the line's start with \r and fits in 79
-// columns, so the terminal shows one line however many updates there are,
-// and only the end of the run moves to a new line.
-func TestProgressLineFitsTerminal(t *testing.T) {
-	master, tty := openPTY(t, 80)
+// runOnPTY runs the hyperctl binary with args and its stderr (and its
+// stdout too, with both) on a pseudo-terminal of cols columns, and returns
+// what the terminal received, its "\r\n" turned into "\n", and stdout
+// when it is not on the terminal.
+func runOnPTY(t *testing.T, cols uint16, both bool, args ...string) (text, stdout string) {
+	t.Helper()
+	master, tty := openPTY(t, cols)
 	defer master.Close()
-	const iterations = 12
-	cmd := exec.Command(binPath, "--log-level", "warn", "train", "--env", "reacher", "--iterations", fmt.Sprint(iterations), "--threads", "1",
-		"--out", filepath.Join(t.TempDir(), "run"))
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, tty
+	cmd := exec.Command(binPath, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, tty
+	if both {
+		cmd.Stdout = tty
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,25 +73,58 @@ func TestProgressLineFitsTerminal(t *testing.T) {
 		}
 		got <- b.Bytes()
 	}()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("train: %v\n%s", err, stdout.String())
+	err := cmd.Wait()
+	term := string(<-got)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s%s", args, err, out.String(), term)
 	}
-	out := string(<-got)
 	// The terminal turns \n into \r\n; a line is what lies between them.
-	text := strings.ReplaceAll(out, "\r\n", "\n")
+	return strings.ReplaceAll(term, "\r\n", "\n"), out.String()
+}
+
+// wideWrites reports every write between \r and \n wider than cols runes.
+func wideWrites(t *testing.T, text string, cols int) {
+	t.Helper()
 	for _, seg := range regexp.MustCompile("[\r\n]").Split(text, -1) {
-		if n := utf8.RuneCountInString(seg); n > 80 {
+		if n := utf8.RuneCountInString(seg); n > cols {
 			t.Errorf("a write of %d columns, wider than the terminal: %q", n, seg)
 		}
 	}
+}
+
+// TestProgressLineFitsTerminal runs train (12 iterations, the real binary)
+// with its stderr on an 80-column pseudo-terminal: every update of the
+// progress line returns to the line's start with \r and fits in 79
+// columns, so the terminal shows one line however many updates there are,
+// and only the end of the run moves to a new line.
+func TestProgressLineFitsTerminal(t *testing.T) {
+	const iterations = 12
+	text, _ := runOnPTY(t, 80, false, "--log-level", "warn", "train", "--env", "reacher", "--iterations", fmt.Sprint(iterations), "--threads", "1",
+		"--out", filepath.Join(t.TempDir(), "run"))
+	wideWrites(t, text, 80)
 	updates := regexp.MustCompile(`\rit \d+/12`).FindAllString(text, -1)
 	if len(updates) < iterations {
-		t.Errorf("%d updates in place (\\r), want at least %d, one per iteration; output %q", len(updates), iterations, out)
+		t.Errorf("%d updates in place (\\r), want at least %d, one per iteration; output %q", len(updates), iterations, text)
 	}
 	if n := strings.Count(text, "\n"); n != 1 {
-		t.Errorf("%d new lines, want 1 (after the last update); output %q", n, out)
+		t.Errorf("%d new lines, want 1 (after the last update); output %q", n, text)
 	}
 	if !strings.Contains(text, "\rit 12/12 100% | ETA 0s") {
-		t.Errorf("no final update at 12/12; output %q", out)
+		t.Errorf("no final update at 12/12; output %q", text)
+	}
+}
+
+// TestPopulationOnATerminal: on an 80-column terminal a population shows a
+// bar of its members' frames, generation by generation, and its summary
+// folds to the terminal; no write is wider than the terminal.
+func TestPopulationOnATerminal(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "pop")
+	text, _ := runOnPTY(t, 80, true, "--log-level", "warn", "population", "--env", "reacher", "--method", "pbt", "--size", "2",
+		"--frames", "24000", "--ready", "12000", "--iterations", "24", "--jobs", "1", "--out", out)
+	wideWrites(t, text, 80)
+	for _, want := range []string{"generation 1 of 2", "generation 2 of 2", "100% |", "population finished: " + out, "training score\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the terminal lacks %q: %q", want, text)
+		}
 	}
 }

@@ -199,6 +199,15 @@ func (d *Definition) Target(g int) int64 {
 	return min(int64(g+1)*d.Ready, d.Frames)
 }
 
+// PlannedFrames is the frames all members train together: size × frames,
+// or for successive halving the frames its rungs use (popmethod.FramesUsed).
+func (d *Definition) PlannedFrames() int64 {
+	if r, err := d.Rungs(); err == nil && len(r) > 0 {
+		return popmethod.FramesUsed(r)
+	}
+	return int64(d.Size) * d.Frames
+}
+
 // Last reports whether g is the last generation.
 func (d *Definition) Last(g int) bool { return g >= d.Generations()-1 }
 

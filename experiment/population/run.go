@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,9 @@ type Options struct {
 	Hook Hook
 	// Generation (optional) is called when a generation starts training.
 	Generation func(g, of int)
+	// Term (optional) is a terminal to show a bar of the frames the
+	// members have trained on, instead of a log line per generation.
+	Term *os.File
 }
 
 // Run runs the population in o.Out, set up by Init, on the local machine
@@ -67,11 +71,21 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		defer w.Close()
 		o.Train = w.Train
 	}
+	dirs := make([]string, def.Size)
+	for k := range dirs {
+		dirs[k] = def.MemberDir(o.Out, k)
+	}
+	bar := matrix.NewFramesBar(o.Term, dirs, def.PlannedFrames())
+	defer bar.Finish()
 	for {
 		if o.Generation != nil {
 			o.Generation(g, def.Generations())
 		}
-		o.Log.Info().Int("generation", g).Int("of", def.Generations()).Int64("target_frames", def.Target(g)).Msg("population: training a generation")
+		if o.Term != nil {
+			bar.Prefix(fmt.Sprintf("generation %d of %d", g+1, def.Generations()))
+		} else {
+			o.Log.Info().Int("generation", g).Int("of", def.Generations()).Int64("target_frames", def.Target(g)).Msg("population: training a generation")
+		}
 		if err := trainGeneration(ctx, o, def, g); err != nil {
 			return Result{}, err
 		}
