@@ -30,24 +30,7 @@ func TestWriteFolderTable(t *testing.T) {
 		if err := WriteFolderTable(&b, root, runs, tc.width); err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		if !strings.HasPrefix(lines[0], tc.header) || !strings.Contains(b.String(), "status: 3 runs: 1 finished, 1 running, 1 stopped") {
-			t.Errorf("width %d: table\n%s", tc.width, b.String())
-		}
-		for i, l := range lines {
-			if n := utf8.RuneCountInString(l); tc.width > 0 && n > tc.width-1 {
-				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
-			}
-		}
-		joined := strings.Join(strings.Fields(b.String()), " ")
-		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
-			t.Errorf("width %d: %q, want a note %q", tc.width, b.String(), tc.note)
-		}
-		for _, h := range tc.has {
-			if !strings.Contains(b.String(), h) {
-				t.Errorf("width %d: table lacks %q:\n%s", tc.width, h, b.String())
-			}
-		}
+		checkTable(t, b.String(), tc.width, tc.header, "status: 3 runs: 1 finished, 1 running, 1 stopped", tc.note, tc.has)
 	}
 }
 
@@ -75,24 +58,7 @@ func TestWriteStatusTable(t *testing.T) {
 		if err := WriteStatusTable(&b, st, tc.width); err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		if !strings.HasPrefix(lines[0], "ENV") || !strings.Contains(b.String(), "status: 2 runs: ") {
-			t.Errorf("width %d: table\n%s", tc.width, b.String())
-		}
-		for i, l := range lines {
-			if n := utf8.RuneCountInString(l); tc.width > 0 && n > tc.width-1 {
-				t.Errorf("width %d: line %d has %d columns: %q", tc.width, i, n, l)
-			}
-		}
-		joined := strings.Join(strings.Fields(b.String()), " ")
-		if tc.note == "" && strings.Contains(joined, " cols: ") || tc.note != "" && !strings.Contains(joined, tc.note) {
-			t.Errorf("width %d, task %q: %q, want a note %q", tc.width, tc.task, b.String(), tc.note)
-		}
-		for _, h := range tc.has {
-			if !strings.Contains(b.String(), h) {
-				t.Errorf("width %d: table lacks %q:\n%s", tc.width, h, b.String())
-			}
-		}
+		checkTable(t, b.String(), tc.width, "ENV", "status: 2 runs: ", tc.note, tc.has)
 	}
 }
 
@@ -109,6 +75,31 @@ func TestFramesLine(t *testing.T) {
 	} {
 		if got := framesLine("generation 1 of 4", tc.trained, tc.left, tc.elapsed); got != tc.want {
 			t.Errorf("framesLine(%d, %d, %v) = %q, want %q", tc.trained, tc.left, tc.elapsed, got, tc.want)
+		}
+	}
+}
+
+// checkTable checks a status table written for width columns: its header,
+// its counts line, no line wider than width − 1, the fitting note (none
+// when note is ""), and the texts has.
+func checkTable(t *testing.T, out string, width int, header, counts, note string, has []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], header) || !strings.Contains(out, counts) {
+		t.Errorf("width %d: table\n%s", width, out)
+	}
+	for i, l := range lines {
+		if n := utf8.RuneCountInString(l); width > 0 && n > width-1 {
+			t.Errorf("width %d: line %d has %d columns: %q", width, i, n, l)
+		}
+	}
+	joined := strings.Join(strings.Fields(out), " ")
+	if note == "" && strings.Contains(joined, " cols: ") || note != "" && !strings.Contains(joined, note) {
+		t.Errorf("width %d: %q, want a note %q", width, out, note)
+	}
+	for _, h := range has {
+		if !strings.Contains(out, h) {
+			t.Errorf("width %d: table lacks %q:\n%s", width, h, out)
 		}
 	}
 }

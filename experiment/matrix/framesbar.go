@@ -43,21 +43,7 @@ func NewFramesBar(term *os.File, dirs []string, total int64) *FramesBar {
 		progressbar.OptionShowElapsedTimeOnFinish(),
 		progressbar.OptionFullWidth(),
 	)
-	b.stop = make(chan struct{})
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-b.stop:
-				return
-			case <-t.C:
-				b.refresh()
-			}
-		}
-	}()
+	b.stop = everySecond(&b.wg, b.refresh)
 	b.refresh()
 	return b
 }

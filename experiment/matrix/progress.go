@@ -104,21 +104,7 @@ func newCompareProgress(term *os.File, dirs []string, skipped, iterations int, b
 		progressbar.OptionShowElapsedTimeOnFinish(),
 	)
 	_ = p.bar.Set(skipped)
-	p.stop = make(chan struct{})
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-				p.refresh()
-			}
-		}
-	}()
+	p.stop = everySecond(&p.wg, p.refresh)
 	return p
 }
 
@@ -164,4 +150,25 @@ func (p *compareProgress) finish() {
 		_ = p.bar.Finish()
 	}
 	fmt.Fprintln(p.term)
+}
+
+// everySecond calls f every second in a goroutine counted by wg until the
+// returned channel is closed.
+func everySecond(wg *sync.WaitGroup, f func()) chan struct{} {
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return stop
 }
