@@ -49,8 +49,9 @@ func WriteFolderTable(w io.Writer, root string, runs []FolderRun, width int) err
 // and DETAIL, then a line of counts by state. With width > 0 a wider table
 // is fitted as WriteFolderTable fits its: SLURM TASK goes when no run has a
 // task (a local compare), PROGRESS is shortened, DETAIL keeps its first 20
-// characters, CONTROLLER its first 16, ENV its first 12, DETAIL its first
-// 6, CONTROLLER its first 10, and last DETAIL goes.
+// characters, ENV its first 12, DETAIL its first 12, CONTROLLER its last 16
+// (its @preset is what tells variants apart), DETAIL its first 6,
+// CONTROLLER its last 10, and last DETAIL goes.
 func WriteStatusTable(w io.Writer, st Status, width int) error {
 	t := table{header: []string{"ENV", "CONTROLLER", "SEED", "STATE", "PROGRESS", "SLURM TASK", "DETAIL"}}
 	tasks := false
@@ -62,8 +63,8 @@ func WriteStatusTable(w io.Writer, st Status, width int) error {
 		tasks = tasks || r.Task != ""
 		t.rows = append(t.rows, []string{r.Env, r.Controller, fmt.Sprint(r.Seed), r.State.String(), ProgressText(r.Done, r.Iterations, r.FramesDone, r.Frames), task, r.Detail})
 	}
-	steps := []fitStep{fitProgress, fitCut("DETAIL", 20, false), fitCut("CONTROLLER", 16, false), fitCut("ENV", 12, false),
-		fitCut("DETAIL", 6, false), fitCut("CONTROLLER", 10, false), fitDrop("DETAIL")}
+	steps := []fitStep{fitProgress, fitCut("DETAIL", 20, false), fitCut("ENV", 12, false), fitCut("DETAIL", 12, false),
+		fitCut("CONTROLLER", 16, true), fitCut("DETAIL", 6, false), fitCut("CONTROLLER", 10, true), fitDrop("DETAIL")}
 	if !tasks {
 		steps = append([]fitStep{fitDrop("SLURM TASK")}, steps...)
 	}

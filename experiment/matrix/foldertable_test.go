@@ -47,9 +47,9 @@ func TestWriteStatusTable(t *testing.T) {
 	}{
 		{"", 0, "", []string{"SLURM TASK", "hypercontroller@hc-narrow", "see halfcheetah/fixed/seed4/train.log"}},
 		{"", 100, "no SLURM TASK; % PROGRESS", []string{"inverteddoublependulum  hypercontroller@hc-narrow  3     finished  100%      186 s wall time"}},
-		{"", 80, "no SLURM TASK; % PROGRESS; cut DETAIL, CONTROLLER, ENV", []string{"inverteddoub…  hypercontroller…  3     finished  100%", "12/489", "exit status 1: see …"}},
-		{"77_3", 80, "% PROGRESS; cut DETAIL, CONTROLLER, ENV", []string{"SLURM TASK", "77_3"}},
-		{"", 56, "no SLURM TASK, DETAIL; % PROGRESS; cut CONTROLLER, ENV", []string{"inverteddou…  hypercont…"}},
+		{"", 80, "no SLURM TASK; % PROGRESS; cut DETAIL, ENV", []string{"inverteddou…  hypercontroller@hc-narrow  3     finished  100%", "12/489", "exit status…"}},
+		{"77_3", 80, "% PROGRESS; cut DETAIL, ENV, CONTROLLER", []string{"SLURM TASK", "77_3", "…oller@hc-narrow"}},
+		{"", 56, "no SLURM TASK, DETAIL; % PROGRESS; cut ENV, CONTROLLER", []string{"inverteddou…  …hc-narrow"}},
 	} {
 		for i := range st.Runs {
 			st.Runs[i].Task = tc.task
