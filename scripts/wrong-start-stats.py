@@ -74,8 +74,14 @@ def finals(folder, env):
     """Final evaluation returns of the finished runs of env under folder."""
     out = []
     for p in sorted(glob.glob(os.path.join(folder, env, "*", "seed*", "summary.json"))):
-        with open(p) as f:
-            out.append(json.load(f)["final_eval_return"])
+        try:
+            with open(p) as f:
+                v = json.load(f)["final_eval_return"]
+            if not isinstance(v, (int, float)) or not np.isfinite(v):
+                raise ValueError(f"final_eval_return = {v!r}, want a finite number")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"wrong-start-stats: {p}: {e}")
+        out.append(v)
     return out
 
 
@@ -85,6 +91,9 @@ def stats(rows, ref, norm, resamples, seed):
     out = {}
     for row, data in rows.items():
         strata = [s for s in data if data[s]]
+        if not strata:
+            out[row] = {"runs": 0, "strata": 0}
+            continue
         pooled = lambda pick: np.concatenate([(np.asarray(pick(s)) - norm[s[1]][0]) / (norm[s[1]][1] - norm[s[1]][0]) for s in strata])
         point = iqm(pooled(lambda s: data[s]))
         boots = [iqm(pooled(lambda s: rng.choice(data[s], len(data[s])))) for _ in range(resamples)]
@@ -104,7 +113,8 @@ def table(out, ref):
     print("|---|---|---|---|---|")
     for row, r in out.items():
         p = "–" if "p" not in r else "{:.2f} [{:.2f}, {:.2f}]".format(*r["p"])
-        print("| {} | {} | {} | {:.2f} [{:.2f}, {:.2f}] | {} |".format(row, r["runs"], r["strata"], *r["iqm"], p))
+        q = "–" if "iqm" not in r else "{:.2f} [{:.2f}, {:.2f}]".format(*r["iqm"])
+        print(f"| {row} | {r['runs']} | {r['strata']} | {q} | {p} |")
 
 
 def main(argv):
@@ -141,7 +151,7 @@ def main(argv):
             print("no HyperController choice yet: hc-narrow and hc-wide need", full * 5, "finished runs each")
     else:
         for row, r in out.items():
-            if "p" in r:
+            if "p" in r and "iqm" in r:
                 rescues = r["iqm"][0] >= 0.8 and r["p"][0] >= 0.75 and r["p"][1] > 0.6
                 print(f"{row}: {'rescues' if rescues else 'does not rescue'} (IQM {r['iqm'][0]:.2f} vs 0.8; P {r['p'][0]:.2f} vs 0.75, lower bound {r['p'][1]:.2f} vs 0.6)")
     return 0
