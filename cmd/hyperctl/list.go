@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all" // register the environments
@@ -45,13 +48,21 @@ func newControllersCmd() *cobra.Command {
 		Short: "List the registered hyperparameter controllers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSUMMARY")
+			hang := len("NAME")
 			for _, e := range controller.Entries() {
 				fmt.Fprintf(tw, "%s\t%s\n", e.Name, e.Summary)
+				hang = max(hang, len(e.Name))
 			}
 			fmt.Fprintf(tw, "%s\t%s\n", configs.Fixed, "no controller: PPO with the configured hyperparameters (the default of train; the reference baseline)")
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout() // summaries folded under SUMMARY on a terminal
+			_, err := io.WriteString(w, termtext.FoldAt(b.String(), termtext.Width(w), hang+2))
+			return err
 		},
 	}
 }

@@ -31,7 +31,12 @@ func Width(w io.Writer) int {
 // the lines a line is folded into after its first are indented by two
 // spaces more than it. A word longer than a line stays whole. With width
 // <= 0 it returns text unchanged.
-func Fold(text string, width int) string {
+func Fold(text string, width int) string { return FoldAt(text, width, -1) }
+
+// FoldAt is Fold with the folded lines indented by hang spaces (the column
+// a table's last column starts at), or, with hang < 0, by two more than
+// the line they come from.
+func FoldAt(text string, width, hang int) string {
 	if width <= 0 {
 		return text
 	}
@@ -41,6 +46,9 @@ func Fold(text string, width int) string {
 		body, nl := strings.CutSuffix(line, "\n")
 		lead := len(body) - len(strings.TrimLeft(body, " "))
 		indent := strings.Repeat(" ", lead+2)
+		if hang >= 0 {
+			indent = strings.Repeat(" ", hang)
+		}
 		for r := []rune(body); len(r) > limit; r = []rune(body) {
 			from := len(r) - len([]rune(strings.TrimLeft(body, " "))) // this line's indent
 			cut := -1                                                 // the space to break at: the last that fits, else the first

@@ -38,6 +38,14 @@ func TestFold(t *testing.T) {
 	}
 }
 
+func TestFoldAt(t *testing.T) {
+	table := "NAME  SUMMARY\nhoof  HOOF (Paul et al. 2019): K random candidates each make a trial update\n"
+	want := "NAME  SUMMARY\nhoof  HOOF (Paul et al. 2019): K random\n      candidates each make a trial\n      update\n"
+	if got := FoldAt(table, 41, 6); got != want {
+		t.Errorf("FoldAt =\n%q\nwant\n%q", got, want)
+	}
+}
+
 func TestWidthOfAPipe(t *testing.T) {
 	if w := Width(&bytes.Buffer{}); w != 0 {
 		t.Errorf("Width of a buffer = %d, want 0", w)
