@@ -128,3 +128,21 @@ func TestPopulationOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpFitsEightyColumns: on an 80-column terminal every command's
+// --help fits: flags wrap under their column, long texts and the command
+// list fold, and examples fold with a shell's " \" continuation.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"train", "--help"}, {"compare", "--help"}, {"population", "--help"}, {"report", "--help"},
+		{"status", "--help"}, {"serve", "--help"}, {"eval", "--help"}, {"judge", "--help"}, {"render", "--help"}, {"dashboard", "--help"}, {"bench", "--help"}} {
+		text, _ := runOnPTY(t, 80, true, args...)
+		for _, l := range strings.Split(text, "\n") {
+			if n := utf8.RuneCountInString(l); n > 79 {
+				t.Errorf("%v: a line of %d columns: %q", args, n, l)
+			}
+		}
+		if !strings.Contains(text, "Usage:") {
+			t.Errorf("%v: no usage in %q", args, text)
+		}
+	}
+}

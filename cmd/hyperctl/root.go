@@ -12,8 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
@@ -55,12 +57,37 @@ by side, and 'hyperctl report' ranks them.`,
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.SetFlagErrorFunc(flagError)
+	foldHelp(root)
 	root.AddCommand(newVersionCmd(), newEnvsCmd(), newControllersCmd(), newTrainCmd(a), newCompareCmd(a), newReportCmd(a), newStatusCmd(a))
 	root.AddCommand(newBenchCmd(a), newEvalCmd(a), newJudgeCmd(a), newRenderCmd(a), newServeCmd(a), newDashboardCmd(a), newPopulationCmd(a))
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
 	return root
+}
+
+// foldHelp fits every command's --help to the terminal it is printed on:
+// the flags' descriptions wrap under their column (pflag's
+// FlagUsagesWrapped) and the long text folds (termtext), so that no line
+// wraps at 80 columns; the examples fold as a shell reads them (a " \"
+// ending each broken line). A pipe gets the help whole.
+func foldHelp(root *cobra.Command) {
+	// cobra renders the usage into a buffer, so the width is stdout's,
+	// where help goes.
+	width := func() int { return termtext.Width(os.Stdout) }
+	cobra.AddTemplateFunc("foldedFlags", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(max(width()-1, 0)) })
+	cobra.AddTemplateFunc("folded", func(text string) string { return termtext.Fold(text, width()) })
+	cobra.AddTemplateFunc("foldedShell", func(text string) string { return termtext.FoldShell(text, width()) })
+	cobra.AddTemplateFunc("foldedUnder", func(pad int, text string) string { return termtext.FoldAt(text, width(), pad+3) })
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", "foldedFlags .LocalFlags",
+		".InheritedFlags.FlagUsages", "foldedFlags .InheritedFlags",
+		"  {{.UseLine}}", `{{folded (print "  " .UseLine)}}`,
+		"{{.Example}}", "{{foldedShell .Example}}",
+		"  {{rpad .Name .NamePadding }} {{.Short}}", `{{foldedUnder .NamePadding (print "  " (rpad .Name .NamePadding) " " .Short)}}`,
+	).Replace(root.UsageTemplate()))
+	root.SetHelpTemplate(strings.Replace(root.HelpTemplate(), "{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}",
+		"{{with (or .Long .Short)}}{{folded . | trimTrailingWhitespaces}}", 1))
 }
 
 // otherControllers lists the registered controllers other than

@@ -75,3 +75,51 @@ func FoldAt(text string, width, hang int) string {
 	}
 	return b.String()
 }
+
+// FoldShell folds the command lines of text (examples of a command's use)
+// that are longer than width − 1 columns the way a shell reads them: it
+// breaks at spaces outside quotes and ends each broken line with " \", and
+// the lines after are indented by four spaces more, so that a folded
+// example still runs when pasted. With width <= 0 it returns text
+// unchanged.
+func FoldShell(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	limit := width - 3 // room for " \"
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		lead := len(body) - len(strings.TrimLeft(body, " "))
+		indent := strings.Repeat(" ", lead+4)
+		for r := []rune(body); len(r) > width-1; r = []rune(body) {
+			from := len(r) - len([]rune(strings.TrimLeft(body, " ")))
+			cut, quote := -1, rune(0)
+			for i, c := range r {
+				switch {
+				case quote != 0:
+					if c == quote {
+						quote = 0
+					}
+				case c == '\'' || c == '"':
+					quote = c
+				case c == ' ' && i > from && (i <= limit || cut < 0):
+					cut = i
+				}
+				if i > limit && cut >= 0 {
+					break
+				}
+			}
+			if cut < 0 {
+				break // no space outside quotes: left whole
+			}
+			b.WriteString(strings.TrimRight(string(r[:cut]), " ") + " \\\n")
+			body = indent + strings.TrimLeft(string(r[cut:]), " ")
+		}
+		b.WriteString(body)
+		if nl {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}

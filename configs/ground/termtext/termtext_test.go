@@ -51,3 +51,25 @@ func TestWidthOfAPipe(t *testing.T) {
 		t.Errorf("Width of a buffer = %d, want 0", w)
 	}
 }
+
+func TestFoldShell(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"fits", "  hyperctl train --env reacher\n", 80, "  hyperctl train --env reacher\n"},
+		{"no width", "  hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5\n", 0,
+			"  hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5\n"},
+		{"folded with a continuation", "  hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5\n", 80,
+			"  hyperctl train --env halfcheetah --controller hypercontroller --set \\\n      controller.hypercontroller.d=5\n"},
+		{"quotes stay whole", "  hyperctl report runs --format json | jq '.runs[] | {env, controller, seed, eval_return_at_budget}'\n", 60,
+			"  hyperctl report runs --format json | jq \\\n      '.runs[] | {env, controller, seed, eval_return_at_budget}'\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FoldShell(tc.text, tc.width); got != tc.want {
+				t.Errorf("FoldShell =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
