@@ -172,8 +172,7 @@ is evaluated, and a line on stderr says which.`,
 					EvalReturn *float64 `json:"training_eval_return,omitempty"`
 				}{dir, policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
 			}
-			fmt.Fprintln(w, describePolicy(policyNames[which], p))
-			fmt.Fprintf(w, "%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n",
+			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", describePolicy(policyNames[which], p),
 				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, meanInt(res.Lengths))
 			return nil
 		},
@@ -272,13 +271,13 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), describePolicy(policyNames[which], p))
+			say(cmd, "%s\n", describePolicy(policyNames[which], p))
 			if out != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
+				say(cmd, "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
 					out, res.Frames, w, h, res.FPS, float64(res.Frames)/res.FPS, fmtReturns(res.Returns))
 			}
 			if still != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: step %d of the episode with seed %d, %dx%d\n", still, res.StillStep, seed, w, h)
+				say(cmd, "wrote %s: step %d of the episode with seed %d, %dx%d\n", still, res.StillStep, seed, w, h)
 			}
 			return nil
 		},

@@ -80,7 +80,7 @@ func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
 	if !written {
 		what = "unchanged (the same policy files were judged already):"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s on %d fresh episodes (seeds %d-%d): return %.2f ± %.2f; %s %s\n",
+	say(cmd, "%s: %s on %d fresh episodes (seeds %d-%d): return %.2f ± %.2f; %s %s\n",
 		runDir, policy.Best, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(runDir, policy.JudgeFile))
 	return nil
 }

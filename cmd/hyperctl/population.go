@@ -282,10 +282,10 @@ func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error
 		return err
 	}
 	if len(q) > 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
+		say(cmd, "population: its jobs %s are in Slurm's queue; nothing submitted. Follow with: hyperctl status %s\n", strings.Join(q, ", "), out)
 		return nil
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
+	say(cmd, "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
 		sub.Generation, sub.Array, sub.Step, out)
 	return nil
 }

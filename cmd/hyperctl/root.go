@@ -224,3 +224,10 @@ func goVersion() string {
 	}
 	return "unknown"
 }
+
+// say prints a message of a command on its stdout, folded to the
+// terminal's width (whole into a pipe).
+func say(cmd *cobra.Command, format string, a ...any) {
+	w := cmd.OutOrStdout()
+	io.WriteString(w, termtext.Fold(fmt.Sprintf(format, a...), termtext.Width(w)))
+}

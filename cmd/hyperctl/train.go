@@ -372,7 +372,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 		return err
 	}
 	if res.AlreadyFinished {
-		fmt.Fprintf(cmd.OutOrStdout(), "train: the run in %s is already finished; nothing to do (use --force to train it again)\n", o.out)
+		say(cmd, "train: the run in %s is already finished; nothing to do (use --force to train it again)\n", o.out)
 		return nil
 	}
 	sum := res.Summary
@@ -384,7 +384,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 	if sum.FrameBudget > 0 {
 		budget = fmt.Sprintf(" (budget %d)", sum.FrameBudget)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "train: done: %s with %s, seed %d: %s, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
+	say(cmd, "train: done: %s with %s, seed %d: %s, %d frames%s in %.1f s (%.0f frames/s); final training reward %s, final evaluation return %s; controller time %.4f s; outputs in %s\n",
 		sum.Env, sum.Controller, sum.Seed, matrix.Plural(sum.Iterations, "iteration", "iterations"), sum.Frames, budget, sum.WallTimeS, sum.FramesPerSecond, fmtF(sum.FinalTrainReward), evalStr, sum.ControllerTimeS, o.out)
 	return nil
 }
