@@ -37,43 +37,11 @@ func Fold(text string, width int) string { return FoldAt(text, width, -1) }
 // a table's last column starts at), or, with hang < 0, by two more than
 // the line they come from.
 func FoldAt(text string, width, hang int) string {
-	if width <= 0 {
-		return text
+	indent := func(lead int) int { return lead + 2 }
+	if hang >= 0 {
+		indent = func(int) int { return hang }
 	}
-	limit := width - 1
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(text, "\n") {
-		body, nl := strings.CutSuffix(line, "\n")
-		lead := len(body) - len(strings.TrimLeft(body, " "))
-		indent := strings.Repeat(" ", lead+2)
-		if hang >= 0 {
-			indent = strings.Repeat(" ", hang)
-		}
-		for r := []rune(body); len(r) > limit; r = []rune(body) {
-			from := len(r) - len([]rune(strings.TrimLeft(body, " "))) // this line's indent
-			cut := -1                                                 // the space to break at: the last that fits, else the first
-			for i := limit; i > from && cut < 0; i-- {
-				if r[i] == ' ' {
-					cut = i
-				}
-			}
-			for i := max(limit, from) + 1; i < len(r) && cut < 0; i++ {
-				if r[i] == ' ' {
-					cut = i
-				}
-			}
-			if cut < 0 {
-				break // one long word: left whole
-			}
-			b.WriteString(strings.TrimRight(string(r[:cut]), " ") + "\n")
-			body = indent + strings.TrimLeft(string(r[cut:]), " ")
-		}
-		b.WriteString(body)
-		if nl {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
+	return fold(text, width, width-1, indent, "", false)
 }
 
 // FoldShell folds the command lines of text (examples of a command's use)
@@ -83,38 +51,29 @@ func FoldAt(text string, width, hang int) string {
 // example still runs when pasted. With width <= 0 it returns text
 // unchanged.
 func FoldShell(text string, width int) string {
+	return fold(text, width, width-3, func(lead int) int { return lead + 4 }, " \\", true)
+}
+
+// fold breaks each line of text longer than width − 1 runes at a space
+// (outside quotes when shell): the last space at or before limit, else the
+// first after it. Each broken line ends with end, and the rest goes on a
+// new line indented by indent(the line's own indent) spaces, until it fits
+// or has no space left to break at. width <= 0 leaves text as it is.
+func fold(text string, width, limit int, indent func(lead int) int, end string, shell bool) string {
 	if width <= 0 {
 		return text
 	}
-	limit := width - 3 // room for " \"
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body, nl := strings.CutSuffix(line, "\n")
-		lead := len(body) - len(strings.TrimLeft(body, " "))
-		indent := strings.Repeat(" ", lead+4)
+		pad := strings.Repeat(" ", indent(len(body)-len(strings.TrimLeft(body, " "))))
 		for r := []rune(body); len(r) > width-1; r = []rune(body) {
-			from := len(r) - len([]rune(strings.TrimLeft(body, " ")))
-			cut, quote := -1, rune(0)
-			for i, c := range r {
-				switch {
-				case quote != 0:
-					if c == quote {
-						quote = 0
-					}
-				case c == '\'' || c == '"':
-					quote = c
-				case c == ' ' && i > from && (i <= limit || cut < 0):
-					cut = i
-				}
-				if i > limit && cut >= 0 {
-					break
-				}
-			}
+			cut := breakAt(r, limit, shell)
 			if cut < 0 {
-				break // no space outside quotes: left whole
+				break // one long word (or quoted text): left whole
 			}
-			b.WriteString(strings.TrimRight(string(r[:cut]), " ") + " \\\n")
-			body = indent + strings.TrimLeft(string(r[cut:]), " ")
+			b.WriteString(strings.TrimRight(string(r[:cut]), " ") + end + "\n")
+			body = pad + strings.TrimLeft(string(r[cut:]), " ")
 		}
 		b.WriteString(body)
 		if nl {
@@ -122,4 +81,31 @@ func FoldShell(text string, width int) string {
 		}
 	}
 	return b.String()
+}
+
+// breakAt is where fold breaks r: the last space after r's indent at or
+// before limit, else the first after limit, spaces inside quotes skipped
+// when shell; -1 for none.
+func breakAt(r []rune, limit int, shell bool) int {
+	from := 0
+	for from < len(r) && r[from] == ' ' {
+		from++
+	}
+	cut, quote := -1, rune(0)
+	for i := from; i < len(r); i++ {
+		switch c := r[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case shell && (c == '\'' || c == '"'):
+			quote = c
+		case c == ' ' && (i <= limit || cut < 0):
+			cut = i
+		}
+		if i >= limit && cut >= 0 {
+			break
+		}
+	}
+	return cut
 }
