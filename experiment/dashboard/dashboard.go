@@ -94,7 +94,10 @@ type Run struct {
 // Matrix is a compare folder's matrix: env × controller × seed, each cell
 // a run of Overview.Runs.
 type Matrix struct {
-	ID          string   `json:"id"` // the compare folder, relative ("" for the top folder)
+	ID string `json:"id"` // the compare folder, relative ("" for the top folder)
+	// Population is set when the folder is a population's: its members
+	// are the cells (matrix.IsPopulation).
+	Population  bool     `json:"population,omitempty"`
 	Envs        []string `json:"envs"`
 	Controllers []string `json:"controllers"`
 	Seeds       []int64  `json:"seeds"`

@@ -204,7 +204,7 @@ func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []strin
 	for i, c := range man.Controllers {
 		ctrls[i] = matrix.CellName(d, man, c)
 	}
-	m := Matrix{ID: coll, Envs: man.Envs, Controllers: ctrls, Seeds: man.Seeds}
+	m := Matrix{ID: coll, Population: matrix.IsPopulation(d), Envs: man.Envs, Controllers: ctrls, Seeds: man.Seeds}
 	if st.QueueErr != nil {
 		m.QueueError = st.QueueErr.Error()
 	}

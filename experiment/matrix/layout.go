@@ -130,10 +130,17 @@ const PopulationFile = "population.json"
 // so that populations of different sizes under one folder name their
 // members apart.
 func CellName(dir string, m Manifest, entry string) string {
-	if st, err := os.Stat(filepath.Join(dir, PopulationFile)); err == nil && st.Mode().IsRegular() && len(m.Seeds) > 0 {
+	if IsPopulation(dir) && len(m.Seeds) > 0 {
 		return fmt.Sprintf("%s-%d", entry, len(m.Seeds))
 	}
 	return entry
+}
+
+// IsPopulation reports whether the compare folder dir is a population's
+// (it holds PopulationFile).
+func IsPopulation(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, PopulationFile))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // NameByConfig names the run in dir, outside any matrix, by its

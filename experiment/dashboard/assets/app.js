@@ -189,7 +189,10 @@
       }).join('');
       const keys = STATES.filter((s) => counts[s]).map((s) => `<span class="badge s-${s}">${counts[s]} ${s}</span>`).join('');
       const where = esc(m.id || ov.title);
-      return `<section class="matrix" data-matrix="${esc(m.id)}"><h2>compare ${where}: ${plural(m.envs.length, 'environment')} × ${plural(C, 'controller')} × ${plural(S, 'seed')}</h2>
+      const title = m.population
+        ? `population ${where}: ${plural(S, 'member')}, ${esc(m.controllers.join(', '))} on ${esc(m.envs.join(', '))}`
+        : `compare ${where}: ${plural(m.envs.length, 'environment')} × ${plural(C, 'controller')} × ${plural(S, 'seed')}`;
+      return `<section class="matrix" data-matrix="${esc(m.id)}"><h2>${title}</h2>
         <table><thead><tr>${head1}</tr><tr>${head2}</tr></thead><tbody>${rows}</tbody></table>
         <div class="keys">${keys}${m.queue_error ? ' · Slurm queue not read: ' + esc(m.queue_error) : ''}</div></section>`;
     }).join('');
