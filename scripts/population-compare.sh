@@ -21,6 +21,11 @@
 # config, and train.csv must come out equal to the committed one, timing
 # columns aside).
 #
+# frames.tsv in OUT/compare-<N> gives each population's frames (all its
+# members' together, from result.json) against its N fixed runs' (their
+# summary.json), and the ratio: successive halving's share of best-of-N's
+# compute.
+#
 # RETRAIN=1 does that for the picked fixed runs: each is trained again with
 # the study's binary on the study's float kernels (OpenBLAS Haswell, ATen
 # avx2; docs/guarantees.md) (resumably, into RETRAIN_DIR, default
@@ -102,6 +107,8 @@ for n in ${SIZES//,/ }; do
   new="$cmp.new" # assembled beside, so a refusal leaves the last comparison whole
   rm -rf "$new"
   picked=() # per picked run: its folder, its copy below $cmp, how to retrain it (tab-separated)
+  mkdir -p "$new"
+  printf 'env\trow\tseed\tframes_used\tframes_fixed\tratio\n' >"$new/frames.tsv"
   for env in ${ENVS//,/ }; do
     for s in $(seq "$first" "$last"); do
       for m in ${METHODS//,/ }; do
@@ -110,6 +117,13 @@ for n in ${SIZES//,/ }; do
         best=$(jq -r '.best' "$pop/result.json")
         member=$(jq -r ".members[$best].dir" "$pop/result.json")
         take "$pop/$member" "$new/$env/$m-$n/seed$s"
+        used=$(jq '[.members[].frames] | add' "$pop/result.json")
+        fixed=0
+        for k in $(seq 0 $(( n - 1 ))); do
+          fixed=$(( fixed + $(jq '.frames' "$FIXED/$env/fixed/seed$(( s * n + k ))/summary.json" 2>/dev/null || echo 0) ))
+        done
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$env" "$m-$n" "$s" "$used" "$fixed" \
+          "$(jq -n --argjson u "$used" --argjson f "$fixed" 'if $f > 0 then ($u / $f * 1000 | round / 1000) else null end')" >>"$new/frames.tsv"
         picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"a member's policy comes only with its population: with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin population --env $env $(method_flags "$m") --size $n --seed $s --frames $FRAMES --iterations $ITERS --out NEW, check that same_rows $pop/$member/train.csv NEW/$member/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/$member/policy-best.* into $pop/$member")
       done
       bestdir= bestv=
