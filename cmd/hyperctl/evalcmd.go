@@ -173,7 +173,7 @@ is evaluated, and a line on stderr says which.`,
 				}{dir, policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
 			}
 			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", describePolicy(policyNames[which], p),
-				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, meanInt(res.Lengths))
+				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, res.MeanLength())
 			return nil
 		},
 	}
@@ -182,14 +182,6 @@ is evaluated, and a line on stderr says which.`,
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-func meanInt(xs []int) float64 {
-	s := 0
-	for _, x := range xs {
-		s += x
-	}
-	return float64(s) / float64(max(len(xs), 1))
 }
 
 // parseSize parses WxH.

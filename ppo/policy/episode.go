@@ -74,6 +74,15 @@ type EvalResult struct {
 	Max      float64   `json:"max"`
 }
 
+// MeanLength is the episodes' mean length in steps (0 without episodes).
+func (r EvalResult) MeanLength() float64 {
+	s := 0
+	for _, n := range r.Lengths {
+		s += n
+	}
+	return float64(s) / float64(max(len(r.Lengths), 1))
+}
+
 // Evaluate runs episodes deterministic episodes of p, each on a fresh
 // instance of its registered environment (envs/all must be imported), reset
 // with seed+k for episode k. A fresh instance per episode makes an episode
