@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
@@ -198,5 +199,5 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 			return err
 		}
 	}
-	return be.Run(ctx, c, cmd.OutOrStdout())
+	return be.Run(ctx, c, termtext.Writer(cmd.OutOrStdout()))
 }

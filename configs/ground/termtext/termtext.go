@@ -6,6 +6,7 @@
 package termtext
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -108,4 +109,33 @@ func breakAt(r []rune, limit int, shell bool) int {
 		}
 	}
 	return cut
+}
+
+// Writer is w, or when w is a terminal a writer that folds (Fold) each
+// line written to it to the terminal's width: for messages written
+// through an io.Writer, line by line. A line is held until its newline.
+func Writer(w io.Writer) io.Writer {
+	width := Width(w)
+	if width <= 0 {
+		return w
+	}
+	return &foldWriter{w: w, width: width}
+}
+
+// foldWriter folds each complete line it is given onto w.
+type foldWriter struct {
+	w     io.Writer
+	width int
+	buf   []byte
+}
+
+func (f *foldWriter) Write(p []byte) (int, error) {
+	f.buf = append(f.buf, p...)
+	if i := bytes.LastIndexByte(f.buf, '\n'); i >= 0 {
+		if _, err := io.WriteString(f.w, Fold(string(f.buf[:i+1]), f.width)); err != nil {
+			return 0, err
+		}
+		f.buf = f.buf[i+1:]
+	}
+	return len(p), nil
 }

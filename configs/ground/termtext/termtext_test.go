@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,5 +72,26 @@ func TestFoldShell(t *testing.T) {
 				t.Errorf("FoldShell =\n%q\nwant\n%q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestWriterOfAPipe(t *testing.T) {
+	var b bytes.Buffer
+	if w := Writer(&b); w != io.Writer(&b) {
+		t.Errorf("Writer of a buffer is %T, want the buffer itself", w)
+	}
+}
+
+func TestFoldWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := &foldWriter{w: &b, width: 20}
+	for _, part := range []string{"compare: 4 runs ", "done. Next: hyperctl report runs/cmp\nsecond", " line\n"} {
+		if n, err := w.Write([]byte(part)); err != nil || n != len(part) {
+			t.Fatalf("Write(%q) = %d, %v", part, n, err)
+		}
+	}
+	want := "compare: 4 runs\n  done. Next:\n  hyperctl report\n  runs/cmp\nsecond line\n"
+	if b.String() != want {
+		t.Errorf("folded\n%q\nwant\n%q", b.String(), want)
 	}
 }
