@@ -22,13 +22,19 @@ var dryRunnable = map[string]bool{"train": true, "compare": true, "population": 
 // helpExamples returns every example command line of root's commands: the
 // lines of their Example texts, and the indented lines of their Long
 // texts, that start with "hyperctl ", with a trailing comment, pipe or
-// redirection cut off.
+// redirection cut off; a line ending in " \\" continues on the next.
 func helpExamples(root *cobra.Command) []string {
 	var out []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, text := range []string{c.Long, c.Example} {
-			for _, l := range strings.Split(text, "\n") {
+			lines := strings.Split(text, "\n")
+			for i := 0; i < len(lines); i++ {
+				l := lines[i]
+				for strings.HasSuffix(l, " \\") && i+1 < len(lines) {
+					i++
+					l = strings.TrimSuffix(l, "\\") + strings.TrimSpace(lines[i])
+				}
 				indented := strings.HasPrefix(l, " ")
 				l = strings.TrimSpace(l)
 				if !strings.HasPrefix(l, "hyperctl ") || (text == c.Long && !indented) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/experiment/analysis"
 	"github.com/hyperctl/hyperctl/experiment/randompolicy"
@@ -27,7 +28,8 @@ func newReportCmd(a *app) *cobra.Command {
 	var out, focus, reference, format, score string
 	var resamples, randomEpisodes int
 	var bootSeed uint64
-	var traces []string
+	var traces, envNames, ctrlNames []string
+	var seedSpec string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Tables and plots (like the paper's Figures 1 and 2) from a compare folder or any run folders",
@@ -64,7 +66,8 @@ DIR/report):
   controller moved it, and where runs without one held it.
 
 It works on partial results and lists missing or unfinished runs, and says
-why a finished seed or a section is left out.
+why a finished seed or a section is left out. --envs, --controllers and
+--seeds narrow it to some of DIR's runs (the statistics too).
 
 --format says what is printed: markdown (default) the report; json every
 table (per run, per environment and controller, the aggregate, the verdict)
@@ -83,7 +86,9 @@ the reason and the judge command that gives it one; the JSON tables say
   hyperctl report runs/halfcheetah-hypercontroller-seed0
   hyperctl report runs --format json | jq '.runs[] | {env, controller, seed, eval_return_at_budget}'
   hyperctl report runs/cmp --format csv > table.csv
-  hyperctl report runs/cmp --score judge --out runs/cmp/report-judge`,
+  hyperctl report runs/cmp --score judge --out runs/cmp/report-judge
+  hyperctl report runs/cmp --envs halfcheetah --seeds 2 --trace lr \
+      --out runs/cmp/halfcheetah-seed2`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{formatMarkdown, formatJSON, formatCSV}, format) {
@@ -97,12 +102,23 @@ the reason and the judge command that gives it one; the JSON tables say
 					return usagef("--trace %s: %v", key, err)
 				}
 			}
+			var sel analysis.Selection
+			if seedSpec != "" {
+				var err error
+				if sel.Seeds, err = seeds.Parse(seedSpec); err != nil {
+					return usagef("report: --seeds %q: %v", seedSpec, err)
+				}
+			}
+			sel.Envs, sel.Controllers = envNames, ctrlNames
 			if isDryRun(cmd.Context()) {
 				return nil
 			}
 			set, err := analysis.Load(args[0])
 			if err != nil {
 				return err
+			}
+			if err := set.Select(sel); err != nil {
+				return usagef("report: %s: --%v", args[0], err)
 			}
 			if len(set.Runs) == 0 {
 				msg := fmt.Sprintf("report: no run with data in %s: a run folder holds train.csv with at least one row, searched for in %s and every folder below it", args[0], args[0])
@@ -181,6 +197,9 @@ the reason and the judge command that gives it one; the JSON tables say
 	cmd.Flags().IntVar(&resamples, "resamples", analysis.DefaultResamples, "bootstrap resamples per confidence interval")
 	cmd.Flags().Uint64Var(&bootSeed, "bootstrap-seed", 0, "seed of the bootstrap resampling")
 	cmd.Flags().StringSliceVar(&traces, "trace", nil, "hyperparameters to plot at every iteration against frames, one figure per environment and key (<env>_trace_<key>.png), e.g. lr,entropy_coef")
+	cmd.Flags().StringSliceVar(&envNames, "envs", nil, "only these environments of DIR")
+	cmd.Flags().StringSliceVar(&ctrlNames, "controllers", nil, "only these controllers of DIR")
+	cmd.Flags().StringVar(&seedSpec, "seeds", "", "only these seeds of DIR, e.g. 0-4 or 0,3")
 	cmd.Flags().IntVar(&randomEpisodes, "random-episodes", randompolicy.DefaultEpisodes, "episodes of the uniformly random policy whose mean return is the 0 of the normalised scores")
 	return cmd
 }
