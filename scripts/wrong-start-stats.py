@@ -31,8 +31,16 @@ Modes:
            rows results/wrong-start/decide/<start>/<row>, `fixed` among them,
            normalised by results/decide-control/report (issue 25's matrix);
            prints the README rule's verdict
+  figure ROW
+           the runs of the README's trace figure, from the deciding matrix:
+           the stratum (start, environment) where ROW's median normalised
+           score exceeds `fixed`'s by the most, and in it the seed whose
+           paired gain (ROW's run minus `fixed`'s, same seed) is the median
+           of the stratum's seeds (the upper one of an even count); prints
+           "START ENV SEED" (scripts/wrong-start-figure.sh draws them)
 
   scripts/wrong-start-stats.py tune|decide [RESAMPLES] [SEED]
+  scripts/wrong-start-stats.py figure ROW
 """
 import glob
 import json
@@ -72,7 +80,12 @@ def normalisation(report):
 
 def finals(folder, env):
     """Final evaluation returns of the finished runs of env under folder."""
-    out = []
+    return list(finals_by_seed(folder, env).values())
+
+
+def finals_by_seed(folder, env):
+    """{seed: final evaluation return} of the finished runs of env under folder."""
+    out = {}
     for p in sorted(glob.glob(os.path.join(folder, env, "*", "seed*", "summary.json"))):
         try:
             with open(p) as f:
@@ -81,8 +94,26 @@ def finals(folder, env):
                 raise ValueError(f"final_eval_return = {v!r}, want a finite number")
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit(f"wrong-start-stats: {p}: {e}")
-        out.append(v)
+        out[int(os.path.basename(os.path.dirname(p))[len("seed"):])] = v
     return out
+
+
+def figure(row, starts, norm):
+    """The (start, env, seed) of the trace figure's runs (see the docstring)."""
+    best = None
+    for s in starts:
+        for e in ENVS:
+            runs = finals_by_seed(f"results/wrong-start/decide/{s}/{row}", e)
+            fixed = finals_by_seed(f"results/wrong-start/decide/{s}/fixed", e)
+            seeds = sorted(set(runs) & set(fixed))
+            if not seeds:
+                continue
+            scale = norm[e][1] - norm[e][0]
+            gain = (np.median([runs[k] for k in seeds]) - np.median([fixed[k] for k in seeds])) / scale
+            if best is None or gain > best[0]:
+                paired = sorted(seeds, key=lambda k: (runs[k] - fixed[k], k))
+                best = (gain, s, e, paired[len(paired) // 2])
+    return best
 
 
 def stats(rows, ref, norm, resamples, seed):
@@ -118,9 +149,16 @@ def table(out, ref):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("tune", "decide"):
+    if len(argv) < 2 or argv[1] not in ("tune", "decide", "figure") or (argv[1] == "figure" and len(argv) != 3):
         print(__doc__, file=sys.stderr)
         return 2
+    if argv[1] == "figure":
+        best = figure(argv[2], kept_starts(), normalisation("results/decide-control/report/report.md"))
+        if best is None:
+            print(f"wrong-start-stats: no seed with runs of both {argv[2]} and fixed in results/wrong-start/decide", file=sys.stderr)
+            return 1
+        print(*best[1:])
+        return 0
     resamples = int(argv[2]) if len(argv) > 2 else 10000
     seed = int(argv[3]) if len(argv) > 3 else 0
     starts = kept_starts()
