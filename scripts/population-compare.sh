@@ -36,7 +36,11 @@
 #
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
 # FRAMES, READY, ITERS), and CMP, the comparison's folder name
-# (OUT/<CMP>-<N>; default compare). The report needs no training, so it
+# (OUT/<CMP>-<N>; default compare), and POPS, where the populations of
+# some methods live when not in OUT/pop: "method=folder,...", e.g.
+# POPS=pbt=results/population/pop,pb2=results/population/pop puts issue
+# 26's PBT and PB2 populations beside a tuning's rows (their fixed runs
+# are FIXED's either way). The report needs no training, so it
 # runs with hyperctl built from this commit (bin/hyperctl-report-<commit>,
 # or $REPORT_BIN), not with the study's binary. For example, PB2 with 8
 # members alone:
@@ -101,6 +105,14 @@ retrain() {
     return 1
   fi
 }
+# pop_root METHOD: the folder holding METHOD's populations (POPS, else OUT/pop).
+pop_root() {
+  local kv
+  for kv in ${POPS//,/ }; do
+    [ "${kv%%=*}" = "$1" ] && { echo "${kv#*=}"; return; }
+  done
+  echo "$OUT/pop"
+}
 study_bin="bin/hyperctl-study-$(cat "$OUT/build.txt" 2>/dev/null || echo COMMIT)" # the binary that trained the study (scripts/study-binary.sh)
 for n in ${SIZES//,/ }; do
   cmp="$OUT/${CMP:-compare}-$n"
@@ -112,7 +124,7 @@ for n in ${SIZES//,/ }; do
   for env in ${ENVS//,/ }; do
     for s in $(seq "$first" "$last"); do
       for m in ${METHODS//,/ }; do
-        pop="$OUT/pop/$env/$m-$n/seed$s"
+        pop="$(pop_root "$m")/$env/$m-$n/seed$s"
         need "$pop/result.json" "population $pop"
         best=$(jq -r '.best' "$pop/result.json")
         member=$(jq -r ".members[$best].dir" "$pop/result.json")
@@ -141,7 +153,7 @@ for n in ${SIZES//,/ }; do
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
   jq -n --arg envs "$ENVS" --arg rows "$rows,fixed-best$n" --argjson first "$first" --argjson last "$last" --argjson frames "$FRAMES" --argjson iters "$ITERS" \
-    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
+    --arg cmd "scripts/population-study.sh (OUT=$OUT ENVS=$ENVS SEEDS=$SEEDS FRAMES=$FRAMES READY=$READY; training binary of commit $(cat "$OUT/build.txt")), then OUT=$OUT ENVS=$ENVS METHODS=$METHODS${POPS:+ POPS=$POPS} SIZES=$n SEEDS=$SEEDS scripts/population-compare.sh (report of commit $report_build)" \
     '{envs: ($envs | split(",")), controllers: ($rows | split(",")), seeds: [range($first; $last + 1)], iterations: $iters, frames: $frames, command: $cmd}' \
     >"$new/compare.json"
   rm -rf "$cmp"

@@ -51,10 +51,12 @@ while IFS=$'\t' read -r methods seeds; do
   METHODS=$methods SEEDS=$seeds scripts/population-study.sh
 done <<<"$PLAN"
 # The tuning tables, one per group of variants on the seeds it ran (the
-# stages above compared their own variants and seeds only), then the
-# rule's choice.
-CMP=compare-halving METHODS=halving3-same,halving3,halving2-same SEEDS=0-4 \
+# stages above compared their own variants and seeds only), each with
+# issue 26's plain PBT-8 and PB2-8 on the same seeds beside them (POPS;
+# not candidates of the choice), then the rule's choice.
+export POPS=pbt=results/population/pop,pb2=results/population/pop
+CMP=compare-halving METHODS=halving3-same,halving3,halving2-same,pbt,pb2 SEEDS=0-4 \
   scripts/population-compare.sh >>"$OUT/population-study.log" 2>&1
-CMP=compare-antigreedy METHODS=$anti SEEDS=0-2 \
+CMP=compare-antigreedy METHODS=$anti,pbt,pb2 SEEDS=0-2 \
   scripts/population-compare.sh >>"$OUT/population-study.log" 2>&1
 scripts/population-choose.py
