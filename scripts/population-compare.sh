@@ -108,7 +108,7 @@ retrain() {
 # pop_root METHOD: the folder holding METHOD's populations (POPS, else OUT/pop).
 pop_root() {
   local kv
-  for kv in ${POPS//,/ }; do
+  for kv in ${POPS:+${POPS//,/ }}; do
     [ "${kv%%=*}" = "$1" ] && { echo "${kv#*=}"; return; }
   done
   echo "$OUT/pop"
