@@ -30,9 +30,14 @@
 # the study's binary on the study's float kernels (OpenBLAS Haswell, ATen
 # avx2; docs/guarantees.md) (resumably, into RETRAIN_DIR, default
 # /var/tmp/hyperctl-retrain), compared row by row with the committed run
-# (scripts/same-rows.sh), and its policy-best.* copied in only when equal. A
-# population member is never retrained here: that means its whole
-# population again (N runs' frames).
+# (scripts/same-rows.sh), and its policy-best.* copied in only when equal.
+# RETRAIN_POPS=1 does it for a picked population member too, which means
+# its whole population again (N runs' frames): the population is trained
+# with the binary of the study that made it (the build.txt beside its
+# pop/ folder) and the same flags, into RETRAIN_DIR (the same command
+# continues it after an interruption), and the picked member's policy-best.*
+# is copied in only when every member's train.csv and eval.csv and the
+# population's pick are the committed ones.
 #
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
 # FRAMES, READY, ITERS), and CMP, the comparison's folder name
@@ -105,6 +110,31 @@ retrain() {
     return 1
   fi
 }
+# retrain_pop POP MEMBER ENV METHOD SIZE SEED: the population POP, whose
+# picked member MEMBER has no policy, trained again (see RETRAIN_POPS).
+retrain_pop() {
+  local pop=$1 member=$2 env=$3 m=$4 n=$5 s=$6 new="$RETRAIN_DIR/$1" bin d t e ok=1
+  bin=$(pop_bin "$m")
+  [ -x "$bin" ] || { echo "population-compare: $bin: missing; build it with scripts/pinned-binary.sh (BUILD=its commit)" >&2; return 1; }
+  if [ ! -f "$new/result.json" ]; then
+    mkdir -p "$(dirname "$new")"
+    # shellcheck disable=SC2046 # the method's flags split into words
+    OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell} ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY:-avx2} \
+      nice -n 19 "$bin" --log-format json population --env "$env" $(method_flags "$m") --size "$n" --seed "$s" \
+      --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$new" >/dev/null 2>>"$new.log" || {
+      echo "population-compare: retraining $pop into $new failed; see $new.log" >&2; return 1; }
+  fi
+  [ "$(jq .best "$pop/result.json")" = "$(jq .best "$new/result.json")" ] || ok=
+  for d in $(jq -r '.members[].dir' "$pop/result.json"); do
+    t=$(same_rows "$pop/$d/train.csv" "$new/$d/train.csv") || ok=
+    e=$(same_rows "$pop/$d/eval.csv" "$new/$d/eval.csv") || ok=
+    [ -n "$ok" ] || { echo "population-compare: retrained $pop into $new, but member $d differs from the committed one (train.csv $t, eval.csv $e rows identical); not used" >&2; return 1; }
+  done
+  cp "$new/$member/policy-best.json" "$new/$member/policy-best.safetensors" "$pop/$member/"
+  echo "population-compare: retrained $pop: every member's train.csv and eval.csv rows and its pick identical (timing aside); $member's policy-best is in place"
+}
+# pop_bin METHOD: the binary of the study that trained METHOD's populations.
+pop_bin() { echo "bin/hyperctl-study-$(cat "$(dirname "$(pop_root "$1")")/build.txt" 2>/dev/null || echo COMMIT)"; }
 # pop_root METHOD: the folder holding METHOD's populations (POPS, else OUT/pop).
 pop_root() {
   local kv
@@ -118,7 +148,7 @@ for n in ${SIZES//,/ }; do
   cmp="$OUT/${CMP:-compare}-$n"
   new="$cmp.new" # assembled beside, so a refusal leaves the last comparison whole
   rm -rf "$new"
-  picked=() # per picked run: its folder, its copy below $cmp, how to retrain it (tab-separated)
+  picked=() # per picked run, tab-separated: its folder, its copy below $cmp, its population's words for retrain_pop (- for a fixed run), how to retrain it
   mkdir -p "$new"
   printf 'env\trow\tseed\tframes_used\tframes_fixed\tratio\n' >"$new/frames.tsv"
   for env in ${ENVS//,/ }; do
@@ -136,7 +166,7 @@ for n in ${SIZES//,/ }; do
         done
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$env" "$m-$n" "$s" "$used" "$fixed" \
           "$(jq -n --argjson u "$used" --argjson f "$fixed" 'if $f > 0 then ($u / $f * 1000 | round / 1000) else null end')" >>"$new/frames.tsv"
-        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"a member's policy comes only with its population: with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin population --env $env $(method_flags "$m") --size $n --seed $s --frames $FRAMES --iterations $ITERS --out NEW, check that same_rows $pop/$member/train.csv NEW/$member/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/$member/policy-best.* into $pop/$member")
+        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"$pop $member $env $m $n $s"$'\t'"a member's policy comes only with its population: with the study's binary $(pop_bin "$m") (scripts/pinned-binary.sh), run it as population --env $env $(method_flags "$m") --size $n --seed $s --frames $FRAMES --iterations $ITERS --out NEW, check that same_rows finds every member's train.csv and eval.csv rows identical (scripts/same-rows.sh), then copy NEW/$member/policy-best.* into $pop/$member (RETRAIN_POPS=1 does all this)")
       done
       bestdir= bestv=
       for k in $(seq 0 $(( n - 1 ))); do
@@ -148,7 +178,7 @@ for n in ${SIZES//,/ }; do
         fi
       done
       take "$bestdir" "$new/$env/fixed-best$n/seed$s"
-      picked+=("$bestdir"$'\t'"$env/fixed-best$n/seed$s"$'\t'"with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin train --config $bestdir/config.toml --out NEW, check that same_rows $bestdir/train.csv NEW/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/policy-best.* into $bestdir (RETRAIN=1 does all this)")
+      picked+=("$bestdir"$'\t'"$env/fixed-best$n/seed$s"$'\t'-$'\t'"with the study's binary $study_bin (git checkout $(cat "$OUT/build.txt" 2>/dev/null) and go build -o $study_bin ./cmd/hyperctl), run $study_bin train --config $bestdir/config.toml --out NEW, check that same_rows $bestdir/train.csv NEW/train.csv (scripts/same-rows.sh) finds every row identical, then copy NEW/policy-best.* into $bestdir (RETRAIN=1 does all this)")
     done
   done
   rows=$(echo "$METHODS" | sed "s/\([^,]*\)/\1-$n/g")
@@ -165,12 +195,14 @@ for n in ${SIZES//,/ }; do
   # The picked policies on fresh episodes (issue 36).
   judged=0
   for p in "${picked[@]}"; do
-    IFS=$'\t' read -r src rel how <<<"$p"
+    IFS=$'\t' read -r src rel popargs how <<<"$p"
     if [ -f "$src/policy-best.json" ] && [ -f "$src/policy-best.safetensors" ]; then
       nice -n 19 "$report_bin" judge "$src"
       cp "$src/judge.json" "$cmp/$rel/"
       judged=$(( judged + 1 ))
-    elif [ -n "${RETRAIN:-}" ] && [[ $src == "$FIXED/"* ]] && retrain "$src"; then
+    elif { [ -n "${RETRAIN:-}" ] && [[ $src == "$FIXED/"* ]] && retrain "$src"; } ||
+      # shellcheck disable=SC2086 # the population's six words
+      { [ -n "${RETRAIN_POPS:-}" ] && [ "$popargs" != - ] && retrain_pop $popargs; }; then
       nice -n 19 "$report_bin" judge "$src"
       cp "$src/judge.json" "$cmp/$rel/"
       judged=$(( judged + 1 ))
