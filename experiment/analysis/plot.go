@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,9 +34,28 @@ const (
 	Frames
 )
 
-// noController is the row of runs without a controller (PPO with fixed
-// hyperparameters), which spend no controller time.
-const noController = "fixed"
+// nRuns is "1 run" or "N runs".
+func nRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// spendsNoControllerTime says whether every run of a row spends no
+// controller time (PPO with fixed hyperparameters, a best-of-N pick of such
+// runs): on the log controller-time axis, which has no 0, the row is drawn
+// as its final medians.
+func spendsNoControllerTime(runs []*Run) bool {
+	for _, r := range runs {
+		for _, row := range r.Train {
+			if row.Ctrl != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // curve is a median curve over seeds: x and y per iteration index.
 type curve struct{ xs, ys []float64 }
@@ -119,21 +137,24 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		right.Title.Text += "\none evaluation per run, after its last iteration\n(the runs are shorter than eval_every): points, not curves"
 	}
 	plotted := 0
-	// fixed spends no controller time: on the controller-time axis (log
-	// scale, no 0) its final medians are drawn as horizontal lines.
-	var fixedFinal [2][]float64
+	// A row that spends no controller time (fixed): on the controller-time
+	// axis (log scale, no 0) its final medians are drawn as horizontal
+	// lines.
+	noCtrlFinal := map[string]*[2][]float64{}
 	for i, c := range ctrls {
 		runs := byCtrl[c]
-		if axis == ControllerTime && c == noController {
+		if axis == ControllerTime && spendsNoControllerTime(runs) {
+			final := &[2][]float64{}
 			for _, r := range runs {
 				if !r.Finished {
 					continue
 				}
-				fixedFinal[0] = append(fixedFinal[0], r.Train[len(r.Train)-1].Reward)
+				final[0] = append(final[0], r.Train[len(r.Train)-1].Reward)
 				if len(r.Eval) > 0 {
-					fixedFinal[1] = append(fixedFinal[1], r.Eval[len(r.Eval)-1].Return)
+					final[1] = append(final[1], r.Eval[len(r.Eval)-1].Return)
 				}
 			}
+			noCtrlFinal[c] = final
 			continue
 		}
 		maxTrain, maxEval := 0, 0
@@ -207,23 +228,33 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	if plotted == 0 {
 		return "", nil
 	}
-	for side, vals := range fixedFinal {
-		if len(vals) == 0 {
+	for i, c := range ctrls {
+		final := noCtrlFinal[c]
+		if final == nil {
 			continue
 		}
-		p := left
-		if side == 1 {
-			p = right
+		for side, vals := range final {
+			if len(vals) == 0 {
+				continue
+			}
+			p := left
+			if side == 1 {
+				p = right
+			}
+			_, med, _ := Quartiles(vals)
+			f := plotter.NewFunction(func(float64) float64 { return med })
+			f.Color = plotutil.Color(i)
+			f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			f.Width = vg.Points(1.5)
+			p.Add(f)
+			// A Function has no data range: widen the axis to show it, off
+			// the frame.
+			if med <= p.Y.Min || med >= p.Y.Max {
+				pad := 0.05 * math.Max(math.Max(p.Y.Max, med)-math.Min(p.Y.Min, med), math.Abs(med)*0.01)
+				p.Y.Min, p.Y.Max = math.Min(p.Y.Min, med-pad), math.Max(p.Y.Max, med+pad)
+			}
+			addLegend(fmt.Sprintf("%s: final median of %s (no controller time)", c, nRuns(len(vals))), f)
 		}
-		_, med, _ := Quartiles(vals)
-		f := plotter.NewFunction(func(float64) float64 { return med })
-		f.Color = plotutil.Color(slices.Index(ctrls, noController))
-		f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		f.Width = vg.Points(1.5)
-		p.Add(f)
-		// A Function has no data range: widen the axis to show it.
-		p.Y.Min, p.Y.Max = math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
-		addLegend(fmt.Sprintf("%s: final median of %d runs (no controller time)", noController, len(vals)), f)
 	}
 	if s.evalCount(env) == 0 {
 		// An empty panel keeps the training panel's time range (a log
@@ -242,8 +273,30 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		d := math.Max(right.Y.Max-right.Y.Min, math.Abs(right.Y.Max)*0.05) * 0.5
 		right.Y.Min, right.Y.Max = right.Y.Min-d, right.Y.Max+d
 	}
+	for _, p := range []*plot.Plot{left, right} {
+		widenPoint(p, axis != Frames)
+	}
 	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
 	return path, savePanels(path, []*plot.Plot{left, right}, &leg, 14*vg.Inch, 4.5*vg.Inch)
+}
+
+// widenPoint gives a range that holds one value (every point at the same
+// x, or y) a width around it: ×/1.5 on a log x axis, ±10 % (at least 1)
+// on a linear one, ±5 % (at least 0.5) in y. The plotting library would
+// widen it by ±1, which a log axis cannot draw below 1.
+func widenPoint(p *plot.Plot, logX bool) {
+	if p.X.Min == p.X.Max {
+		if logX && p.X.Min > 0 {
+			p.X.Min, p.X.Max = p.X.Min/1.5, p.X.Max*1.5
+		} else {
+			d := math.Max(math.Abs(p.X.Max)*0.1, 1)
+			p.X.Min, p.X.Max = p.X.Min-d, p.X.Max+d
+		}
+	}
+	if p.Y.Min == p.Y.Max {
+		d := math.Max(math.Abs(p.Y.Max)*0.05, 0.5)
+		p.Y.Min, p.Y.Max = p.Y.Min-d, p.Y.Max+d
+	}
 }
 
 // Figure2 writes DIR/<env>_fig2_final.png: box plots of the final training
@@ -347,11 +400,22 @@ func savePanels(path string, plots []*plot.Plot, leg *plot.Legend, w, h vg.Lengt
 // too, and over two to three, 3 times them (2 and 5 made 0.00005 and
 // 0.0001 run into each other on a half-width panel); over less than one
 // decade, every multiple of the power of ten below it, or, with fewer than
-// two of those, the range's ends. The other multiples are unlabelled
-// minor ticks. gonum's LogTicks
-// labels powers of ten alone, in exponent form (1e+01), so a range within
-// one decade had no label.
+// two of those, the range's ends. Of those, a label is kept only where it
+// has room: powers of ten first, then 5, 2, 3 and the other multiples, each
+// kept when its distance to every kept label, as a fraction of the axis,
+// is at least logTickRoom per character of the two labels (over 0.000004
+// to 0.00004, 0.000006 beside 0.000005 ran into it). The other multiples
+// are unlabelled minor ticks. gonum's LogTicks labels powers of ten alone,
+// in exponent form (1e+01), so a range within one decade had no label.
 type logTicks struct{}
+
+// logTickRoom is the width of a label's character as a fraction of a
+// half-width panel's axis (14-inch figures of two panels and a legend).
+const logTickRoom = 0.015
+
+// logTickOrder is the order in which multiples of a power of ten get a
+// label where labels compete for room.
+var logTickOrder = []int{1, 5, 2, 3, 4, 6, 7, 8, 9}
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(min, max float64) []plot.Tick {
@@ -371,17 +435,39 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		return m == 1
 	}
 	var ticks []plot.Tick
+	mult := map[float64]int{}
 	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
 		for m := 1; m <= 9; m++ {
 			v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64) // exact decimal
 			if v < min*(1-1e-9) || v > max*(1+1e-9) {
 				continue
 			}
-			t := plot.Tick{Value: v}
-			if labelled(m) {
-				t.Label = fmtTick(v)
+			mult[v] = m
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	var kept []int // indices into ticks of the labels kept so far
+	for _, m := range logTickOrder {
+		if !labelled(m) {
+			continue
+		}
+		for i, t := range ticks {
+			if mult[t.Value] != m {
+				continue
 			}
-			ticks = append(ticks, t)
+			label := fmtTick(t.Value)
+			room := true
+			for _, k := range kept {
+				gap := math.Abs(math.Log10(t.Value/ticks[k].Value)) / math.Max(decades, 1e-12)
+				if m != 1 && gap < logTickRoom*float64(len(label)+len(ticks[k].Label))/2 {
+					room = false
+					break
+				}
+			}
+			if room {
+				ticks[i].Label = label
+				kept = append(kept, i)
+			}
 		}
 	}
 	n := 0
@@ -408,17 +494,38 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// linearTicks are gonum's default ticks of a linear axis, their labels
-// without trailing zeros: gonum labels every tick with the step's
-// precision plus two digits, so an evaluation-return axis read 0.00,
-// 2500.00 and 5000.00.
+// linearTicks are gonum's default ticks of a linear axis, each label with
+// the fewest decimals that state its tick's value, without trailing
+// zeros. gonum labels every tick with the step's precision plus two
+// digits, so an evaluation-return axis read 0.00, 2500.00 and 5000.00, and
+// it rounds: on a range of -1.245 to -1.085, the ticks -1.23 and -1.17
+// were both labelled -1.2.
 type linearTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (linearTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	prec := 0
+	for ; prec < 15; prec++ {
+		exact := true
+		for _, t := range ticks {
+			if t.Label == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'f', prec, 64), 64)
+			if err != nil || math.Abs(v-t.Value) > 1e-9*math.Max(math.Abs(t.Value), max-min) {
+				exact = false
+				break
+			}
+		}
+		if exact {
+			break
+		}
+	}
 	for i, t := range ticks {
-		ticks[i].Label = trimZeros(t.Label)
+		if t.Label != "" {
+			ticks[i].Label = trimZeros(strconv.FormatFloat(t.Value, 'f', prec, 64))
+		}
 	}
 	return ticks
 }
@@ -477,7 +584,7 @@ func (s *Set) Write(outDir string) ([]string, error) {
 			case p != "":
 				files = append(files, p)
 			case ax == ControllerTime:
-				leftOut = append(leftOut, fmt.Sprintf("%s's controller-time figure: no run spends controller time (`%s` spends none, and a log axis has no 0)", env, noController))
+				leftOut = append(leftOut, fmt.Sprintf("%s's controller-time figure: no run spends controller time (a log axis has no 0)", env))
 			default:
 				leftOut = append(leftOut, fmt.Sprintf("%s's %s figure: no run has a row with a positive time or frame count", env, [...]string{"", "wall-time", "frames"}[ax]))
 			}

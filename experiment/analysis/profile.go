@@ -99,9 +99,9 @@ func (st *Stats) ProfileFigure(outDir string) (string, error) {
 		l.Dashes = plotutil.Dashes(i)
 		l.Width = vg.Points(2)
 		lines = append(lines, l)
-		name := fmt.Sprintf("%s (%d runs)", r, pr.Runs)
+		name := fmt.Sprintf("%s (%s)", r, nRuns(pr.Runs))
 		if pr.Missing > 0 {
-			name = fmt.Sprintf("%s (%d runs; no runs on %d of %d envs)", r, pr.Runs, pr.Missing, pr.Envs+pr.Missing)
+			name = fmt.Sprintf("%s (%s; no runs on %d of %d envs)", r, nRuns(pr.Runs), pr.Missing, pr.Envs+pr.Missing)
 		}
 		leg.Add(name, l)
 	}

@@ -477,6 +477,9 @@ func TestLogTicks(t *testing.T) {
 		{0.0012, 0.0019, []string{"0.0012", "0.0019"}},
 		{0.00123456, 0.00198765, []string{"0.0013", "0.0019"}},
 		{5e8, 3e10, []string{"500000000", "1e+09", "2e+09", "5e+09", "1e+10", "2e+10"}},
+		// 0.000006, 0.000008 and 0.000009 have no room beside 0.000005,
+		// 0.000007 and 0.00001.
+		{4.3e-6, 4.2e-5, []string{"0.000005", "0.000007", "0.00001", "0.00002", "0.00003", "0.00004"}},
 	} {
 		var labels []string
 		minor := 0
@@ -511,6 +514,8 @@ func TestLinearTicks(t *testing.T) {
 		{-1.25, -0.15, []string{"-1.25", "-0.75", "-0.25"}},
 		{0, 1, []string{"0", "0.5", "1"}},
 		{0, 1e6, []string{"0", "500000", "1000000"}},
+		{-1.245, -1.085, []string{"-1.23", "-1.17", "-1.11"}}, // gonum rounded all three to one decimal: -1.2 twice
+		{0.1, 0.35, []string{"0.1", "0.2", "0.3"}},
 	} {
 		var labels []string
 		for _, tk := range (linearTicks{}).Ticks(tc.min, tc.max) {
@@ -525,6 +530,29 @@ func TestLinearTicks(t *testing.T) {
 	for in, want := range map[string]string{"5000.00": "5000", "0.50": "0.5", "-0.00": "0", "1e+06": "1e+06", "120": "120", "2.5": "2.5"} {
 		if got := trimZeros(in); got != want {
 			t.Errorf("trimZeros(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFigure1OnePointOnALogAxis: a panel whose curves reduce to one point
+// on a log axis (here a row with one evaluation, beside a row with two
+// whose controller time is 0 and so has no point there) is drawn, not a
+// panic of the plotting library (a degenerate range widened by ±1 is not
+// positive).
+func TestFigure1OnePointOnALogAxis(t *testing.T) {
+	dir := t.TempDir()
+	// pbt-2: 5 iterations, so one evaluation; a little controller time.
+	writeRun(t, filepath.Join(dir, "reacher", "pbt-2", "seed0"), 5, 0, 1, 1e-6, true)
+	// fixed-best2: 10 iterations, two evaluations, no controller time.
+	writeRun(t, filepath.Join(dir, "reacher", "fixed-best2", "seed0"), 10, 0, 1, 0, true)
+	set, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, axis := range []XAxis{ControllerTime, WallTime, Frames} {
+		p, err := set.Figure1("reacher", t.TempDir(), axis)
+		if err != nil || p == "" {
+			t.Fatalf("axis %v: figure %q, %v", axis, p, err)
 		}
 	}
 }

@@ -57,11 +57,7 @@ func (s *Set) TraceFigure(env, key, outDir string) (string, error) {
 			l.Width = vg.Points(1)
 			p.Add(l)
 			if j == 0 {
-				name := fmt.Sprintf("%s (%d runs)", c, len(byCtrl[c]))
-				if len(byCtrl[c]) == 1 {
-					name = c + " (1 run)"
-				}
-				leg.Add(name, l)
+				leg.Add(fmt.Sprintf("%s (%s)", c, nRuns(len(byCtrl[c]))), l)
 			}
 		}
 	}
