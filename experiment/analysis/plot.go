@@ -247,12 +247,12 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 			f.Width = vg.Points(1.5)
 			p.Add(f)
-			// A Function has no data range: widen the axis to show it, off
-			// the frame.
-			if med <= p.Y.Min || med >= p.Y.Max {
-				pad := 0.05 * math.Max(math.Max(p.Y.Max, med)-math.Min(p.Y.Min, med), math.Abs(med)*0.01)
-				p.Y.Min, p.Y.Max = math.Min(p.Y.Min, med-pad), math.Max(p.Y.Max, med+pad)
-			}
+			// A Function has no data range: widen the axis to show it, at
+			// least 4 % of the range off the frame (a dashed line on the
+			// frame is lost in it).
+			lo, hi := math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
+			pad := 0.04 * math.Max(hi-lo, math.Abs(med)*0.01)
+			p.Y.Min, p.Y.Max = math.Min(lo, med-pad), math.Max(hi, med+pad)
 			addLegend(fmt.Sprintf("%s: final median of %s (no controller time)", c, nRuns(len(vals))), f)
 		}
 	}
