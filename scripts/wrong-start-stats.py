@@ -17,6 +17,9 @@ scripts/rliable_check.py, which go test checks against report's Go code):
   P(> fixed)   per stratum, P(a run of the row > a run of `fixed` from the
                same start), ties 1/2; the mean over the strata where both
                have runs
+  profile      report's performance profile, at tau = 0.25, 0.5, 0.75, 1:
+               the fraction of a row's normalised scores, pooled over the
+               strata, above tau
   CIs          95 % stratified-bootstrap percentile intervals, RESAMPLES
                resamples (default 10000), numpy's default_rng(SEED=0)
 
@@ -53,6 +56,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rliable_check import ci, iqm, prob_improvement  # noqa: E402
 
+TAUS = (0.25, 0.5, 0.75, 1.0)
 ENVS = ["halfcheetah", "pusher", "bipedalwalker", "inverteddoublependulum", "reacher"]
 KEEP = "results/wrong-start/keep.md"
 
@@ -126,9 +130,11 @@ def stats(rows, ref, norm, resamples, seed):
             out[row] = {"runs": 0, "strata": 0}
             continue
         pooled = lambda pick: np.concatenate([(np.asarray(pick(s)) - norm[s[1]][0]) / (norm[s[1]][1] - norm[s[1]][0]) for s in strata])
-        point = iqm(pooled(lambda s: data[s]))
-        boots = [iqm(pooled(lambda s: rng.choice(data[s], len(data[s])))) for _ in range(resamples)]
-        res = {"runs": sum(len(data[s]) for s in strata), "strata": len(strata), "iqm": [point] + ci(boots)}
+        whole = pooled(lambda s: data[s])
+        boots = [pooled(lambda s: rng.choice(data[s], len(data[s]))) for _ in range(resamples)]
+        res = {"runs": sum(len(data[s]) for s in strata), "strata": len(strata),
+               "iqm": [iqm(whole)] + ci([iqm(b) for b in boots]),
+               "profile": {t: [float(np.mean(whole > t))] + ci([float(np.mean(b > t)) for b in boots]) for t in TAUS}}
         both = [s for s in strata if rows[ref].get(s)]
         if row != ref and both:
             p = float(np.mean([prob_improvement(data[s], rows[ref][s]) for s in both]))
@@ -137,6 +143,15 @@ def stats(rows, ref, norm, resamples, seed):
             res["p"] = [p] + ci(pb)
         out[row] = res
     return out
+
+
+def profile_table(out):
+    print("\nPerformance profile: the fraction of runs whose normalised score exceeds tau [95 % CI]:\n")
+    print("| row | " + " | ".join(f"tau = {t:g}" for t in TAUS) + " |")
+    print("|---|" + "---|" * len(TAUS))
+    for row, r in out.items():
+        if "profile" in r:
+            print(f"| {row} | " + " | ".join("{:.2f} [{:.2f}, {:.2f}]".format(*r["profile"][t]) for t in TAUS) + " |")
 
 
 def table(out, ref):
@@ -177,9 +192,11 @@ def main(argv):
     if "fixed" not in rows:
         print("wrong-start-stats: no fixed row", file=sys.stderr)
         return 1
-    print(f"kept starts: {', '.join(starts)}; {resamples} resamples, seed {seed}")
+    print(f"Kept starts: {', '.join(starts)}; {resamples} resamples, seed {seed}.\n")
     out = stats(rows, "fixed", norm, resamples, seed)
     table(out, "fixed")
+    profile_table(out)
+    print()
     full = len(starts) * len(ENVS)
     if argv[1] == "tune":
         hc = [v for v in ("hc-narrow", "hc-wide") if v in out]
