@@ -12,7 +12,8 @@ scripts/rliable_check.py, which go test checks against report's Go code):
                the defaults - random), both read from REF_REPORT's
                "Normalisation and bootstrap" table
   strata       (start, environment): the kept starts of
-               results/wrong-start/keep.md times the five environments
+               results/wrong-start/keep.md times the five environments;
+               the tables over the starts together, then per start
   IQM          of a row's normalised scores pooled over the strata
   P(> fixed)   per stratum, P(a run of the row > a run of `fixed` from the
                same start), ties 1/2; the mean over the strata where both
@@ -194,9 +195,15 @@ def main(argv):
         return 1
     print(f"Kept starts: {', '.join(starts)}; {resamples} resamples, seed {seed}.\n")
     out = stats(rows, "fixed", norm, resamples, seed)
+    print("Over the kept starts together:\n")
     table(out, "fixed")
     profile_table(out)
     print()
+    for start in starts:
+        print(f"From {start} alone:\n")
+        one = {row: {k: v for k, v in data.items() if k[0] == start} for row, data in rows.items()}
+        table(stats(one, "fixed", norm, resamples, seed), "fixed")
+        print()
     full = len(starts) * len(ENVS)
     if argv[1] == "tune":
         hc = [v for v in ("hc-narrow", "hc-wide") if v in out]
