@@ -60,16 +60,29 @@ func spendsNoControllerTime(runs []*Run) bool {
 // curve is a median curve over seeds: x and y per iteration index.
 type curve struct{ xs, ys []float64 }
 
-// medianCurve aligns runs by row index and takes the median x and y over the
-// runs that reached each index.
+// medianCurve aligns runs by row index and takes the median x and y over
+// the runs at each index, a run past its last row held at that row. Over
+// the runs that reached an index alone, the curve's tail was the median of
+// the few runs with the most rows (a controller's runs with small batches
+// run more iterations on a frame budget): in issue 25's matrix,
+// HyperController's HalfCheetah runs had 249 to 771 rows, and its "median"
+// past row 708 was one run's.
 func medianCurve(n int, get func(run, row int) (x, y float64, ok bool), runs int) curve {
 	var c curve
+	type point struct {
+		x, y float64
+		ok   bool
+	}
+	last := make([]point, runs)
 	for k := 0; k < n; k++ {
 		var xs, ys []float64
 		for r := 0; r < runs; r++ {
 			if x, y, ok := get(r, k); ok {
-				xs = append(xs, x)
-				ys = append(ys, y)
+				last[r] = point{x, y, true}
+			}
+			if last[r].ok {
+				xs = append(xs, last[r].x)
+				ys = append(ys, last[r].y)
 			}
 		}
 		if len(xs) == 0 {

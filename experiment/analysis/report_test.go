@@ -556,3 +556,35 @@ func TestFigure1OnePointOnALogAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianCurve: past a run's last row, the run is held at that row, so
+// the median stays over every run rather than the ones with the most rows.
+func TestMedianCurve(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rows   [][][2]float64 // per run, its (x, y) rows
+		wantYs []float64
+	}{
+		{"equal lengths", [][][2]float64{{{1, 1}, {2, 2}}, {{1, 3}, {2, 4}}, {{1, 5}, {2, 6}}}, []float64{3, 4}},
+		// The two short runs hold 2 and 4; the long one climbs to 100: the
+		// median stays 4, where the survivors' median was 100.
+		{"one long run", [][][2]float64{{{1, 1}, {2, 2}}, {{1, 3}, {2, 4}}, {{1, 5}, {2, 6}, {3, 50}, {4, 100}}}, []float64{3, 4, 4, 4}},
+		{"a run without rows", [][][2]float64{{}, {{1, 3}}, {{1, 5}, {2, 7}}}, []float64{4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			for _, r := range tc.rows {
+				n = max(n, len(r))
+			}
+			c := medianCurve(n, func(r, k int) (float64, float64, bool) {
+				if k >= len(tc.rows[r]) {
+					return 0, 0, false
+				}
+				return tc.rows[r][k][0], tc.rows[r][k][1], true
+			}, len(tc.rows))
+			if !reflect.DeepEqual(c.ys, tc.wantYs) {
+				t.Errorf("medians %v, want %v", c.ys, tc.wantYs)
+			}
+		})
+	}
+}
