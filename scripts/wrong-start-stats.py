@@ -114,6 +114,8 @@ def figure(row, starts, norm):
             if not seeds:
                 continue
             scale = norm[e][1] - norm[e][0]
+            if not scale > 0:
+                continue  # not normalisable (report leaves it out too)
             gain = (np.median([runs[k] for k in seeds]) - np.median([fixed[k] for k in seeds])) / scale
             if best is None or gain > best[0]:
                 paired = sorted(seeds, key=lambda k: (runs[k] - fixed[k], k))

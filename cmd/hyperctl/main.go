@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/ppo"
 )
@@ -71,10 +70,10 @@ func execute(ctx context.Context, args []string) int {
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd != "" {
 		// Named once, by its command, with that command's help.
-		sayErr("%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
+		sayTo(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
 		return exitUsage
 	}
-	sayErr("hyperctl: %v\n", err)
+	sayTo(os.Stderr, "hyperctl: %v\n", err)
 	var le *rundir.LockedError
 	if errors.As(err, &le) {
 		return exitLocked
@@ -87,10 +86,4 @@ func execute(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	return exitFailure
-}
-
-// sayErr prints an error on stderr, folded to the terminal's width (whole
-// into a pipe or a log file).
-func sayErr(format string, a ...any) {
-	fmt.Fprint(os.Stderr, termtext.Fold(fmt.Sprintf(format, a...), termtext.Width(os.Stderr)))
 }

@@ -225,9 +225,11 @@ func goVersion() string {
 	return "unknown"
 }
 
-// say prints a message of a command on its stdout, folded to the
-// terminal's width (whole into a pipe).
-func say(cmd *cobra.Command, format string, a ...any) {
-	w := cmd.OutOrStdout()
+// say prints a message of a command on its stdout (sayTo).
+func say(cmd *cobra.Command, format string, a ...any) { sayTo(cmd.OutOrStdout(), format, a...) }
+
+// sayTo prints a message on w, folded to the terminal's width (whole into
+// a pipe or a log file).
+func sayTo(w io.Writer, format string, a ...any) {
 	io.WriteString(w, termtext.Fold(fmt.Sprintf(format, a...), termtext.Width(w)))
 }

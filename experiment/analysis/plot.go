@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // XAxis selects the time axis of the Figure 1 style plots.
@@ -33,14 +35,6 @@ const (
 	// (controllers that pick larger batches see more frames per iteration).
 	Frames
 )
-
-// nRuns is "1 run" or "N runs".
-func nRuns(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
-}
 
 // spendsNoControllerTime says whether every run of a row spends no
 // controller time (PPO with fixed hyperparameters, a best-of-N pick of such
@@ -266,7 +260,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			lo, hi := math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
 			pad := 0.04 * math.Max(hi-lo, math.Abs(med)*0.01)
 			p.Y.Min, p.Y.Max = math.Min(lo, med-pad), math.Max(hi, med+pad)
-			addLegend(fmt.Sprintf("%s: final median of %s (no controller time)", c, nRuns(len(vals))), f)
+			addLegend(fmt.Sprintf("%s: final median of %s (no controller time)", c, matrix.Plural(len(vals), "run", "runs")), f)
 		}
 	}
 	if s.evalCount(env) == 0 {
@@ -448,14 +442,14 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		return m == 1
 	}
 	var ticks []plot.Tick
-	mult := map[float64]int{}
+	var mult []int // mult[i]: the multiple of a power of ten that ticks[i] is
 	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
 		for m := 1; m <= 9; m++ {
 			v, _ := strconv.ParseFloat(fmt.Sprintf("%de%d", m, e), 64) // exact decimal
 			if v < min*(1-1e-9) || v > max*(1+1e-9) {
 				continue
 			}
-			mult[v] = m
+			mult = append(mult, m)
 			ticks = append(ticks, plot.Tick{Value: v})
 		}
 	}
@@ -465,7 +459,7 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 			continue
 		}
 		for i, t := range ticks {
-			if mult[t.Value] != m {
+			if mult[i] != m {
 				continue
 			}
 			label := fmtTick(t.Value)

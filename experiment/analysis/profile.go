@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // ProfileFile is the performance-profile figure's file name.
@@ -99,9 +101,9 @@ func (st *Stats) ProfileFigure(outDir string) (string, error) {
 		l.Dashes = plotutil.Dashes(i)
 		l.Width = vg.Points(2)
 		lines = append(lines, l)
-		name := fmt.Sprintf("%s (%s)", r, nRuns(pr.Runs))
+		name := fmt.Sprintf("%s (%s)", r, matrix.Plural(pr.Runs, "run", "runs"))
 		if pr.Missing > 0 {
-			name = fmt.Sprintf("%s (%s; no runs on %d of %d envs)", r, nRuns(pr.Runs), pr.Missing, pr.Envs+pr.Missing)
+			name = fmt.Sprintf("%s (%s; no runs on %d of %d envs)", r, matrix.Plural(pr.Runs, "run", "runs"), pr.Missing, pr.Envs+pr.Missing)
 		}
 		leg.Add(name, l)
 	}

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // TraceFigure writes DIR/<env>_trace_<key>.png: the value of the
@@ -57,7 +58,7 @@ func (s *Set) TraceFigure(env, key, outDir string) (string, error) {
 			l.Width = vg.Points(1)
 			p.Add(l)
 			if j == 0 {
-				leg.Add(fmt.Sprintf("%s (%s)", c, nRuns(len(byCtrl[c]))), l)
+				leg.Add(fmt.Sprintf("%s (%s)", c, matrix.Plural(len(byCtrl[c]), "run", "runs")), l)
 			}
 		}
 	}
