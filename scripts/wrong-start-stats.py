@@ -34,7 +34,16 @@ Modes:
   decide   the deciding matrix on seeds 0-4:
            rows results/wrong-start/decide/<start>/<row>, `fixed` among them,
            normalised by results/decide-control/report (issue 25's matrix);
-           prints the README rule's verdict
+           prints the README rule's verdict once every row has all its runs
+           (seeds 0-4 in every stratum), and the row the trace figure shows:
+           the controller that rescues, or of several that do or of none,
+           the one with the highest aggregate IQM
+  defaults the check at the defaults on seeds 0-4: `fixed` and
+           hypercontroller@hc-narrow (the paper's four keys) of issue 25's
+           matrix (results/decide-control), beside the deciding matrix's
+           HyperController variant from the defaults
+           (results/wrong-start/defaults/<variant>, seven keys); strata are
+           the environments, P is against `fixed`
   figure ROW
            the runs of the README's trace figure, from the deciding matrix:
            the stratum (start, environment) where ROW's median normalised
@@ -43,7 +52,7 @@ Modes:
            of the stratum's seeds (the upper one of an even count); prints
            "START ENV SEED" (scripts/wrong-start-figure.sh draws them)
 
-  scripts/wrong-start-stats.py tune|decide [RESAMPLES] [SEED]
+  scripts/wrong-start-stats.py tune|decide|defaults [RESAMPLES] [SEED]
   scripts/wrong-start-stats.py figure ROW
 """
 import glob
@@ -60,6 +69,7 @@ from rliable_check import ci, iqm, prob_improvement  # noqa: E402
 TAUS = (0.25, 0.5, 0.75, 1.0)
 ENVS = ["halfcheetah", "pusher", "bipedalwalker", "inverteddoublependulum", "reacher"]
 KEEP = "results/wrong-start/keep.md"
+SEEDS = range(5)  # the deciding seeds of issue 37
 
 
 def kept_starts():
@@ -88,10 +98,11 @@ def finals(folder, env):
     return list(finals_by_seed(folder, env).values())
 
 
-def finals_by_seed(folder, env):
-    """{seed: final evaluation return} of the finished runs of env under folder."""
+def finals_by_seed(folder, env, row="*"):
+    """{seed: final evaluation return} of the finished runs of env under folder
+    (of one row of a compare folder, or of any)."""
     out = {}
-    for p in sorted(glob.glob(os.path.join(folder, env, "*", "seed*", "summary.json"))):
+    for p in sorted(glob.glob(os.path.join(folder, env, row, "seed*", "summary.json"))):
         try:
             with open(p) as f:
                 v = json.load(f)["final_eval_return"]
@@ -167,7 +178,7 @@ def table(out, ref):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("tune", "decide", "figure") or (argv[1] == "figure" and len(argv) != 3):
+    if len(argv) < 2 or argv[1] not in ("tune", "decide", "defaults", "figure") or (argv[1] == "figure" and len(argv) != 3):
         print(__doc__, file=sys.stderr)
         return 2
     if argv[1] == "figure":
@@ -187,6 +198,8 @@ def main(argv):
         for v in sorted(os.listdir("results/wrong-start/variants")):
             if v != "configs" and os.path.isdir(f"results/wrong-start/variants/{v}"):
                 rows[v] = {(s, e): finals(f"results/wrong-start/variants/{v}/{s}", e) for s in starts for e in ENVS}
+    elif argv[1] == "defaults":
+        return defaults(resamples, seed)
     else:
         norm = normalisation("results/decide-control/report/report.md")
         names = sorted({os.path.basename(d) for s in starts for d in glob.glob(f"results/wrong-start/decide/{s}/*")})
@@ -214,10 +227,39 @@ def main(argv):
         else:
             print("no HyperController choice yet: hc-narrow and hc-wide need", full * 5, "finished runs each")
     else:
+        short = [row for row, r in out.items() if r["runs"] != full * len(SEEDS)]
+        if short:
+            print("no verdict yet: every row needs", full * len(SEEDS), "finished runs; short:",
+                  ", ".join(f"{row} ({out[row]['runs']})" for row in short))
+            return 0
+        rescuers = []
         for row, r in out.items():
-            if "p" in r and "iqm" in r:
+            if "p" in r:
                 rescues = r["iqm"][0] >= 0.8 and r["p"][0] >= 0.75 and r["p"][1] > 0.6
+                rescuers += [row] if rescues else []
                 print(f"{row}: {'rescues' if rescues else 'does not rescue'} (IQM {r['iqm'][0]:.2f} vs 0.8; P {r['p'][0]:.2f} vs 0.75, lower bound {r['p'][1]:.2f} vs 0.6)")
+        pool = rescuers or [row for row in out if row != "fixed"]
+        print("The trace figure's row:", max(pool, key=lambda row: out[row]["iqm"][0]))
+    return 0
+
+
+def defaults(resamples, seed):
+    """The check at the defaults (see the docstring's defaults mode)."""
+    norm = normalisation("results/decide-control/report/report.md")
+    variants = sorted(os.path.basename(d) for d in glob.glob("results/wrong-start/defaults/*/"))
+    if len(variants) != 1:
+        print(f"wrong-start-stats: results/wrong-start/defaults holds {variants}, want one variant's study", file=sys.stderr)
+        return 1
+    sources = {"fixed": ("results/decide-control", "fixed"),
+               "hypercontroller@hc-narrow (4 keys, issue 25)": ("results/decide-control", "hypercontroller@hc-narrow"),
+               f"{variants[0]} (7 keys)": (f"results/wrong-start/defaults/{variants[0]}", "*")}
+    rows = {}
+    for name, (folder, row) in sources.items():
+        rows[name] = {("defaults", e): [v for k, v in finals_by_seed(folder, e, row).items() if k in SEEDS] for e in ENVS}
+    print(f"From CleanRL's defaults, seeds {SEEDS[0]}-{SEEDS[-1]}; {resamples} resamples, seed {seed}; normalised by issue 25's matrix.\n")
+    out = stats(rows, "fixed", norm, resamples, seed)
+    table(out, "fixed")
+    profile_table(out)
     return 0
 
 
