@@ -183,6 +183,24 @@ func freeScalar(c scalar)        { lib.AtsFree(c) }
 // The ops below mirror the libtorch functions of the same names. In-place
 // ops (trailing underscore) also return a new handle, which is freed here.
 
+// unary runs a one-tensor op, f(out slot, a), as op.
+func (s *session) unary(op string, f func(*tensor, tensor), a tensor) tensor {
+	if !s.begin(a) {
+		return nil
+	}
+	f(s.out, a)
+	return s.take(op)
+}
+
+// binary runs a two-tensor op, f(out slot, a, b), as op.
+func (s *session) binary(op string, f func(*tensor, tensor, tensor), a, b tensor) tensor {
+	if !s.begin(a, b) {
+		return nil
+	}
+	f(s.out, a, b)
+	return s.take(op)
+}
+
 func (s *session) addmm(b, x, w tensor) tensor {
 	if !s.begin(b, x, w) {
 		return nil
@@ -191,53 +209,12 @@ func (s *session) addmm(b, x, w tensor) tensor {
 	return s.take("addmm")
 }
 
-func (s *session) tanh(x tensor) tensor {
-	if !s.begin(x) {
-		return nil
-	}
-	lib.AtgTanh(s.out, x)
-	return s.take("tanh")
-}
-
-func (s *session) relu(x tensor) tensor {
-	if !s.begin(x) {
-		return nil
-	}
-	lib.AtgRelu(s.out, x)
-	return s.take("relu")
-}
-
-func (s *session) add(a, b tensor) tensor {
-	if !s.begin(a, b) {
-		return nil
-	}
-	lib.AtgAdd(s.out, a, b)
-	return s.take("add")
-}
-
-func (s *session) sub(a, b tensor) tensor {
-	if !s.begin(a, b) {
-		return nil
-	}
-	lib.AtgSub(s.out, a, b)
-	return s.take("sub")
-}
-
-func (s *session) mul(a, b tensor) tensor {
-	if !s.begin(a, b) {
-		return nil
-	}
-	lib.AtgMul(s.out, a, b)
-	return s.take("mul")
-}
-
-func (s *session) maximum(a, b tensor) tensor {
-	if !s.begin(a, b) {
-		return nil
-	}
-	lib.AtgMaximum(s.out, a, b)
-	return s.take("maximum")
-}
+func (s *session) tanh(a tensor) tensor       { return s.unary("tanh", lib.AtgTanh, a) }
+func (s *session) relu(a tensor) tensor       { return s.unary("relu", lib.AtgRelu, a) }
+func (s *session) add(a, b tensor) tensor     { return s.binary("add", lib.AtgAdd, a, b) }
+func (s *session) sub(a, b tensor) tensor     { return s.binary("sub", lib.AtgSub, a, b) }
+func (s *session) mul(a, b tensor) tensor     { return s.binary("mul", lib.AtgMul, a, b) }
+func (s *session) maximum(a, b tensor) tensor { return s.binary("maximum", lib.AtgMaximum, a, b) }
 
 func (s *session) mulScalar(a tensor, c scalar) tensor {
 	if !s.begin(a) {
@@ -247,37 +224,10 @@ func (s *session) mulScalar(a tensor, c scalar) tensor {
 	return s.take("mul_scalar")
 }
 
-func (s *session) exp(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgExp(s.out, a)
-	return s.take("exp")
-}
-
-func (s *session) neg(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgNeg(s.out, a)
-	return s.take("neg")
-}
-
-func (s *session) square(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgSquare(s.out, a)
-	return s.take("square")
-}
-
-func (s *session) sqrt(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgSqrt(s.out, a)
-	return s.take("sqrt")
-}
+func (s *session) exp(a tensor) tensor    { return s.unary("exp", lib.AtgExp, a) }
+func (s *session) neg(a tensor) tensor    { return s.unary("neg", lib.AtgNeg, a) }
+func (s *session) square(a tensor) tensor { return s.unary("square", lib.AtgSquare, a) }
+func (s *session) sqrt(a tensor) tensor   { return s.unary("sqrt", lib.AtgSqrt, a) }
 
 func (s *session) clamp(a tensor, lo, hi scalar) tensor {
 	if !s.begin(a) {
@@ -324,23 +274,10 @@ func (s *session) cat(ts []tensor) tensor {
 	return s.take("cat")
 }
 
-// dot is the inner product of two 1-D tensors.
-func (s *session) dot(a, b tensor) tensor {
-	if !s.begin(a, b) {
-		return nil
-	}
-	lib.AtgDot(s.out, a, b)
-	return s.take("dot")
-}
-
-// norm is the 2-norm of all elements.
-func (s *session) norm(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgNorm(s.out, a)
-	return s.take("norm")
-}
+// dot is the inner product of two 1-D tensors; norm, the 2-norm of all
+// elements.
+func (s *session) dot(a, b tensor) tensor { return s.binary("dot", lib.AtgDot, a, b) }
+func (s *session) norm(a tensor) tensor   { return s.unary("norm", lib.AtgNorm, a) }
 
 func (s *session) view(a tensor, shape ...int64) tensor {
 	if !s.begin(a) {
@@ -350,13 +287,7 @@ func (s *session) view(a tensor, shape ...int64) tensor {
 	return s.take("view")
 }
 
-func (s *session) detach(a tensor) tensor {
-	if !s.begin(a) {
-		return nil
-	}
-	lib.AtgDetach(s.out, a)
-	return s.take("detach")
-}
+func (s *session) detach(a tensor) tensor { return s.unary("detach", lib.AtgDetach, a) }
 
 // clone returns a detached copy with its own storage.
 func (s *session) clone(a tensor) tensor {
