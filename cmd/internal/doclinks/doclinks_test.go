@@ -162,7 +162,8 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 	}
 }
 
-// Every relative link and anchor of README.md and docs/*.md resolves.
+// Every relative link and anchor of README.md, scripts/README.md and
+// docs/*.md resolves.
 func TestRepositoryLinks(t *testing.T) {
 	t.Chdir(filepath.Join("..", "..", ".."))
 	if _, err := os.Stat("go.mod"); err != nil {
@@ -175,7 +176,7 @@ func TestRepositoryLinks(t *testing.T) {
 	if len(docs) == 0 {
 		t.Fatal("no docs/*.md in the repository")
 	}
-	checked, problems, err := Check(append([]string{"README.md"}, docs...))
+	checked, problems, err := Check(append([]string{"README.md", "scripts/README.md"}, docs...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,4 +187,44 @@ func TestRepositoryLinks(t *testing.T) {
 		t.Errorf("checked only %d relative links in README.md and %d docs pages; the link extraction is broken", checked, len(docs))
 	}
 	t.Logf("%d relative links in README.md and %d docs pages", checked, len(docs))
+}
+
+// scripts/README.md names every file of scripts/ in the first cell of a
+// table row, and names no file that is not there.
+func TestScriptsListed(t *testing.T) {
+	t.Chdir(filepath.Join("..", "..", ".."))
+	text, err := os.ReadFile(filepath.Join("scripts", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(text), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		listed[strings.Trim(strings.TrimSpace(cells[1]), "`")] = true
+	}
+	entries, err := os.ReadDir("scripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]bool{}
+	for _, e := range entries {
+		if e.Name() == "README.md" || e.IsDir() {
+			continue
+		}
+		files[e.Name()] = true
+		if !listed[e.Name()] {
+			t.Errorf("scripts/%s is not in scripts/README.md; add a row for it", e.Name())
+		}
+	}
+	for name := range listed {
+		if !files[name] {
+			t.Errorf("scripts/README.md lists %s, which is not in scripts/", name)
+		}
+	}
+	if len(files) < 10 {
+		t.Errorf("found only %d scripts; the listing is broken", len(files))
+	}
 }
