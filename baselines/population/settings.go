@@ -28,6 +28,11 @@ const (
 // Methods lists the population methods `hyperctl population` offers.
 func Methods() []string { return []string{PBT, PB2, MFPBT, RandomSearch, Halving} }
 
+// CopiesWeights reports whether method's members may copy another
+// member's weights (an exploit): PBT, PB2 and MF-PBT do; random search and
+// successive halving never do, so every member's weights stay its own.
+func CopiesWeights(method string) bool { return method != RandomSearch && method != Halving }
+
 // The selection rules of PBT and PB2's exploit (Settings.Selection).
 const (
 	// SelectTruncation: the bottom quantile copies the top quantile (the

@@ -148,6 +148,9 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	for i := range st.Runs { // named as report names them (a population's members with its size)
 		st.Runs[i].Controller = matrix.CellName(dir, man, st.Runs[i].Controller)
 	}
+	if err := population.MarkStopped(dir, &st); err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
 	if st.QueueErr != nil {
 		a.log.Warn().Err(st.QueueErr).Msg("status: the Slurm queue could not be read; states come from the run folders alone")
 	}

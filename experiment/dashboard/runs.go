@@ -17,6 +17,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -161,7 +162,7 @@ func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 	sort.Strings(matrixDirs)
 	covered := map[string]bool{}
 	for _, d := range matrixDirs {
-		m, runs, runDirs, err := s.readMatrix(ctx, d)
+		m, runs, runDirs, err := s.readMatrix(ctx, d, &ov.Problems)
 		if err != nil {
 			ov.Problems = append(ov.Problems, err.Error())
 			continue
@@ -188,8 +189,9 @@ func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 }
 
 // readMatrix reads the compare folder d: its manifest and the state of every
-// cell, with each cell's folder.
-func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []string, error) {
+// cell, with each cell's folder. What it reads only in part goes to
+// problems.
+func (s *Runs) readMatrix(ctx context.Context, d string, problems *[]string) (Matrix, []Run, []string, error) {
 	man, err := matrix.ReadManifest(d)
 	if err != nil {
 		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", d, err)
@@ -197,6 +199,10 @@ func (s *Runs) readMatrix(ctx context.Context, d string) (Matrix, []Run, []strin
 	st, err := slurm.Collect(ctx, d, man, s.queue)
 	if err != nil {
 		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", d, err)
+	}
+	if err := population.MarkStopped(d, &st); err != nil {
+		// The runs' own states stand; the page says why none is "stopped".
+		*problems = append(*problems, fmt.Sprintf("population %s: its stopped members are shown as their folders say: %v", d, err))
 	}
 	coll := s.rel(d)
 	// Named as report and status name them (a population's members with its size).

@@ -24,14 +24,19 @@ const (
 	Failed
 	// Finished: summary.json exists.
 	Finished
+	// Stopped: a population's method ended it before its budget, by
+	// design (successive halving did not promote it); it trains no more.
+	// Inspect never decides it: the population's status does
+	// (population.MarkStopped).
+	Stopped
 )
 
 // States lists every state in display order.
-var States = []State{Finished, Running, Pending, Failed, Missing}
+var States = []State{Finished, Stopped, Running, Pending, Failed, Missing}
 
 // String is the state's name in status's tables and JSON.
 func (s State) String() string {
-	return [...]string{"missing", "pending", "running", "failed", "finished"}[s]
+	return [...]string{"missing", "pending", "running", "failed", "finished", "stopped"}[s]
 }
 
 // NeedsSubmit reports whether a new submission should run it.

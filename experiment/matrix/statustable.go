@@ -72,6 +72,9 @@ func WriteStatusTable(w io.Writer, st Status, width int) error {
 	c := st.Counts()
 	var parts []string
 	for _, s := range States {
+		if s == Stopped && c[s] == 0 {
+			continue // only populations have stopped runs
+		}
 		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
 	}
 	return t.write(w, fmt.Sprintf("status: %s: %s", Plural(len(st.Runs), "run", "runs"), strings.Join(parts, ", ")))

@@ -2,6 +2,7 @@ package population
 
 import (
 	"fmt"
+	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
@@ -71,4 +72,47 @@ func (r Result) FramesUsed() int64 {
 		sum += m.Frames
 	}
 	return sum
+}
+
+// StoppedMember is a member that successive halving did not promote: it
+// trained to the end of rung Rung (0-based, a generation) and no further.
+type StoppedMember struct {
+	Member int   `json:"member"`
+	Seed   int64 `json:"seed"` // its run's seed (MemberSeed)
+	Rung   int   `json:"rung"`
+	Frames int64 `json:"rung_frames"` // that rung's frame target
+}
+
+// Stopped lists the members successive halving has stopped so far, from
+// the step records written (Alive's rule), in member order; nil for the
+// other methods.
+func Stopped(out string, def Definition) ([]StoppedMember, error) {
+	rungs, err := def.Rungs()
+	if err != nil || rungs == nil {
+		return nil, err
+	}
+	var stopped []StoppedMember
+	before, err := Alive(out, def, 0)
+	if err != nil {
+		return nil, err
+	}
+	for g := 0; g+1 < len(rungs); g++ {
+		if _, ok, err := ReadStep(out, g); err != nil {
+			return nil, err
+		} else if !ok {
+			break // the rung's step has not run yet
+		}
+		after, err := Alive(out, def, g+1)
+		if err != nil {
+			return nil, err
+		}
+		for k := range after {
+			if before[k] && !after[k] {
+				stopped = append(stopped, StoppedMember{Member: k, Seed: MemberSeed(def.Seed, def.Size, k), Rung: g, Frames: rungs[g].Frames})
+			}
+		}
+		before = after
+	}
+	slices.SortFunc(stopped, func(a, b StoppedMember) int { return a.Member - b.Member })
+	return stopped, nil
 }

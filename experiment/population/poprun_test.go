@@ -19,6 +19,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	_ "github.com/hyperctl/hyperctl/envs/all" // the environments
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // membersConfig is the members' config of the population tests, shared
@@ -309,9 +310,6 @@ func checkEpisodes(t *testing.T, out string) {
 	}
 }
 
-// checkHalving: 4, 2 and 1 members train in the rungs (ready records),
-// the best member is the one that finished, and the frames used are the
-// schedule's (whole iterations of 64 frames land on the rungs' frames).
 // checkSameStart checks a halving population whose members all started
 // at the config's values (popCase.sameStart).
 func checkSameStart(t *testing.T, out string) {
@@ -328,6 +326,10 @@ func checkSameStart(t *testing.T, out string) {
 	checkHalving(t, out)
 }
 
+// checkHalving: 4, 2 and 1 members train in the rungs (ready records),
+// the best member is the one that finished, the frames used are the
+// schedule's (whole iterations of 64 frames land on the rungs' frames),
+// and status calls the members stopped short "stopped".
 func checkHalving(t *testing.T, out string) {
 	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 0 || count[EventEnd] != 1 {
 		t.Errorf("log events %v, want 6 ready (4 + 2), no exploit, 1 end", count)
@@ -347,6 +349,33 @@ func checkHalving(t *testing.T, out string) {
 	}
 	if frames[192] != 2 || frames[384] != 1 || frames[768] != 1 || res.Best < 0 || res.Members[res.Best].Frames != 768 {
 		t.Errorf("members' frames %v, best %d; want 2 stopped at 192, 1 at 384, the best at 768", frames, res.Best)
+	}
+	// Stopped names the three members that stopped short, at their rungs,
+	// and MarkStopped turns their "missing" into "stopped" for status.
+	stopped, err := Stopped(out, def)
+	if err != nil || len(stopped) != 3 {
+		t.Fatalf("Stopped: %v, %v; want 3 members", stopped, err)
+	}
+	st := matrix.Status{}
+	for k, m := range res.Members {
+		st.Runs = append(st.Runs, matrix.RunStatus{Seed: MemberSeed(def.Seed, def.Size, k), State: matrix.Missing})
+		if m.Frames == 768 {
+			st.Runs[k].State = matrix.Finished
+		}
+	}
+	if err := MarkStopped(out, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range stopped {
+		if res.Members[m.Member].Frames != rungs[m.Rung].Frames || m.Frames != rungs[m.Rung].Frames {
+			t.Errorf("member %d stopped at rung %d (%d frames); it trained %d", m.Member, m.Rung, m.Frames, res.Members[m.Member].Frames)
+		}
+		if r := st.Runs[m.Member]; r.State != matrix.Stopped || r.Detail != fmt.Sprintf("rung %d of 3, not promoted", m.Rung+1) {
+			t.Errorf("member %d: state %v, detail %q after MarkStopped", m.Member, r.State, r.Detail)
+		}
+	}
+	if c := st.Counts(); c[matrix.Stopped] != 3 || c[matrix.Finished] != 1 {
+		t.Errorf("counts %v, want 3 stopped and 1 finished", c)
 	}
 }
 

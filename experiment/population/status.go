@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
 // Status is what `hyperctl status` says about a population folder
@@ -33,6 +34,8 @@ type Status struct {
 	// FramesUsed is the frames all members trained together (successive
 	// halving, finished: Result.FramesUsed).
 	FramesUsed *int64 `json:"frames_used,omitempty"`
+	// Stopped lists the members successive halving stopped (Stopped).
+	Stopped []StoppedMember `json:"stopped,omitempty"`
 	// Legacy: some of its files were written without checksums (by
 	// hyperctl before population files were sealed); they are read, but
 	// a damaged byte in them would go unnoticed.
@@ -63,6 +66,9 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, LogFile), err)
 	}
 	ps.Origins, ps.Lineages = l.Origin, l.Roots
+	if ps.Stopped, err = Stopped(dir, def); err != nil {
+		return ps, false, fmt.Errorf("status: %w", err)
+	}
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
@@ -90,7 +96,11 @@ func WriteStatus(w io.Writer, ps Status) error {
 	if ps.Finished {
 		state = "finished"
 	}
-	fmt.Fprintf(w, "population: %s, %d members, %d of %d generations logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, state)
+	gens := "generations"
+	if ps.Method == popmethod.Halving {
+		gens = "rungs" // a rung is a generation of successive halving
+	}
+	fmt.Fprintf(w, "population: %s, %d members, %d of %d %s logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, gens, state)
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
 	}
@@ -105,8 +115,13 @@ func WriteStatus(w io.Writer, ps Status) error {
 }
 
 // WriteLineages writes how many starting members' lines of weights
-// survive, and the starting member each member's weights descend from.
+// survive, and the starting member each member's weights descend from;
+// nothing for a method whose members never copy weights
+// (popmethod.CopiesWeights), where each line is the member's own.
 func WriteLineages(w io.Writer, ps Status) error {
+	if !popmethod.CopiesWeights(ps.Method) {
+		return nil
+	}
 	roots := make([]string, len(ps.Lineages))
 	for i, o := range ps.Lineages {
 		roots[i] = fmt.Sprint(o)
@@ -122,4 +137,34 @@ func WriteLineages(w io.Writer, ps Status) error {
 	_, err := fmt.Fprintf(w, "lineages: the members' weights descend from %d of %d starting members (%s%s); by member: %s\n",
 		len(ps.Lineages), ps.Size, strings.Join(roots, ", "), since, strings.Join(origins, " "))
 	return err
+}
+
+// MarkStopped sets the state of the runs in st, the runs of the folder
+// dir, that successive halving stopped (Stopped) to matrix.Stopped, with
+// the rung in their detail: Inspect, which reads a run folder alone, finds
+// them unfinished and calls them missing. A run that a process still
+// writes keeps its state. Folders that are not a successive halving
+// population are left as they are.
+func MarkStopped(dir string, st *matrix.Status) error {
+	def, _, err := ReadDefinitionLegacy(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && def.Settings.Method != popmethod.Halving {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	stopped, err := Stopped(dir, def)
+	if err != nil {
+		return err
+	}
+	for i := range st.Runs {
+		r := &st.Runs[i]
+		for _, m := range stopped {
+			if r.Seed == m.Seed && r.State == matrix.Missing {
+				r.State, r.StateName = matrix.Stopped, matrix.Stopped.String()
+				r.Detail = fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, def.Generations())
+			}
+		}
+	}
+	return nil
 }
