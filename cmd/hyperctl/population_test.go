@@ -260,8 +260,19 @@ func TestPopulationMethods(t *testing.T) {
 	if o, e, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "frames used: 1536 by all members together (halving)") {
 		t.Fatalf("halving: exit %d\n%s\n%s", code, o, e)
 	}
-	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving, 4 members, 3 of 3 generations logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") {
+	// The members not promoted are stopped at their rungs, not missing;
+	// halving copies no weights, so no lineage line.
+	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving, 4 members, 3 of 3 rungs logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") ||
+		strings.Count(o, "rung 1 of 3, not promoted") != 2 || strings.Count(o, "rung 2 of 3, not promoted") != 1 ||
+		!strings.Contains(o, "status: 4 runs: 1 finished, 3 stopped, 0 running, 0 pending, 0 failed, 0 missing") || strings.Contains(o, "lineages") {
 		t.Errorf("status of halving: exit %d\n%s\n%s", code, o, e)
+	}
+	// report names the matrix's cells as its runs (halving-4), and says
+	// which members halving stopped.
+	if o, e, code := runCLI(t, "report", out, "--random-episodes", "1", "--resamples", "10", "--out", filepath.Join(dir, "report")); code != 0 ||
+		!strings.Contains(o, "controllers halving-4;") || strings.Contains(o, "missing seeds") || strings.Contains(o, "unfinished:") ||
+		!strings.Contains(o, "- halving-4: stopped by successive halving: seed 0 at rung ") {
+		t.Errorf("report of halving: exit %d\n%s\n%s", code, o, e)
 	}
 	rnd := filepath.Join(dir, "random")
 	if o, e, code := runCLI(t, "population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", rnd); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "  best\n") {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -62,11 +63,40 @@ type Run struct {
 	// than the run's policy-best).
 	Judge        *policy.Judgement
 	JudgeProblem string
+	// Stopped says where successive halving stopped the run, a member it
+	// did not promote ("rung 1 of 3, not promoted"); empty otherwise.
+	Stopped string
+}
+
+// stoppedAt says where successive halving stopped the run in dir, a
+// member of the population folder three levels up (<env>/<method>/seed<S>),
+// if it is one ("" if not); cache holds each population's answer.
+func stoppedAt(cache map[string]map[int64]string, dir string, seed int64) (string, error) {
+	top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	if !matrix.IsPopulation(top) {
+		return "", nil
+	}
+	at, ok := cache[top]
+	if !ok {
+		members, rungs, err := population.StoppedIn(top)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", top, err)
+		}
+		at = map[int64]string{}
+		for _, m := range members {
+			at[m.Seed] = m.StoppedText(rungs)
+		}
+		cache[top] = at
+	}
+	return at[seed], nil
 }
 
 // Set is everything found in a compare folder.
 type Set struct {
-	Dir      string
+	Dir string
+	// Manifest is the folder's compare.json with its controllers named as
+	// its runs are (matrix.Manifest.Named: a population's as pb2-8); nil
+	// when it has none.
 	Manifest *matrix.Manifest
 	Runs     []*Run
 	Problems []string // unreadable files, reported rather than fatal
@@ -123,8 +153,10 @@ func Load(dir string) (*Set, error) {
 		return nil, fmt.Errorf("report: %s is not a folder", dir)
 	}
 	s := &Set{Dir: dir}
+	var raw *matrix.Manifest // as compare.json says; s.Manifest names its cells as the runs are named
 	if m, err := matrix.ReadManifest(dir); err == nil {
-		s.Manifest = &m
+		named := m.Named(dir)
+		raw, s.Manifest = &m, &named
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -133,7 +165,8 @@ func Load(dir string) (*Set, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seen := map[matrix.Cell]string{}
-	ms := matrix.Matrices{dir: s.Manifest}
+	ms := matrix.Matrices{dir: raw}
+	stopped := map[string]map[int64]string{} // population folder → member seed → where it stopped
 	for _, f := range found {
 		env, ctrl, seed, err := ms.RunName(dir, f.Dir)
 		if err != nil {
@@ -155,6 +188,11 @@ func Load(dir string) (*Set, error) {
 		}
 		seen[key] = f.Dir
 		run.Env, run.Controller, run.Seed = env, ctrl, seed
+		if !run.Finished {
+			if run.Stopped, err = stoppedAt(stopped, f.Dir, seed); err != nil {
+				s.Problems = append(s.Problems, err.Error())
+			}
+		}
 		s.Runs = append(s.Runs, run)
 	}
 	sort.Slice(s.Runs, func(i, j int) bool {

@@ -136,6 +136,17 @@ func CellName(dir string, m Manifest, entry string) string {
 	return entry
 }
 
+// Named returns m with its controllers named by CellName, as the runs of
+// the compare folder dir are named: the cells a reader of dir expects.
+func (m Manifest) Named(dir string) Manifest {
+	named := m
+	named.Controllers = make([]string, len(m.Controllers))
+	for i, c := range m.Controllers {
+		named.Controllers[i] = CellName(dir, m, c)
+	}
+	return named
+}
+
 // IsPopulation reports whether the compare folder dir is a population's
 // (it holds PopulationFile).
 func IsPopulation(dir string) bool {

@@ -139,21 +139,34 @@ func WriteLineages(w io.Writer, ps Status) error {
 	return err
 }
 
+// StoppedIn is Stopped for the folder dir, with its number of rungs; nil
+// when dir is not a successive halving population.
+func StoppedIn(dir string) (stopped []StoppedMember, rungs int, err error) {
+	def, _, err := ReadDefinitionLegacy(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && def.Settings.Method != popmethod.Halving {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	stopped, err = Stopped(dir, def)
+	return stopped, def.Generations(), err
+}
+
+// StoppedText is how status and report describe a member that successive
+// halving did not promote.
+func (m StoppedMember) StoppedText(rungs int) string {
+	return fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, rungs)
+}
+
 // MarkStopped sets the state of the runs in st, the runs of the folder
-// dir, that successive halving stopped (Stopped) to matrix.Stopped, with
+// dir, that successive halving stopped (StoppedIn) to matrix.Stopped, with
 // the rung in their detail: Inspect, which reads a run folder alone, finds
 // them unfinished and calls them missing. A run that a process still
 // writes keeps its state. Folders that are not a successive halving
 // population are left as they are.
 func MarkStopped(dir string, st *matrix.Status) error {
-	def, _, err := ReadDefinitionLegacy(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && def.Settings.Method != popmethod.Halving {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	stopped, err := Stopped(dir, def)
+	stopped, rungs, err := StoppedIn(dir)
 	if err != nil {
 		return err
 	}
@@ -162,7 +175,7 @@ func MarkStopped(dir string, st *matrix.Status) error {
 		for _, m := range stopped {
 			if r.Seed == m.Seed && r.State == matrix.Missing {
 				r.State, r.StateName = matrix.Stopped, matrix.Stopped.String()
-				r.Detail = fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, def.Generations())
+				r.Detail = m.StoppedText(rungs)
 			}
 		}
 	}
