@@ -301,12 +301,20 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		width = max(width, len(m.Dir))
 	}
 	fmt.Fprintf(&b, "  member  %-*s  final eval  training score\n", width, "folder")
+	stopped, _, err := population.StoppedIn(out)
+	if err != nil {
+		return err
+	}
+	marks := map[int]string{}
+	for _, m := range stopped {
+		marks[m.Member] = fmt.Sprintf("  stopped at rung %d", m.Rung+1)
+	}
 	for k, m := range r.Members {
 		ev := "none"
 		if m.FinalEvalReturn != nil {
 			ev = strconv.FormatFloat(*m.FinalEvalReturn, 'f', 2, 64)
 		}
-		mark := ""
+		mark := marks[k]
 		if k == r.Best {
 			mark = "  best"
 		}

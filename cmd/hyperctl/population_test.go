@@ -257,7 +257,8 @@ func TestPopulationMethods(t *testing.T) {
 	}
 	out := filepath.Join(dir, "halving")
 	args := []string{"population", "--env", "reacher", "--method", "halving", "--eta", "2", "--size", "4", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", out}
-	if o, e, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "frames used: 1536 by all members together (halving)") {
+	if o, e, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "frames used: 1536 by all members together (halving)") ||
+		strings.Count(o, "stopped at rung 1\n") != 2 || strings.Count(o, "stopped at rung 2\n") != 1 {
 		t.Fatalf("halving: exit %d\n%s\n%s", code, o, e)
 	}
 	// The members not promoted are stopped at their rungs, not missing;

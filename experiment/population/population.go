@@ -190,6 +190,15 @@ func (d *Definition) Generations() int {
 	return int((d.Frames + d.Ready - 1) / d.Ready)
 }
 
+// GenerationWord is what a user is told a generation is: a "rung" for
+// successive halving, else a "generation".
+func GenerationWord(method string) string {
+	if method == popmethod.Halving {
+		return "rung"
+	}
+	return "generation"
+}
+
 // Target is generation g's frame target: (g+1)·ready, the budget for the
 // last generation; for successive halving, rung g's frames.
 func (d *Definition) Target(g int) int64 {

@@ -82,7 +82,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			o.Generation(g, def.Generations())
 		}
 		if o.Term != nil {
-			bar.Prefix(fmt.Sprintf("generation %d of %d", g+1, def.Generations()))
+			bar.Prefix(fmt.Sprintf("%s %d of %d", GenerationWord(def.Settings.Method), g+1, def.Generations()))
 		} else {
 			o.Log.Info().Int("generation", g).Int("of", def.Generations()).Int64("target_frames", def.Target(g)).Msg("population: training a generation")
 		}

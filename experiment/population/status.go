@@ -96,11 +96,7 @@ func WriteStatus(w io.Writer, ps Status) error {
 	if ps.Finished {
 		state = "finished"
 	}
-	gens := "generations"
-	if ps.Method == popmethod.Halving {
-		gens = "rungs" // a rung is a generation of successive halving
-	}
-	fmt.Fprintf(w, "population: %s, %d members, %d of %d %s logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, gens, state)
+	fmt.Fprintf(w, "population: %s, %d members, %d of %d %ss logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, GenerationWord(ps.Method), state)
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
 	}
