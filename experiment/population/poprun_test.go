@@ -50,6 +50,9 @@ type popCase struct {
 	size      int
 	selection string
 	sameStart bool // every member at the config's values (--init same)
+	// firstExploit: no exploit before every member trained this many
+	// frames (--first-exploit).
+	firstExploit int64
 	// frequencies replaces MF-PBT's periods: the default slow half would
 	// not evolve in 3 generations.
 	frequencies []int
@@ -59,7 +62,7 @@ type popCase struct {
 func setupCase(t *testing.T, dir string, c popCase) string {
 	t.Helper()
 	base := members(t)
-	spec := Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Selection: c.selection, SameStart: c.sameStart, Command: "test"}
+	spec := Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Selection: c.selection, SameStart: c.sameStart, FirstExploit: c.firstExploit, Command: "test"}
 	if c.method == popmethod.Halving {
 		spec.Eta = 2 // Define ignores Ready for halving and random search
 	}
@@ -115,10 +118,14 @@ func runWith(t *testing.T, out string, stop int, at func(p Phase, g int)) ([]str
 // plans, steps and result, and the same member CSVs (timing aside).
 func samePopulation(t *testing.T, got, want string, size int) {
 	t.Helper()
+	def, err := ReadDefinition(want)
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := []string{LogFile, ResultFile}
-	for g := range 3 {
+	for g := range def.Generations() {
 		files = append(files, fmt.Sprintf("%s/plan-%04d.json", GenerationsDir, g))
-		if g < 2 {
+		if !def.Last(g) {
 			files = append(files, fmt.Sprintf("%s/step-%04d.json", GenerationsDir, g))
 		}
 	}
@@ -128,10 +135,6 @@ func samePopulation(t *testing.T, got, want string, size int) {
 		if err := errors.Join(err1, err2); err != nil || string(a) != string(b) {
 			t.Errorf("%s differs (%v):\n%s\nwant:\n%s", f, err, a, b)
 		}
-	}
-	def, err := ReadDefinition(want)
-	if err != nil {
-		t.Fatal(err)
 	}
 	for k := range size {
 		rel, _ := filepath.Rel(want, def.MemberDir(want, k))
@@ -155,8 +158,10 @@ func samePopulation(t *testing.T, got, want string, size int) {
 // the same log, plans, steps and member CSVs as an uninterrupted one; an
 // exploited member's folder is its donor's at the step, and continues with
 // the explored configuration. PBT, MF-PBT (8 members, periods 1 and 2 so
-// that both halves evolve), PBT with t-test selection and successive
-// halving (4 members, eta 2: rungs of 4, 2 and 1 members).
+// that both halves evolve), PBT with t-test selection, PBT and PB2 with a
+// late first exploit, random search, and successive halving (4 members,
+// eta 2: rungs of 4, 2 and 1 members; over random configurations and over
+// seeds of one).
 func TestKillAtEveryPhase(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -169,6 +174,10 @@ func TestKillAtEveryPhase(t *testing.T) {
 			"trained@0 decided@0 copied@0 logged@0 planned@0 trained@1 decided@1 copied@1 logged@1 planned@1 trained@2 finished@2", checkPBT},
 		{"mfpbt", popCase{method: popmethod.MFPBT, size: 8, frequencies: []int{1, 2}}, "", checkMFPBT},
 		{"pbt-ttest", popCase{method: popmethod.PBT, size: 3, selection: popmethod.SelectTTest}, "", checkEpisodes},
+		{"pbt-late", popCase{method: popmethod.PBT, size: 3, firstExploit: 512},
+			"trained@0 decided@0 logged@0 planned@0 trained@1 decided@1 copied@1 logged@1 planned@1 trained@2 finished@2", checkLate},
+		{"pb2-late", popCase{method: popmethod.PB2, size: 3, firstExploit: 512}, "", checkLate},
+		{"random", popCase{method: popmethod.RandomSearch, size: 3}, "trained@0 finished@0", checkRandom},
 		{"halving", popCase{method: popmethod.Halving, size: 4},
 			"trained@0 decided@0 logged@0 planned@0 trained@1 decided@1 logged@1 planned@1 trained@2 finished@2", checkHalving},
 		{"halving-same", popCase{method: popmethod.Halving, size: 4, sameStart: true}, "", checkSameStart},
@@ -177,7 +186,7 @@ func TestKillAtEveryPhase(t *testing.T) {
 			dir := t.TempDir()
 			ref := setupCase(t, filepath.Join(dir, "ref"), c.pop)
 			phases, err := runWith(t, ref, 0, func(p Phase, g int) {
-				if p == PhasePlanned && g == 0 && c.pop.method == popmethod.PBT && c.pop.selection == "" {
+				if p == PhasePlanned && g == 0 && c.pop.method == popmethod.PBT && c.pop.selection == "" && c.pop.firstExploit == 0 {
 					checkCopy(t, ref)
 				}
 			})
@@ -223,6 +232,28 @@ func events(t *testing.T, out string) map[string]int {
 func checkPBT(t *testing.T, out string) {
 	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 2 || count[EventExplore] != 2 || count[EventEnd] != 3 {
 		t.Errorf("log events %v, want 6 ready, 2 exploit, 2 explore, 3 end", count)
+	}
+}
+
+// checkLate: with the first exploit at 512 frames (the end of generation
+// 1), the step after generation 0 copies nothing and the one after
+// generation 1 copies as plain PBT does.
+func checkLate(t *testing.T, out string) {
+	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 1 || count[EventEnd] != 3 {
+		t.Errorf("log events %v, want 6 ready, 1 exploit, 3 end", count)
+	}
+	recs, _ := ReadLog(out)
+	for _, r := range recs {
+		if r.Event == EventExploit && r.Generation != 1 {
+			t.Errorf("an exploit after generation %d, before the first-exploit frame", r.Generation)
+		}
+	}
+}
+
+// checkRandom: one generation, every member to its budget, no exploit.
+func checkRandom(t *testing.T, out string) {
+	if count := events(t, out); count[EventReady] != 0 || count[EventExploit] != 0 || count[EventEnd] != 3 {
+		t.Errorf("log events %v, want 3 end and nothing else", count)
 	}
 }
 
