@@ -301,13 +301,13 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		width = max(width, len(m.Dir))
 	}
 	fmt.Fprintf(&b, "  member  %-*s  final eval  training score\n", width, "folder")
-	stopped, _, err := population.StoppedIn(out)
+	pruned, _, err := population.PrunedIn(out)
 	if err != nil {
 		return err
 	}
 	marks := map[int]string{}
-	for _, m := range stopped {
-		marks[m.Member] = fmt.Sprintf("  stopped at rung %d", m.Rung+1)
+	for _, m := range pruned {
+		marks[m.Member] = fmt.Sprintf("  pruned at rung %d", m.Rung+1)
 	}
 	for k, m := range r.Members {
 		ev := "none"

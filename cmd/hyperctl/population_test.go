@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
 )
 
@@ -121,6 +122,36 @@ func TestPopulationKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Wait()
+	// status of the folder above it, read as run folders, tells a member
+	// to continue with its population, never alone with train --resume.
+	for i := 0; i < 30000; i++ { // bounded: 60 s for the members to exit
+		held := false
+		for _, m := range members {
+			_, h, _ := rundir.Holder(m)
+			held = held || h
+		}
+		if !held {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	o, e, code := runCLI(t, "status", "--json", dir)
+	var folder struct{ Runs []matrix.FolderRun }
+	if err := json.Unmarshal([]byte(o), &folder); code != 0 || err != nil {
+		t.Fatalf("status --json %s: exit %d, %v\n%s\n%s", dir, code, err, o, e)
+	}
+	stopped := 0
+	for _, r := range folder.Runs {
+		if strings.HasPrefix(r.Dir, out) && r.State == matrix.FolderStopped {
+			stopped++
+			if !strings.HasPrefix(r.Detail, "continue its population with: hyperctl ") || !strings.Contains(r.Detail, " population ") {
+				t.Errorf("status of a killed population's member %s: %q, want its population's command", r.Dir, r.Detail)
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Errorf("status found no stopped member of the killed population:\n%s", o)
+	}
 	// 3. Continued to the end.
 	if o, e, code := runCLI(t, popArgs(cfg, out)...); code != 0 {
 		t.Fatalf("resumed: exit %d\n%s\n%s\nkilled run's output:\n%s", code, o, e, buf)
@@ -149,7 +180,7 @@ func TestPopulationKillAndResume(t *testing.T) {
 	if lin.OneSince >= 0 {
 		since = fmt.Sprintf(", since the step after generation %d)", lin.OneSince)
 	}
-	o, e, code := runCLI(t, "status", ref)
+	o, e, code = runCLI(t, "status", ref)
 	for _, want := range []string{
 		since,
 		fmt.Sprintf("population: pbt, 2 members, 3 of 3 generations logged, finished; best member %d (final evaluation return %.2f)", res.Best, *res.Members[res.Best].FinalEvalReturn),
@@ -258,22 +289,26 @@ func TestPopulationMethods(t *testing.T) {
 	out := filepath.Join(dir, "halving")
 	args := []string{"population", "--env", "reacher", "--method", "halving", "--eta", "2", "--size", "4", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", out}
 	if o, e, code := runCLI(t, args...); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "frames used: 1536 by all members together (halving)") ||
-		strings.Count(o, "stopped at rung 1\n") != 2 || strings.Count(o, "stopped at rung 2\n") != 1 {
+		strings.Count(o, "pruned at rung 1\n") != 2 || strings.Count(o, "pruned at rung 2\n") != 1 {
 		t.Fatalf("halving: exit %d\n%s\n%s", code, o, e)
 	}
-	// The members not promoted are stopped at their rungs, not missing;
+	// The members not promoted are pruned at their rungs, not missing;
 	// halving copies no weights, so no lineage line.
 	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving, 4 members, 3 of 3 rungs logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") ||
 		strings.Count(o, "rung 1 of 3, not promoted") != 2 || strings.Count(o, "rung 2 of 3, not promoted") != 1 ||
-		!strings.Contains(o, "status: 4 runs: 1 finished, 3 stopped, 0 running, 0 pending, 0 failed, 0 missing") || strings.Contains(o, "lineages") {
+		!strings.Contains(o, "status: 4 runs: 1 finished, 3 pruned, 0 running, 0 pending, 0 failed, 0 missing") || strings.Contains(o, "lineages") {
 		t.Errorf("status of halving: exit %d\n%s\n%s", code, o, e)
 	}
 	// report names the matrix's cells as its runs (halving-4), and says
-	// which members halving stopped.
+	// which members halving pruned.
 	if o, e, code := runCLI(t, "report", out, "--random-episodes", "1", "--resamples", "10", "--out", filepath.Join(dir, "report")); code != 0 ||
 		!strings.Contains(o, "controllers halving-4;") || strings.Contains(o, "missing seeds") || strings.Contains(o, "unfinished:") ||
-		!strings.Contains(o, "- halving-4: stopped by successive halving: seed 0 at rung ") {
+		!strings.Contains(o, "- halving-4: pruned by successive halving: seed 0 at rung ") {
 		t.Errorf("report of halving: exit %d\n%s\n%s", code, o, e)
+	}
+	// The folder above the population, read as run folders, says the same.
+	if o, e, code := runCLI(t, "status", dir); code != 0 || strings.Count(o, "rung 1 of 3, not promoted") != 2 || !strings.Contains(o, "status: 4 runs: 1 finished, 3 pruned, 0 running, 0 stopped") {
+		t.Errorf("status of the folder above halving: exit %d\n%s\n%s", code, o, e)
 	}
 	rnd := filepath.Join(dir, "random")
 	if o, e, code := runCLI(t, "population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", rnd); code != 0 || !strings.Contains(o, "population finished") || !strings.Contains(o, "  best\n") {

@@ -63,32 +63,9 @@ type Run struct {
 	// than the run's policy-best).
 	Judge        *policy.Judgement
 	JudgeProblem string
-	// Stopped says where successive halving stopped the run, a member it
+	// Pruned says where successive halving pruned the run, a member it
 	// did not promote ("rung 1 of 3, not promoted"); empty otherwise.
-	Stopped string
-}
-
-// stoppedAt says where successive halving stopped the run in dir, a
-// member of the population folder three levels up (<env>/<method>/seed<S>),
-// if it is one ("" if not); cache holds each population's answer.
-func stoppedAt(cache map[string]map[int64]string, dir string, seed int64) (string, error) {
-	top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
-	if !matrix.IsPopulation(top) {
-		return "", nil
-	}
-	at, ok := cache[top]
-	if !ok {
-		members, rungs, err := population.StoppedIn(top)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", top, err)
-		}
-		at = map[int64]string{}
-		for _, m := range members {
-			at[m.Seed] = m.StoppedText(rungs)
-		}
-		cache[top] = at
-	}
-	return at[seed], nil
+	Pruned string
 }
 
 // Set is everything found in a compare folder.
@@ -166,7 +143,7 @@ func Load(dir string) (*Set, error) {
 	}
 	seen := map[matrix.Cell]string{}
 	ms := matrix.Matrices{dir: raw}
-	stopped := map[string]map[int64]string{} // population folder → member seed → where it stopped
+	pruned := population.PrunedRuns{}
 	for _, f := range found {
 		env, ctrl, seed, err := ms.RunName(dir, f.Dir)
 		if err != nil {
@@ -189,7 +166,7 @@ func Load(dir string) (*Set, error) {
 		seen[key] = f.Dir
 		run.Env, run.Controller, run.Seed = env, ctrl, seed
 		if !run.Finished {
-			if run.Stopped, err = stoppedAt(stopped, f.Dir, seed); err != nil {
+			if run.Pruned, err = pruned.At(f.Dir, seed); err != nil {
 				s.Problems = append(s.Problems, err.Error())
 			}
 		}

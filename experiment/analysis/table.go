@@ -46,7 +46,7 @@ type Row struct {
 	CtrlPer1000    float64    // median controller seconds per 1000 iterations
 	WallMedian     float64    // median total wall time, s
 	Unfinished     []string   // seeds started but unfinished, with progress
-	Stopped        []string   // seeds successive halving stopped, with their rungs
+	Pruned         []string   // seeds successive halving pruned, with their rungs
 	Missing        []int64    // seeds expected but never started
 	EvalIterations int        // median iteration of the final evaluation
 
@@ -191,8 +191,8 @@ func (s *Set) Table(env string) []Row {
 			switch {
 			case r == nil:
 				row.Missing = append(row.Missing, sd)
-			case !r.Finished && r.Stopped != "":
-				row.Stopped = append(row.Stopped, fmt.Sprintf("seed %d at %s", sd, r.Stopped))
+			case !r.Finished && r.Pruned != "":
+				row.Pruned = append(row.Pruned, fmt.Sprintf("seed %d at %s", sd, r.Pruned))
 			case !r.Finished:
 				last := r.Train[len(r.Train)-1]
 				row.Unfinished = append(row.Unfinished, fmt.Sprintf("seed %d at iteration %d", sd, last.Iteration+1))
@@ -368,8 +368,8 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 			if len(r.Unfinished) > 0 {
 				notes = append(notes, fmt.Sprintf("%s: unfinished: %s", r.Controller, strings.Join(r.Unfinished, "; ")))
 			}
-			if len(r.Stopped) > 0 {
-				notes = append(notes, fmt.Sprintf("%s: stopped by successive halving: %s", r.Controller, strings.Join(r.Stopped, "; ")))
+			if len(r.Pruned) > 0 {
+				notes = append(notes, fmt.Sprintf("%s: pruned by successive halving: %s", r.Controller, strings.Join(r.Pruned, "; ")))
 			}
 			if len(r.Missing) > 0 {
 				notes = append(notes, fmt.Sprintf("%s: missing seeds %v", r.Controller, r.Missing))
@@ -405,8 +405,8 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		if len(notes) > 0 {
 			head := "Missing or unfinished"
 			for _, r := range rows {
-				if len(r.Stopped) > 0 {
-					head = "Missing, unfinished or stopped"
+				if len(r.Pruned) > 0 {
+					head = "Missing, unfinished or pruned"
 				}
 			}
 			fmt.Fprintf(&sb, "\n%s (not in the statistics):\n", head)

@@ -122,7 +122,7 @@ type ControllerRow struct {
 	FinalMinusBest   Quart    `json:"final_minus_best_eval_return"`
 	PoIOverReference CI       `json:"p_over_reference"`
 	Unfinished       []string `json:"unfinished,omitempty"`
-	Stopped          []string `json:"stopped,omitempty"`
+	Pruned           []string `json:"pruned,omitempty"`
 	Missing          []int64  `json:"missing_seeds,omitempty"`
 	NormIQMAtBudget  CI       `json:"normalised_iqm_at_budget"`
 }
@@ -213,7 +213,7 @@ func (s *Set) Tables() (*Tables, error) {
 			et.Controllers = append(et.Controllers, ControllerRow{Env: env, Controller: r.Controller, Finished: r.Finished, Expected: r.Expected,
 				FinalTrainReward: quart(r.TrainQ), FinalEvalReturn: quart(r.EvalQ), CtrlPer1000S: Num(r.CtrlPer1000), WallMedianS: Num(r.WallMedian),
 				FramesMedian: Num(r.FramesMedian), SeedsAtBudget: r.BudgetSeeds, EvalAtBudget: quart(r.BudgetEvalQ), IQMAtBudget: ci(es.IQM),
-				NormIQMAtBudget: ci(es.NormIQM), FinalMinusBest: quart(r.DropQ), PoIOverReference: ci(es.PoI), Unfinished: r.Unfinished, Stopped: r.Stopped, Missing: r.Missing})
+				NormIQMAtBudget: ci(es.NormIQM), FinalMinusBest: quart(r.DropQ), PoIOverReference: ci(es.PoI), Unfinished: r.Unfinished, Pruned: r.Pruned, Missing: r.Missing})
 		}
 		t.Envs = append(t.Envs, et)
 		for _, h := range s.HeadToHead(env, st.Reference) {

@@ -76,7 +76,7 @@ type Run struct {
 	Label      string `json:"label"` // the controller, as its curves' legend names it
 	Seed       *int64 `json:"seed,omitempty"`
 	Collection string `json:"collection,omitempty"` // the compare (or folder of runs) it belongs to, relative; "" for the top folder
-	State      string `json:"state"`                // as `hyperctl status` says: finished, stopped, running, pending, failed, missing
+	State      string `json:"state"`                // as `hyperctl status` says: finished, pruned, running, pending, failed, missing
 	Detail     string `json:"detail,omitempty"`
 	Done       int    `json:"done"`                   // iterations done (rows of train.csv), observations of a session
 	Iterations int    `json:"iterations,omitempty"`   // iterations planned (0: unknown)

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
@@ -29,7 +30,8 @@ type FolderRun struct {
 
 // Folders is the state of every run folder in root (rundir.Runs), decided
 // by Inspect without a tracker: finished, running (a process holds its
-// lock) or stopped. Runs are named as report names them: a cell of a
+// lock) or stopped, with the command that continues it (a population's
+// member: its population's). Runs are named as report names them: a cell of a
 // compare folder below root (such as a population's member) by its matrix,
 // else by its config.toml (Matrices.RunName).
 func Folders(root string) ([]FolderRun, error) {
@@ -63,6 +65,13 @@ func Folders(root string) ([]FolderRun, error) {
 			r.State, r.Detail = FolderRunning, fmt.Sprintf("pid %d", rs.PID)
 		default:
 			r.State, r.Detail = FolderStopped, "continue with: hyperctl train --out "+f.Dir+" --resume"
+			// A population's member continues with its population, never
+			// alone (its next generation may copy it, or into it).
+			if top := filepath.Dir(filepath.Dir(filepath.Dir(f.Dir))); IsPopulation(top) {
+				if m, err := ms.at(top); err == nil && m != nil && m.Command != "" {
+					r.Detail = "continue its population with: " + m.Command
+				}
+			}
 		}
 		out = append(out, r)
 	}

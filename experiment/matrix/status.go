@@ -24,19 +24,19 @@ const (
 	Failed
 	// Finished: summary.json exists.
 	Finished
-	// Stopped: a population's method ended it before its budget, by
-	// design (successive halving did not promote it); it trains no more.
-	// Inspect never decides it: the population's status does
-	// (population.MarkStopped).
-	Stopped
+	// Pruned: a population's method ended it before its budget, by
+	// design (successive halving did not promote it past a rung); it
+	// trains no more. Inspect never decides it: the population's status
+	// does (population.MarkPruned).
+	Pruned
 )
 
 // States lists every state in display order.
-var States = []State{Finished, Stopped, Running, Pending, Failed, Missing}
+var States = []State{Finished, Pruned, Running, Pending, Failed, Missing}
 
 // String is the state's name in status's tables and JSON.
 func (s State) String() string {
-	return [...]string{"missing", "pending", "running", "failed", "finished", "stopped"}[s]
+	return [...]string{"missing", "pending", "running", "failed", "finished", "pruned"}[s]
 }
 
 // NeedsSubmit reports whether a new submission should run it.

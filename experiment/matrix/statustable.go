@@ -38,7 +38,10 @@ func WriteFolderTable(w io.Writer, root string, runs []FolderRun, width int) err
 	t.fit(width, fitDrop("ENV", "CONTROLLER", "SEED"), fitProgress, fitCut("RUN", runKeep, true), fitCut("DETAIL", 20, false),
 		fitCut("RUN", 16, true), fitCut("DETAIL", 6, false), fitDrop("DETAIL"))
 	var parts []string
-	for _, s := range []string{FolderFinished, FolderRunning, FolderStopped} {
+	for _, s := range []string{FolderFinished, Pruned.String(), FolderRunning, FolderStopped} {
+		if s == Pruned.String() && counts[s] == 0 {
+			continue // only populations have pruned runs
+		}
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}
 	return t.write(w, fmt.Sprintf("status: %s: %s", Plural(len(runs), "run", "runs"), strings.Join(parts, ", ")))
@@ -72,8 +75,8 @@ func WriteStatusTable(w io.Writer, st Status, width int) error {
 	c := st.Counts()
 	var parts []string
 	for _, s := range States {
-		if s == Stopped && c[s] == 0 {
-			continue // only populations have stopped runs
+		if s == Pruned && c[s] == 0 {
+			continue // only populations have pruned runs
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", c[s], s))
 	}

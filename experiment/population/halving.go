@@ -74,24 +74,24 @@ func (r Result) FramesUsed() int64 {
 	return sum
 }
 
-// StoppedMember is a member that successive halving did not promote: it
+// PrunedMember is a member that successive halving did not promote: it
 // trained to the end of rung Rung (0-based, a generation) and no further.
-type StoppedMember struct {
+type PrunedMember struct {
 	Member int   `json:"member"`
 	Seed   int64 `json:"seed"` // its run's seed (MemberSeed)
 	Rung   int   `json:"rung"`
 	Frames int64 `json:"rung_frames"` // that rung's frame target
 }
 
-// Stopped lists the members successive halving has stopped so far, from
+// Pruned lists the members successive halving has pruned so far, from
 // the step records written (Alive's rule), in member order; nil for the
 // other methods.
-func Stopped(out string, def Definition) ([]StoppedMember, error) {
+func Pruned(out string, def Definition) ([]PrunedMember, error) {
 	rungs, err := def.Rungs()
 	if err != nil || rungs == nil {
 		return nil, err
 	}
-	var stopped []StoppedMember
+	var pruned []PrunedMember
 	before, err := Alive(out, def, 0)
 	if err != nil {
 		return nil, err
@@ -108,11 +108,11 @@ func Stopped(out string, def Definition) ([]StoppedMember, error) {
 		}
 		for k := range after {
 			if before[k] && !after[k] {
-				stopped = append(stopped, StoppedMember{Member: k, Seed: MemberSeed(def.Seed, def.Size, k), Rung: g, Frames: rungs[g].Frames})
+				pruned = append(pruned, PrunedMember{Member: k, Seed: MemberSeed(def.Seed, def.Size, k), Rung: g, Frames: rungs[g].Frames})
 			}
 		}
 		before = after
 	}
-	slices.SortFunc(stopped, func(a, b StoppedMember) int { return a.Member - b.Member })
-	return stopped, nil
+	slices.SortFunc(pruned, func(a, b PrunedMember) int { return a.Member - b.Member })
+	return pruned, nil
 }

@@ -360,7 +360,7 @@ func checkSameStart(t *testing.T, out string) {
 // checkHalving: 4, 2 and 1 members train in the rungs (ready records),
 // the best member is the one that finished, the frames used are the
 // schedule's (whole iterations of 64 frames land on the rungs' frames),
-// and status calls the members stopped short "stopped".
+// and status calls the members stopped short "pruned".
 func checkHalving(t *testing.T, out string) {
 	if count := events(t, out); count[EventReady] != 6 || count[EventExploit] != 0 || count[EventEnd] != 1 {
 		t.Errorf("log events %v, want 6 ready (4 + 2), no exploit, 1 end", count)
@@ -381,11 +381,11 @@ func checkHalving(t *testing.T, out string) {
 	if frames[192] != 2 || frames[384] != 1 || frames[768] != 1 || res.Best < 0 || res.Members[res.Best].Frames != 768 {
 		t.Errorf("members' frames %v, best %d; want 2 stopped at 192, 1 at 384, the best at 768", frames, res.Best)
 	}
-	// Stopped names the three members that stopped short, at their rungs,
-	// and MarkStopped turns their "missing" into "stopped" for status.
-	stopped, err := Stopped(out, def)
-	if err != nil || len(stopped) != 3 {
-		t.Fatalf("Stopped: %v, %v; want 3 members", stopped, err)
+	// Pruned names the three members that stopped short, at their rungs,
+	// and MarkPruned turns their "missing" into "pruned" for status.
+	pruned, err := Pruned(out, def)
+	if err != nil || len(pruned) != 3 {
+		t.Fatalf("Pruned: %v, %v; want 3 members", pruned, err)
 	}
 	st := matrix.Status{}
 	for k, m := range res.Members {
@@ -394,19 +394,19 @@ func checkHalving(t *testing.T, out string) {
 			st.Runs[k].State = matrix.Finished
 		}
 	}
-	if err := MarkStopped(out, &st); err != nil {
+	if err := MarkPruned(out, &st); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range stopped {
+	for _, m := range pruned {
 		if res.Members[m.Member].Frames != rungs[m.Rung].Frames || m.Frames != rungs[m.Rung].Frames {
-			t.Errorf("member %d stopped at rung %d (%d frames); it trained %d", m.Member, m.Rung, m.Frames, res.Members[m.Member].Frames)
+			t.Errorf("member %d pruned at rung %d (%d frames); it trained %d", m.Member, m.Rung, m.Frames, res.Members[m.Member].Frames)
 		}
-		if r := st.Runs[m.Member]; r.State != matrix.Stopped || r.Detail != fmt.Sprintf("rung %d of 3, not promoted", m.Rung+1) {
-			t.Errorf("member %d: state %v, detail %q after MarkStopped", m.Member, r.State, r.Detail)
+		if r := st.Runs[m.Member]; r.State != matrix.Pruned || r.Detail != fmt.Sprintf("rung %d of 3, not promoted", m.Rung+1) {
+			t.Errorf("member %d: state %v, detail %q after MarkPruned", m.Member, r.State, r.Detail)
 		}
 	}
-	if c := st.Counts(); c[matrix.Stopped] != 3 || c[matrix.Finished] != 1 {
-		t.Errorf("counts %v, want 3 stopped and 1 finished", c)
+	if c := st.Counts(); c[matrix.Pruned] != 3 || c[matrix.Finished] != 1 {
+		t.Errorf("counts %v, want 3 pruned and 1 finished", c)
 	}
 }
 

@@ -34,8 +34,8 @@ type Status struct {
 	// FramesUsed is the frames all members trained together (successive
 	// halving, finished: Result.FramesUsed).
 	FramesUsed *int64 `json:"frames_used,omitempty"`
-	// Stopped lists the members successive halving stopped (Stopped).
-	Stopped []StoppedMember `json:"stopped,omitempty"`
+	// Pruned lists the members successive halving pruned (Pruned).
+	Pruned []PrunedMember `json:"pruned,omitempty"`
 	// Legacy: some of its files were written without checksums (by
 	// hyperctl before population files were sealed); they are read, but
 	// a damaged byte in them would go unnoticed.
@@ -66,7 +66,7 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, LogFile), err)
 	}
 	ps.Origins, ps.Lineages = l.Origin, l.Roots
-	if ps.Stopped, err = Stopped(dir, def); err != nil {
+	if ps.Pruned, err = Pruned(dir, def); err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	if l.OneSince >= 0 {
@@ -135,9 +135,9 @@ func WriteLineages(w io.Writer, ps Status) error {
 	return err
 }
 
-// StoppedIn is Stopped for the folder dir, with its number of rungs; nil
+// PrunedIn is Pruned for the folder dir, with its number of rungs; nil
 // when dir is not a successive halving population.
-func StoppedIn(dir string) (stopped []StoppedMember, rungs int, err error) {
+func PrunedIn(dir string) (pruned []PrunedMember, rungs int, err error) {
 	def, _, err := ReadDefinitionLegacy(dir)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && def.Settings.Method != popmethod.Halving {
 		return nil, 0, nil
@@ -145,34 +145,83 @@ func StoppedIn(dir string) (stopped []StoppedMember, rungs int, err error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	stopped, err = Stopped(dir, def)
-	return stopped, def.Generations(), err
+	pruned, err = Pruned(dir, def)
+	return pruned, def.Generations(), err
 }
 
-// StoppedText is how status and report describe a member that successive
+// PrunedText is how status and report describe a member that successive
 // halving did not promote.
-func (m StoppedMember) StoppedText(rungs int) string {
+func (m PrunedMember) PrunedText(rungs int) string {
 	return fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, rungs)
 }
 
-// MarkStopped sets the state of the runs in st, the runs of the folder
-// dir, that successive halving stopped (StoppedIn) to matrix.Stopped, with
+// MarkPruned sets the state of the runs in st, the runs of the folder
+// dir, that successive halving pruned (PrunedIn) to matrix.Pruned, with
 // the rung in their detail: Inspect, which reads a run folder alone, finds
 // them unfinished and calls them missing. A run that a process still
 // writes keeps its state. Folders that are not a successive halving
 // population are left as they are.
-func MarkStopped(dir string, st *matrix.Status) error {
-	stopped, rungs, err := StoppedIn(dir)
+func MarkPruned(dir string, st *matrix.Status) error {
+	pruned, rungs, err := PrunedIn(dir)
 	if err != nil {
 		return err
 	}
 	for i := range st.Runs {
 		r := &st.Runs[i]
-		for _, m := range stopped {
+		for _, m := range pruned {
 			if r.Seed == m.Seed && r.State == matrix.Missing {
-				r.State, r.StateName = matrix.Stopped, matrix.Stopped.String()
-				r.Detail = m.StoppedText(rungs)
+				r.State, r.StateName = matrix.Pruned, matrix.Pruned.String()
+				r.Detail = m.PrunedText(rungs)
 			}
+		}
+	}
+	return nil
+}
+
+// PrunedRuns says, for run folders anywhere, whether successive halving
+// pruned them, reading each population folder once: a member's folder is
+// <population>/<env>/<method>/seed<S>. The zero value is ready to use.
+type PrunedRuns map[string]map[int64]string
+
+// At is where the run in dir, of seed seed, was pruned (PrunedText), or
+// "" when it was not (or is no member of a successive halving population).
+func (p PrunedRuns) At(dir string, seed int64) (string, error) {
+	top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	if !matrix.IsPopulation(top) {
+		return "", nil
+	}
+	at, ok := p[top]
+	if !ok {
+		pruned, rungs, err := PrunedIn(top)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", top, err)
+		}
+		at = map[int64]string{}
+		for _, m := range pruned {
+			at[m.Seed] = m.PrunedText(rungs)
+		}
+		p[top] = at
+	}
+	return at[seed], nil
+}
+
+// MarkPrunedFolders is MarkPruned for run folders found outside a matrix
+// (matrix.Folders: status of a folder that holds populations): each
+// stopped run that successive halving pruned becomes "pruned", with its
+// rung.
+func MarkPrunedFolders(runs []matrix.FolderRun) error {
+	p := PrunedRuns{}
+	for i := range runs {
+		r := &runs[i]
+		if r.State != matrix.FolderStopped {
+			continue
+		}
+		text, err := p.At(r.Dir, r.Seed)
+		if err != nil {
+			return err
+		}
+		if text != "" {
+			r.State, r.Detail = matrix.Pruned.String(), text
 		}
 	}
 	return nil

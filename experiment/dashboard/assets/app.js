@@ -9,7 +9,7 @@
   // Tableau 10: one colour per controller (or per compare and controller),
   // or per run when a group holds a single one (see perRun).
   const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
-  const STATES = ['finished', 'stopped', 'running', 'pending', 'failed', 'missing'];
+  const STATES = ['finished', 'pruned', 'running', 'pending', 'failed', 'missing'];
   const CHART_HEIGHT = 230;
 
   const st = {
