@@ -183,6 +183,12 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 	if set := popmethod.DefaultSettings(f.method); set.ValidateSize(f.size) != nil {
 		return usagef("--%v", set.ValidateSize(f.size)) // "size: …" names the field
 	}
+	if f.method == popmethod.Halving {
+		if rungs, err := popmethod.Rungs(f.size, f.eta, f.minFrames, f.frames); err == nil && len(rungs) < 2 {
+			return usagef("--size %d, --eta %d, --min-frames %d: one rung, so successive halving would stop no member; want --size >= --eta and --min-frames <= --frames/--eta = %d",
+				f.size, f.eta, f.minFrames, f.frames/int64(f.eta))
+		}
+	}
 	if f.preset != "" {
 		if err := configs.CheckPreset(f.preset); err != nil {
 			return usagef("--preset: %v", err)

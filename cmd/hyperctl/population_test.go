@@ -241,6 +241,8 @@ func TestPopulationUsage(t *testing.T) {
 		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--eta", "1"}, "--eta: want an integer >= 2, got 1"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--min-frames", "0"}, "--min-frames: want a frame in [1, --frames = 1000000], got 0"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--ready", "50000"}, "--ready: not with --method halving"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--size", "3", "--eta", "4"}, "--size 3, --eta 4, --min-frames 1: one rung, so successive halving would stop no member"},
+		{[]string{"--env", "reacher", "--out", dir, "--method", "halving", "--size", "8", "--min-frames", "600000"}, "want --size >= --eta and --min-frames <= --frames/--eta = 333333"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "random", "--ready", "50000"}, "--ready: not with --method random"},
 	} {
 		_, e, code := runCLI(t, append([]string{"population"}, c.args...)...)
