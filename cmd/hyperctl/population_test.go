@@ -38,7 +38,7 @@ func samePopulationFolders(t *testing.T, got, want string) {
 		case err != nil || d.IsDir():
 		case rel == population.LogFile || rel == population.ResultFile || strings.HasPrefix(rel, population.GenerationsDir):
 			files = append(files, rel)
-		case filepath.Base(rel) == rundir.TrainCSV || filepath.Base(rel) == rundir.EvalCSV:
+		case filepath.Base(rel) == rundir.TrainCSV || filepath.Base(rel) == rundir.EvalCSV || filepath.Base(rel) == rundir.EpisodesCSV:
 			same, total, diff, err := rundir.CompareCSV(filepath.Join(got, rel), p)
 			// A member that successive halving stopped at the first rung
 			// has not evaluated.
@@ -49,8 +49,12 @@ func samePopulationFolders(t *testing.T, got, want string) {
 		}
 		return nil
 	})
-	if len(files) < 7 {
-		t.Fatalf("the reference holds %d population files: %v", len(files), files)
+	def, err := population.ReadDefinition(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := def.Generations(); len(files) != 2*g+1 { // the log, the result, g plans, g-1 steps
+		t.Fatalf("the reference holds %d population files, want %d for %d generations: %v", len(files), 2*g+1, g, files)
 	}
 	for _, rel := range files {
 		a, err1 := os.ReadFile(filepath.Join(got, rel))
@@ -327,8 +331,9 @@ func TestPopulationMethods(t *testing.T) {
 // No process of the test stays between the submission and the end. It must
 // end with the log, plans, steps and member CSVs of the same population run
 // locally. Then successive halving (4 members, eta 2: rungs of 4, 2 and 1
-// members, whose arrays hold only the members that train). Skips, with the
-// reason, when the daemons cannot start.
+// members, whose arrays hold only the members that train), PBT with t-test
+// selection and a late first exploit, MF-PBT (8 members) and random search
+// (one generation). Skips, with the reason, when the daemons cannot start.
 func TestSlurmPopulation(t *testing.T) {
 	startLocalSlurm(t, "/tmp/hyperctl-slurm-pop-e2e", "6847", "6848")
 	cfg, err := filepath.Abs(popTestConfig)
@@ -338,13 +343,26 @@ func TestSlurmPopulation(t *testing.T) {
 	halving := func(cfg, out string) []string {
 		return []string{"population", "--env", "reacher", "--method", "halving", "--eta", "2", "--size", "4", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", out}
 	}
+	antiGreedy := func(cfg, out string) []string {
+		return append(popArgs(cfg, out), "--selection", "ttest", "--first-exploit", "640")
+	}
+	mfpbt := func(cfg, out string) []string {
+		return []string{"population", "--env", "reacher", "--method", "mfpbt", "--size", "8", "--frames", "1920", "--ready", "640", "--jobs", "2", "--config", cfg, "--out", out}
+	}
+	random := func(cfg, out string) []string {
+		return []string{"population", "--env", "reacher", "--method", "random", "--size", "2", "--frames", "768", "--jobs", "2", "--config", cfg, "--out", out}
+	}
 	for _, c := range []struct {
 		name     string
 		args     func(cfg, out string) []string
 		finished string // status's count of finished runs
+		arrays   int    // member job arrays: one per generation
 	}{
-		{"pbt", popArgs, "2 finished"},
-		{"halving", halving, "1 finished"},
+		{"pbt", popArgs, "2 finished", 3},
+		{"halving", halving, "1 finished", 3},
+		{"pbt-ttest-late", antiGreedy, "2 finished", 3},
+		{"mfpbt", mfpbt, "8 finished", 3},
+		{"random", random, "2 finished", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -385,8 +403,8 @@ func TestSlurmPopulation(t *testing.T) {
 				SlurmJobs []struct{ ID string } `json:"slurm_jobs"`
 			}
 			b, _ := os.ReadFile(filepath.Join(out, "compare.json"))
-			if json.Unmarshal(b, &man) != nil || len(man.SlurmJobs) != 3 {
-				t.Errorf("compare.json records %d member arrays, want 3 (one per generation):\n%s", len(man.SlurmJobs), b)
+			if json.Unmarshal(b, &man) != nil || len(man.SlurmJobs) != c.arrays {
+				t.Errorf("compare.json records %d member arrays, want %d (one per generation):\n%s", len(man.SlurmJobs), c.arrays, b)
 			}
 			if o, _, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, c.finished) {
 				t.Errorf("status: exit %d, want %q in\n%s", code, c.finished, o)
