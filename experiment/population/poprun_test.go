@@ -389,7 +389,8 @@ func checkHalving(t *testing.T, out string) {
 	}
 	st := matrix.Status{}
 	for k, m := range res.Members {
-		st.Runs = append(st.Runs, matrix.RunStatus{Seed: MemberSeed(def.Seed, def.Size, k), State: matrix.Missing})
+		rel, _ := filepath.Rel(out, def.MemberDir(out, k))
+		st.Runs = append(st.Runs, matrix.RunStatus{Dir: rel, Seed: MemberSeed(def.Seed, def.Size, k), State: matrix.Missing})
 		if m.Frames == 768 {
 			st.Runs[k].State = matrix.Finished
 		}

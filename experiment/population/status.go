@@ -155,24 +155,25 @@ func (m PrunedMember) PrunedText(rungs int) string {
 	return fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, rungs)
 }
 
-// MarkPruned sets the state of the runs in st, the runs of the folder
-// dir, that successive halving pruned (PrunedIn) to matrix.Pruned, with
-// the rung in their detail: Inspect, which reads a run folder alone, finds
-// them unfinished and calls them missing. A run that a process still
-// writes keeps its state. Folders that are not a successive halving
-// population are left as they are.
+// MarkPruned sets the state of the runs in st, the runs of the compare
+// folder dir, that successive halving pruned (PrunedRuns) to
+// matrix.Pruned, with the rung in their detail: Inspect, which reads a run
+// folder alone, finds them unfinished and calls them missing. A run that
+// a process still writes keeps its state. Folders that are not a
+// successive halving population are left as they are.
 func MarkPruned(dir string, st *matrix.Status) error {
-	pruned, rungs, err := PrunedIn(dir)
-	if err != nil {
-		return err
-	}
+	p := PrunedRuns{}
 	for i := range st.Runs {
 		r := &st.Runs[i]
-		for _, m := range pruned {
-			if r.Seed == m.Seed && r.State == matrix.Missing {
-				r.State, r.StateName = matrix.Pruned, matrix.Pruned.String()
-				r.Detail = m.PrunedText(rungs)
-			}
+		if r.State != matrix.Missing {
+			continue
+		}
+		text, err := p.At(filepath.Join(dir, r.Dir), r.Seed)
+		if err != nil {
+			return err
+		}
+		if text != "" {
+			r.State, r.StateName, r.Detail = matrix.Pruned, matrix.Pruned.String(), text
 		}
 	}
 	return nil
@@ -180,7 +181,7 @@ func MarkPruned(dir string, st *matrix.Status) error {
 
 // PrunedRuns says, for run folders anywhere, whether successive halving
 // pruned them, reading each population folder once: a member's folder is
-// <population>/<env>/<method>/seed<S>. The zero value is ready to use.
+// <population>/<env>/<method>/seed<S>. Make one with PrunedRuns{}.
 type PrunedRuns map[string]map[int64]string
 
 // At is where the run in dir, of seed seed, was pruned (PrunedText), or
