@@ -116,7 +116,7 @@ func TestImportsPointDown(t *testing.T) {
 		from, _ := rel(p.ImportPath)
 		lf, ok := Of(from)
 		if !ok {
-			t.Errorf("%s is in no layer; add it to layering.Layers and to the README's Layout", from)
+			t.Errorf("%s is in no layer; add it to layering.Layers, to the README's layer order, and to the packages of docs/development.md", from)
 			continue
 		}
 		for _, imp := range p.Imports {
