@@ -31,9 +31,9 @@ type FolderRun struct {
 // Folders is the state of every run folder in root (rundir.Runs), decided
 // by Inspect without a tracker: finished, running (a process holds its
 // lock) or stopped, with the command that continues it (a population's
-// member: its population's). Runs are named as report names them: a cell of a
-// compare folder below root (such as a population's member) by its matrix,
-// else by its config.toml (Matrices.RunName).
+// member: its population's). Runs are named as report names them: a cell
+// of a compare folder below root (such as a population's member) by its
+// matrix, else by its config.toml (Matrices.RunName).
 func Folders(root string) ([]FolderRun, error) {
 	found, err := rundir.Runs(root)
 	if err != nil {
