@@ -2,8 +2,10 @@ package population
 
 import (
 	"fmt"
+	"hash/crc32"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/pb2"
@@ -119,6 +121,56 @@ func DefaultSettings(method string) Settings {
 		s.Eta, s.MinFrames = DefaultEta, 1
 	}
 	return s
+}
+
+// Label names the configuration s: its method, then each setting that
+// differs from DefaultSettings(s.Method), so that two populations of one
+// method with different settings are two rows of a report. In order:
+// eta<η> and min<frames> (halving), late<frames> (the first exploit),
+// ttest (with <episodes>@<level> when not its defaults), q<quantile>,
+// r<resample probability>, f<periods joined by x> (MF-PBT), gp<checksum>
+// (PB2's GP settings), same (every member at the start configuration).
+// DefaultSettings(m).Label() is m.
+func (s Settings) Label() string {
+	d := DefaultSettings(s.Method)
+	parts := []string{s.Method}
+	add := func(format string, a ...any) { parts = append(parts, fmt.Sprintf(format, a...)) }
+	if s.Eta != d.Eta {
+		add("eta%d", s.Eta)
+	}
+	if s.MinFrames != d.MinFrames {
+		add("min%d", s.MinFrames)
+	}
+	if s.FirstExploit != 0 {
+		add("late%d", s.FirstExploit)
+	}
+	if s.Selection == SelectTTest {
+		if s.TTestEpisodes != DefaultTTestEpisodes || s.TTestLevel != DefaultTTestLevel {
+			add("ttest%d@%g", s.TTestEpisodes, s.TTestLevel)
+		} else {
+			add("ttest")
+		}
+	}
+	if s.Quantile != d.Quantile {
+		add("q%g", s.Quantile)
+	}
+	if s.ResampleProbability != d.ResampleProbability {
+		add("r%g", s.ResampleProbability)
+	}
+	if !slices.Equal(s.Frequencies, d.Frequencies) {
+		f := make([]string, len(s.Frequencies))
+		for i, v := range s.Frequencies {
+			f[i] = strconv.Itoa(v)
+		}
+		add("f%s", strings.Join(f, "x"))
+	}
+	if a, b := fmt.Sprintf("%+v", s.PB2), fmt.Sprintf("%+v", d.PB2); a != b {
+		add("gp%08x", crc32.ChecksumIEEE([]byte(a)))
+	}
+	if s.SameStart {
+		add("same")
+	}
+	return strings.Join(parts, "-")
 }
 
 // WithTTest returns s with Jaderberg et al.'s t-test selection at its

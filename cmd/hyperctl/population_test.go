@@ -300,7 +300,7 @@ func TestPopulationMethods(t *testing.T) {
 	}
 	// The members not promoted are pruned at their rungs, not missing;
 	// halving copies no weights, so no lineage line.
-	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving, 4 members, 3 of 3 rungs logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") ||
+	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "population: halving-eta2, 4 members, 3 of 3 rungs logged, finished; best member") || !strings.Contains(o, "; 1536 frames used") ||
 		strings.Count(o, "rung 1 of 3, not promoted") != 2 || strings.Count(o, "rung 2 of 3, not promoted") != 1 ||
 		!strings.Contains(o, "status: 4 runs: 1 finished, 3 pruned, 0 running, 0 pending, 0 failed, 0 missing") || strings.Contains(o, "lineages") {
 		t.Errorf("status of halving: exit %d\n%s\n%s", code, o, e)
@@ -308,8 +308,8 @@ func TestPopulationMethods(t *testing.T) {
 	// report names the matrix's cells as its runs (halving-4), and says
 	// which members halving pruned.
 	if o, e, code := runCLI(t, "report", out, "--random-episodes", "1", "--resamples", "10", "--out", filepath.Join(dir, "report")); code != 0 ||
-		!strings.Contains(o, "controllers halving-4;") || strings.Contains(o, "missing seeds") || strings.Contains(o, "unfinished:") ||
-		!strings.Contains(o, "- halving-4: pruned by successive halving: seed 0 at rung ") {
+		!strings.Contains(o, "controllers halving-eta2-4;") || strings.Contains(o, "missing seeds") || strings.Contains(o, "unfinished:") ||
+		!strings.Contains(o, "- halving-eta2-4: pruned by successive halving: seed 0 at rung ") {
 		t.Errorf("report of halving: exit %d\n%s\n%s", code, o, e)
 	}
 	// The folder above the population, read as run folders, says the same.

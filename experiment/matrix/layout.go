@@ -126,11 +126,15 @@ const PopulationFile = "population.json"
 // CellName names the controller of a cell of the matrix m of the compare
 // folder dir, the one rule of report, status and the dashboard: the cell's
 // controller entry (NAME or NAME@PRESET), and in a population folder (one
-// holding PopulationFile) the method and the population's size, as pb2-8,
-// so that populations of different sizes under one folder name their
-// members apart.
+// holding PopulationFile) its label (the method, or the method and the
+// settings that differ from its defaults: m.Label) and the population's
+// size, as pb2-8 or halving-eta2-same-8, so that populations of different
+// sizes or settings under one folder name their members apart.
 func CellName(dir string, m Manifest, entry string) string {
 	if IsPopulation(dir) && len(m.Seeds) > 0 {
+		if m.Label != "" {
+			entry = m.Label
+		}
 		return fmt.Sprintf("%s-%d", entry, len(m.Seeds))
 	}
 	return entry

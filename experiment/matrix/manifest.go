@@ -26,6 +26,10 @@ type Manifest struct {
 	Iterations  int      `json:"iterations"`
 	Frames      int64    `json:"frames,omitempty"` // the frame budget of every run (absent: none)
 	Command     string   `json:"command"`
+	// Label names a population's row (its method and the settings that
+	// differ from the method's defaults, popmethod.Settings.Label); empty
+	// for a compare, and in populations written before labels.
+	Label string `json:"label,omitempty"`
 	// SlurmJobs are the submissions of `compare --backend slurm`, oldest
 	// first (absent for local compares).
 	SlurmJobs []SlurmJob `json:"slurm_jobs,omitempty"`

@@ -71,7 +71,7 @@ func Init(out string, def Definition, base configs.Run) error {
 		return err
 	}
 	man := matrix.Manifest{Envs: []string{def.Env}, Controllers: []string{def.Settings.Method}, Seeds: def.MemberSeeds(),
-		Iterations: base.Iterations, Frames: def.Frames, Command: def.Command}
+		Iterations: base.Iterations, Frames: def.Frames, Command: def.Command, Label: def.Settings.Label()}
 	if _, err := os.Stat(filepath.Join(out, matrix.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
 		if err := matrix.WriteManifest(out, man); err != nil {
 			return err

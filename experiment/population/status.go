@@ -16,7 +16,10 @@ import (
 // beside its members' runs: how far it is, its best member, and how many
 // of its starting members' lines of weights survive its exploits.
 type Status struct {
-	Method      string `json:"method"`
+	Method string `json:"method"`
+	// Label is the method with the settings that differ from its
+	// defaults (popmethod.Settings.Label), as report names its row.
+	Label       string `json:"label"`
 	Size        int    `json:"size"`
 	Generations int    `json:"generations"`
 	// Logged is the number of generations the population log records.
@@ -52,7 +55,7 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = Status{Method: def.Settings.Method, Size: def.Size, Generations: def.Generations(), Legacy: legacy}
+	ps = Status{Method: def.Settings.Method, Label: def.Settings.Label(), Size: def.Size, Generations: def.Generations(), Legacy: legacy}
 	recs, legacy, err := ReadLogLegacy(dir)
 	ps.Legacy = ps.Legacy || legacy
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -96,7 +99,7 @@ func WriteStatus(w io.Writer, ps Status) error {
 	if ps.Finished {
 		state = "finished"
 	}
-	fmt.Fprintf(w, "population: %s, %d members, %d of %d %ss logged, %s", ps.Method, ps.Size, ps.Logged, ps.Generations, GenerationWord(ps.Method), state)
+	fmt.Fprintf(w, "population: %s, %d members, %d of %d %ss logged, %s", ps.Label, ps.Size, ps.Logged, ps.Generations, GenerationWord(ps.Method), state)
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
 	}
