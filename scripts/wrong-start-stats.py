@@ -43,7 +43,8 @@ Modes:
            matrix (results/decide-control), beside the deciding matrix's
            HyperController variant from the defaults
            (results/wrong-start/defaults/<variant>, seven keys); strata are
-           the environments, P is against `fixed`
+           the environments, P is against `fixed`; a row is level with
+           `fixed` when P's CI contains 0.5, else below or above it
   figure ROW
            the runs of the README's trace figure, from the deciding matrix:
            the stratum (start, environment) where ROW's median normalised
@@ -260,6 +261,12 @@ def defaults(resamples, seed):
     out = stats(rows, "fixed", norm, resamples, seed)
     table(out, "fixed")
     profile_table(out)
+    print()
+    for row, r in out.items():
+        if "p" in r:
+            p, lo, hi = r["p"]
+            word = "level with" if lo <= 0.5 <= hi else ("below" if hi < 0.5 else "above")
+            print(f"{row}: {word} fixed (P {p:.2f} [{lo:.2f}, {hi:.2f}])")
     return 0
 
 
