@@ -191,6 +191,8 @@ def main(argv):
         return 0
     resamples = int(argv[2]) if len(argv) > 2 else 10000
     seed = int(argv[3]) if len(argv) > 3 else 0
+    if argv[1] == "defaults":
+        return defaults(resamples, seed)
     starts = kept_starts()
     rows = {}
     if argv[1] == "tune":
@@ -199,8 +201,6 @@ def main(argv):
         for v in sorted(os.listdir("results/wrong-start/variants")):
             if v != "configs" and os.path.isdir(f"results/wrong-start/variants/{v}"):
                 rows[v] = {(s, e): finals(f"results/wrong-start/variants/{v}/{s}", e) for s in starts for e in ENVS}
-    elif argv[1] == "defaults":
-        return defaults(resamples, seed)
     else:
         norm = normalisation("results/decide-control/report/report.md")
         names = sorted({os.path.basename(d) for s in starts for d in glob.glob(f"results/wrong-start/decide/{s}/*")})
