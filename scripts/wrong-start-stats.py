@@ -247,7 +247,7 @@ def main(argv):
 def defaults(resamples, seed):
     """The check at the defaults (see the docstring's defaults mode)."""
     norm = normalisation("results/decide-control/report/report.md")
-    variants = sorted(os.path.basename(d) for d in glob.glob("results/wrong-start/defaults/*/"))
+    variants = sorted(os.path.basename(d.rstrip("/")) for d in glob.glob("results/wrong-start/defaults/*/"))
     if len(variants) != 1:
         print(f"wrong-start-stats: results/wrong-start/defaults holds {variants}, want one variant's study", file=sys.stderr)
         return 1
