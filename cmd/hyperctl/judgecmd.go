@@ -22,12 +22,13 @@ func newJudgeCmd(a *app) *cobra.Command {
 		Use:   "judge DIR...",
 		Short: "Score selected policies on fresh episodes, seeds no training or selection used (judge.json)",
 		Long: fmt.Sprintf(`judge evaluates the policy-best of each run folder DIR on deterministic
-episodes whose seeds no training or selection used: episode k is reset with
-%d + k (2^62 + 2^61 + k; training's and in-run evaluation's seeds are all
-below 2^62 + 256). A selection (best-of-N, a population's best member, a
-halving survivor, a random-search winner) picks on in-run evaluations; the
-maximum of noisy estimates is biased upwards, so the score that counts is
-this new evaluation of the policy it picked.
+episodes whose seeds no training or selection used: episode k is reset
+with %d + k (2^62 + 2^61 + k; training's and in-run
+evaluation's seeds are all below 2^62 + 256). A selection (best-of-N, a
+population's best member, a halving survivor, a random-search winner)
+picks on in-run evaluations; the maximum of noisy estimates is biased
+upwards, so the score that counts is this new evaluation of the policy it
+picked.
 
 DIR may be a finished population folder: its best member (as result.json
 names it) is judged, and a line on stderr says which.
@@ -41,7 +42,7 @@ judge' uses its mean as the run's score.
 
 --episodes is at least %d (the default).`, policy.FreshSeedBase, policy.MinJudgeEpisodes),
 		Example: `  hyperctl judge runs/halfcheetah-fixed-seed0
-  hyperctl judge runs/pop runs/other-pop --episodes 100   # each population's best member`,
+  hyperctl judge runs/pop runs/other-pop --episodes 100  # their best members`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := policy.CheckJudgeEpisodes(episodes); err != nil {
