@@ -156,6 +156,10 @@ func TestPopulationKillAndResume(t *testing.T) {
 	if stopped == 0 {
 		t.Errorf("status found no stopped member of the killed population:\n%s", o)
 	}
+	// Its own status says how far it is, in frames of the planned 2 × 1920.
+	if o, e, code := runCLI(t, "status", out); code != 0 || !strings.Contains(o, "in progress; ") || !strings.Contains(o, " of 3840 frames trained (") {
+		t.Errorf("status of the killed population: exit %d\n%s\n%s", code, o, e)
+	}
 	// 3. Continued to the end.
 	if o, e, code := runCLI(t, popArgs(cfg, out)...); code != 0 {
 		t.Fatalf("resumed: exit %d\n%s\n%s\nkilled run's output:\n%s", code, o, e, buf)

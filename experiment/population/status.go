@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
 
@@ -39,6 +40,11 @@ type Status struct {
 	FramesUsed *int64 `json:"frames_used,omitempty"`
 	// Pruned lists the members successive halving pruned (Pruned).
 	Pruned []PrunedMember `json:"pruned,omitempty"`
+	// FramesTrained is what its members' train.csv files hold, summed;
+	// FramesPlanned what they will hold at the end (Definition's
+	// PlannedFrames), up to the overshoot of whole iterations.
+	FramesTrained int64 `json:"frames_trained"`
+	FramesPlanned int64 `json:"frames_planned"`
 	// Legacy: some of its files were written without checksums (by
 	// hyperctl before population files were sealed); they are read, but
 	// a damaged byte in them would go unnoticed.
@@ -55,7 +61,13 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = Status{Method: def.Settings.Method, Label: def.Settings.Label(), Size: def.Size, Generations: def.Generations(), Legacy: legacy}
+	ps = Status{Method: def.Settings.Method, Label: def.Settings.Label(), Size: def.Size, Generations: def.Generations(), Legacy: legacy,
+		FramesPlanned: def.PlannedFrames()}
+	for k := range def.Size {
+		if _, frames, ok := rundir.LastRow(def.MemberDir(dir, k)); ok {
+			ps.FramesTrained += frames
+		}
+	}
 	recs, legacy, err := ReadLogLegacy(dir)
 	ps.Legacy = ps.Legacy || legacy
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -100,6 +112,10 @@ func WriteStatus(w io.Writer, ps Status) error {
 		state = "finished"
 	}
 	fmt.Fprintf(w, "population: %s, %d members, %d of %d %ss logged, %s", ps.Label, ps.Size, ps.Logged, ps.Generations, GenerationWord(ps.Method), state)
+	if !ps.Finished && ps.FramesPlanned > 0 {
+		fmt.Fprintf(w, "; %d of %d frames trained (%.0f %%)", ps.FramesTrained, ps.FramesPlanned,
+			min(100, 100*float64(ps.FramesTrained)/float64(ps.FramesPlanned)))
+	}
 	if ps.Best != nil && ps.BestReturn != nil {
 		fmt.Fprintf(w, "; best member %d (final evaluation return %.2f)", *ps.Best, *ps.BestReturn)
 	}
