@@ -316,6 +316,23 @@ func TestPopulationMethods(t *testing.T) {
 		!strings.Contains(o, "- halving-eta2-4: pruned by successive halving: seed 0 at rung ") {
 		t.Errorf("report of halving: exit %d\n%s\n%s", code, o, e)
 	}
+	// A damaged population.json is said once, naming the file; the members
+	// then read as their folders say (unfinished), never as pruned.
+	damaged := filepath.Join(dir, "damaged")
+	if err := os.CopyFS(damaged, os.DirFS(out)); err != nil {
+		t.Fatal(err)
+	}
+	def := filepath.Join(damaged, population.DefinitionFile)
+	if b, err := os.ReadFile(def); err != nil || os.WriteFile(def, bytes.Replace(b, []byte(`"Eta": 2`), []byte(`"Eta": 3`), 1), 0o644) != nil {
+		t.Fatal(err)
+	}
+	if o, e, code := runCLI(t, "report", damaged, "--random-episodes", "1", "--resamples", "10", "--out", filepath.Join(dir, "report-damaged")); code != 0 ||
+		strings.Count(o, "population.json is refused") != 1 || !strings.Contains(o, "unfinished: seed") || strings.Contains(o, "pruned by") {
+		t.Errorf("report of a population with a damaged population.json: exit %d\n%s\n%s", code, o, e)
+	}
+	if err := os.RemoveAll(damaged); err != nil {
+		t.Fatal(err)
+	}
 	// The folder above the population, read as run folders, says the same.
 	if o, e, code := runCLI(t, "status", dir); code != 0 || strings.Count(o, "rung 1 of 3, not promoted") != 2 || !strings.Contains(o, "status: 4 runs: 1 finished, 3 pruned, 0 running, 0 stopped") {
 		t.Errorf("status of the folder above halving: exit %d\n%s\n%s", code, o, e)

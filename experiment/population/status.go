@@ -205,6 +205,8 @@ type PrunedRuns map[string]map[int64]string
 
 // At is where the run in dir, of seed seed, was pruned (PrunedText), or
 // "" when it was not (or is no member of a successive halving population).
+// A population whose files cannot be read is an error once, at its first
+// member; its other members are then "" (as their folders say).
 func (p PrunedRuns) At(dir string, seed int64) (string, error) {
 	top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 	if !matrix.IsPopulation(top) {
@@ -214,6 +216,7 @@ func (p PrunedRuns) At(dir string, seed int64) (string, error) {
 	if !ok {
 		pruned, rungs, err := PrunedIn(top)
 		if err != nil {
+			p[top] = map[int64]string{}
 			return "", fmt.Errorf("%s: %w", top, err)
 		}
 		at = map[int64]string{}
