@@ -31,13 +31,14 @@
 # avx2; docs/guarantees.md) (resumably, into RETRAIN_DIR, default
 # /var/tmp/hyperctl-retrain), compared row by row with the committed run
 # (scripts/same-rows.sh), and its policy-best.* copied in only when equal.
-# RETRAIN_POPS=1 does it for a picked population member too, which means
-# its whole population again (N runs' frames): the population is trained
-# with the binary of the study that made it (the build.txt beside its
-# pop/ folder) and the same flags, into RETRAIN_DIR (the same command
-# continues it after an interruption), and the picked member's policy-best.*
-# is copied in only when every member's train.csv and eval.csv and the
-# population's pick are the committed ones.
+# RETRAIN_POPS=1 does it for a picked population member too: its lineage
+# alone is trained again (scripts/population-lineage.py: in each
+# generation the one member its weights descend from, following the
+# population log's exploits and the committed plans; one run's frames, not
+# the population's N), with the binary of the study that made it (the
+# build.txt beside its pop/ folder), into RETRAIN_DIR (the same command
+# continues it after an interruption), and the member's policy-best.* is
+# copied in only when its train.csv and eval.csv are the committed ones.
 #
 # Settings as in population-study.sh (OUT, ENVS, METHODS, SIZES, SEEDS,
 # FRAMES, READY, ITERS), and CMP, the comparison's folder name
@@ -110,28 +111,21 @@ retrain() {
     return 1
   fi
 }
-# retrain_pop POP MEMBER ENV METHOD SIZE SEED: the population POP, whose
-# picked member MEMBER has no policy, trained again (see RETRAIN_POPS).
+# retrain_pop POP MEMBER ENV METHOD SIZE SEED: the picked member MEMBER of
+# the population POP, which has no policy, trained again along its lineage
+# (see RETRAIN_POPS).
 retrain_pop() {
-  local pop=$1 member=$2 env=$3 m=$4 n=$5 s=$6 new="$RETRAIN_DIR/$1" bin d t e ok=1
+  local pop=$1 member=$2 m=$4 new="$RETRAIN_DIR/lineage/$1" bin t e ok=1
   bin=$(pop_bin "$m")
   [ -x "$bin" ] || { echo "population-compare: $bin: missing; build it with scripts/pinned-binary.sh (BUILD=its commit)" >&2; return 1; }
-  if [ ! -f "$new/result.json" ]; then
-    mkdir -p "$(dirname "$new")"
-    # shellcheck disable=SC2046 # the method's flags split into words
-    OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell} ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY:-avx2} \
-      nice -n 19 "$bin" --log-format json population --env "$env" $(method_flags "$m") --size "$n" --seed "$s" \
-      --frames "$FRAMES" --iterations "$ITERS" --jobs "$JOBS" --out "$new" >/dev/null 2>>"$new.log" || {
-      echo "population-compare: retraining $pop into $new failed; see $new.log" >&2; return 1; }
-  fi
-  [ "$(jq .best "$pop/result.json")" = "$(jq .best "$new/result.json")" ] || ok=
-  for d in $(jq -r '.members[].dir' "$pop/result.json"); do
-    t=$(same_rows "$pop/$d/train.csv" "$new/$d/train.csv") || ok=
-    e=$(same_rows "$pop/$d/eval.csv" "$new/$d/eval.csv") || ok=
-    [ -n "$ok" ] || { echo "population-compare: retrained $pop into $new, but member $d differs from the committed one (train.csv $t, eval.csv $e rows identical); not used" >&2; return 1; }
-  done
+  mkdir -p "$(dirname "$new")"
+  scripts/population-lineage.py "$pop" "$member" "$new" "$bin" 2>>"$new.log" || {
+    echo "population-compare: retraining $pop's $member into $new failed; see $new.log" >&2; return 1; }
+  t=$(same_rows "$pop/$member/train.csv" "$new/$member/train.csv") || ok=
+  e=$(same_rows "$pop/$member/eval.csv" "$new/$member/eval.csv") || ok=
+  [ -n "$ok" ] || { echo "population-compare: retrained $pop's $member into $new, but it differs from the committed one (train.csv $t, eval.csv $e rows identical); not used" >&2; return 1; }
   cp "$new/$member/policy-best.json" "$new/$member/policy-best.safetensors" "$pop/$member/"
-  echo "population-compare: retrained $pop: every member's train.csv and eval.csv rows and its pick identical (timing aside); $member's policy-best is in place"
+  echo "population-compare: retrained $pop's $member along its lineage: train.csv $t and eval.csv $e rows identical (timing aside); its policy-best is in place"
 }
 # pop_bin METHOD: the binary of the study that trained METHOD's populations.
 pop_bin() { echo "bin/hyperctl-study-$(cat "$(dirname "$(pop_root "$1")")/build.txt" 2>/dev/null || echo COMMIT)"; }
@@ -166,7 +160,7 @@ for n in ${SIZES//,/ }; do
         done
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$env" "$m-$n" "$s" "$used" "$fixed" \
           "$(jq -n --argjson u "$used" --argjson f "$fixed" 'if $f > 0 then ($u / $f * 1000 | round / 1000) else null end')" >>"$new/frames.tsv"
-        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"$pop $member $env $m $n $s"$'\t'"a member's policy comes only with its population: with the study's binary $(pop_bin "$m") (scripts/pinned-binary.sh), run it as population --env $env $(method_flags "$m") --size $n --seed $s --frames $FRAMES --iterations $ITERS --out NEW, check that same_rows finds every member's train.csv and eval.csv rows identical (scripts/same-rows.sh), then copy NEW/$member/policy-best.* into $pop/$member (RETRAIN_POPS=1 does all this)")
+        picked+=("$pop/$member"$'\t'"$env/$m-$n/seed$s"$'\t'"$pop $member $env $m $n $s"$'\t'"with the study's binary $(pop_bin "$m") (scripts/pinned-binary.sh), run scripts/population-lineage.py $pop $member NEW $(pop_bin "$m"), check that same_rows finds NEW/$member's train.csv and eval.csv rows identical to the committed ones (scripts/same-rows.sh), then copy NEW/$member/policy-best.* into $pop/$member (RETRAIN_POPS=1 does all this)")
       done
       bestdir= bestv=
       for k in $(seq 0 $(( n - 1 ))); do
