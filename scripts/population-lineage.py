@@ -61,9 +61,11 @@ def lineage(pop, member):
 
 
 def copy_run(src, dst):
-    """dst becomes a copy of the run in src, as the binary's CopyRun makes it."""
+    """dst becomes a copy of the run in src, as the binary's CopyRun makes it:
+    every file but hidden ones (the lock, temporary files), the folder's log
+    and a Slurm task's record."""
     shutil.rmtree(dst, ignore_errors=True)
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".lock", "train.log", "slurm-task.json"))
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*", "train.log", "slurm-task.txt"))
 
 
 def main(argv):
