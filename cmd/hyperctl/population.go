@@ -307,12 +307,12 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 		width = max(width, len(m.Dir))
 	}
 	fmt.Fprintf(&b, "  member  %-*s  final eval  training score\n", width, "folder")
-	pruned, _, err := population.PrunedIn(out)
+	ps, ok, err := population.ReadStatus(out)
 	if err != nil {
 		return err
 	}
 	marks := map[int]string{}
-	for _, m := range pruned {
+	for _, m := range ps.Pruned {
 		marks[m.Member] = fmt.Sprintf("  pruned at rung %d", m.Rung+1)
 	}
 	for k, m := range r.Members {
@@ -325,10 +325,6 @@ func printResult(cmd *cobra.Command, out string, r population.Result, what strin
 			mark = "  best"
 		}
 		fmt.Fprintf(&b, "  %6d  %-*s  %10s  %14.2f%s\n", k, width, m.Dir, ev, m.Score, mark)
-	}
-	ps, ok, err := population.ReadStatus(out)
-	if err != nil {
-		return err
 	}
 	if ps.FramesUsed != nil {
 		fmt.Fprintf(&b, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)

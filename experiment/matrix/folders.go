@@ -2,7 +2,6 @@ package matrix
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
@@ -67,7 +66,7 @@ func Folders(root string) ([]FolderRun, error) {
 			r.State, r.Detail = FolderStopped, "continue with: hyperctl train --out "+f.Dir+" --resume"
 			// A population's member continues with its population, never
 			// alone (its next generation may copy it, or into it).
-			if top := filepath.Dir(filepath.Dir(filepath.Dir(f.Dir))); IsPopulation(top) {
+			if top := CompareFolderOf(f.Dir); IsPopulation(top) {
 				if m, err := ms.at(top); err == nil && m != nil && m.Command != "" {
 					r.Detail = "continue its population with: " + m.Command
 				}

@@ -95,7 +95,7 @@ func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err 
 	cell := false
 	e, c, sd, ok := ParseRunDir(dir)
 	if ok {
-		top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+		top := CompareFolderOf(dir)
 		if rel, err := filepath.Rel(root, top); err == nil && filepath.IsLocal(rel) {
 			m, err := ms.at(top)
 			if err != nil {
@@ -116,6 +116,14 @@ func (ms Matrices) RunName(root, dir string) (env, ctrl string, seed int64, err 
 	}
 	env, ctrl, seed, _ = NameByConfig(dir, id)
 	return env, ctrl, seed, nil
+}
+
+// CompareFolderOf is the folder a run folder dir belongs to when it is a
+// cell of a compare folder (<compare>/<env>/<controller>/seed<N>, a
+// population's member among them): three levels up. Whether it is one is
+// the caller's to check (a compare.json or PopulationFile there).
+func CompareFolderOf(dir string) string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 }
 
 // PopulationFile is the definition `hyperctl population` writes in a

@@ -2,7 +2,6 @@ package population
 
 import (
 	"fmt"
-	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 )
@@ -23,25 +22,49 @@ import (
 // the step's scores, keeping the next rung's members). The steps before g
 // must be recorded.
 func Alive(out string, def Definition, g int) ([]bool, error) {
-	alive := make([]bool, def.Size)
-	for k := range alive {
-		alive[k] = true
-	}
 	rungs, err := def.Rungs()
 	if err != nil || rungs == nil {
-		return alive, err
+		return allAlive(def.Size), err
 	}
 	if g < 0 || g >= len(rungs) {
 		return nil, fmt.Errorf("successive halving: generation %d of %d rungs", g, len(rungs))
 	}
-	for h := range g {
+	sets, err := aliveSets(out, def, rungs, g)
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) <= g {
+		return nil, fmt.Errorf("successive halving: %s has no step record of generation %d for %d members", out, len(sets)-1, def.Size)
+	}
+	return sets[g], nil
+}
+
+func allAlive(n int) []bool {
+	alive := make([]bool, n)
+	for k := range alive {
+		alive[k] = true
+	}
+	return alive
+}
+
+// aliveSets returns who is alive in generations 0 … upto of a successive
+// halving population (rungs its schedule), in one pass over the step
+// records: it stops early, after the last generation whose preceding steps
+// are all recorded.
+func aliveSets(out string, def Definition, rungs []popmethod.Rung, upto int) ([][]bool, error) {
+	sets := [][]bool{allAlive(def.Size)}
+	for h := 0; h < upto; h++ {
 		st, ok, err := ReadStep(out, h)
 		if err != nil {
 			return nil, err
 		}
-		if !ok || len(st.Members) != def.Size {
-			return nil, fmt.Errorf("successive halving: %s has no step record of generation %d for %d members", out, h, def.Size)
+		if !ok {
+			break // the step after generation h has not run yet
 		}
+		if len(st.Members) != def.Size {
+			return nil, fmt.Errorf("successive halving: %s: the step record of generation %d has %d members, the population %d", out, h, len(st.Members), def.Size)
+		}
+		alive := sets[h]
 		var members []int
 		scores := make([]float64, def.Size)
 		for k, m := range st.Members {
@@ -54,12 +77,13 @@ func Alive(out string, def Definition, g int) ([]bool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("successive halving: the step after generation %d: %w", h, err)
 		}
-		clear(alive)
+		promoted := make([]bool, def.Size)
 		for _, k := range next {
-			alive[k] = true
+			promoted[k] = true
 		}
+		sets = append(sets, promoted)
 	}
-	return alive, nil
+	return sets, nil
 }
 
 // FramesUsed is the frames all members of a finished population trained
@@ -91,28 +115,17 @@ func Pruned(out string, def Definition) ([]PrunedMember, error) {
 	if err != nil || rungs == nil {
 		return nil, err
 	}
-	var pruned []PrunedMember
-	before, err := Alive(out, def, 0)
+	sets, err := aliveSets(out, def, rungs, len(rungs)-1)
 	if err != nil {
 		return nil, err
 	}
-	for g := 0; g+1 < len(rungs); g++ {
-		if _, ok, err := ReadStep(out, g); err != nil {
-			return nil, err
-		} else if !ok {
-			break // the rung's step has not run yet
-		}
-		after, err := Alive(out, def, g+1)
-		if err != nil {
-			return nil, err
-		}
-		for k := range after {
-			if before[k] && !after[k] {
+	var pruned []PrunedMember
+	for k := range def.Size { // member order
+		for g := 0; g+1 < len(sets); g++ {
+			if sets[g][k] && !sets[g+1][k] {
 				pruned = append(pruned, PrunedMember{Member: k, Seed: MemberSeed(def.Seed, def.Size, k), Rung: g, Frames: rungs[g].Frames})
 			}
 		}
-		before = after
 	}
-	slices.SortFunc(pruned, func(a, b PrunedMember) int { return a.Member - b.Member })
 	return pruned, nil
 }

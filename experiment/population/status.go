@@ -208,7 +208,7 @@ type PrunedRuns map[string]map[int64]string
 // A population whose files cannot be read is an error once, at its first
 // member; its other members are then "" (as their folders say).
 func (p PrunedRuns) At(dir string, seed int64) (string, error) {
-	top := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	top := matrix.CompareFolderOf(dir)
 	if !matrix.IsPopulation(top) {
 		return "", nil
 	}
