@@ -11,7 +11,7 @@
 #                                           one report per kept start over its
 #                                           four rows (rows of results/reports.tsv,
 #                                           replacing study.sh's one-row reports)
-#   results/wrong-start/defaults/<variant>/report
+#   results/wrong-start/defaults/<variant>/report   (each variant's)
 #   results/wrong-start/figure              the trace figure of the row that
 #                                           stats.md names (scripts/wrong-start-figure.sh)
 #
@@ -30,12 +30,15 @@ if grep -q '^no verdict yet' "$tmp"; then
   echo "wrong-start-finish: $(grep '^no verdict yet' "$tmp")" >&2
   exit 1
 fi
-variant=$(cd results/wrong-start/defaults 2>/dev/null && ls -d -- */ | tr -d / || true)
-runs=$(find "results/wrong-start/defaults/$variant" -name summary.json 2>/dev/null | wc -l)
-if [ -z "$variant" ] || [ "$runs" != 25 ]; then
-  echo "wrong-start-finish: results/wrong-start/defaults/${variant:-<variant>} has $runs finished runs of 25" >&2
-  exit 1
-fi
+variants=$(cd results/wrong-start/defaults 2>/dev/null && ls -d -- */ | tr -d / || true)
+[ -n "$variants" ] || { echo "wrong-start-finish: results/wrong-start/defaults holds no variant's study" >&2; exit 1; }
+for variant in $variants; do
+  runs=$(find "results/wrong-start/defaults/$variant" -name summary.json 2>/dev/null | wc -l)
+  if [ "$runs" != 25 ]; then
+    echo "wrong-start-finish: results/wrong-start/defaults/$variant has $runs finished runs of 25" >&2
+    exit 1
+  fi
+done
 cp "$tmp" "$decide/stats.md"
 stats defaults > "results/wrong-start/defaults/stats.md"
 row=$(sed -n "s/^The trace figure's row: //p" "$decide/stats.md")
@@ -50,8 +53,11 @@ for start in $(kept_starts); do
   printf '%s\t%s\t%s\n' "$decide/$start" "$decide/$start/report" "--focus hypercontroller" >> "$tmp"
   outs+=("$decide/$start/report")
 done
-printf '%s\t%s\t%s\n' "results/wrong-start/defaults/$variant" "results/wrong-start/defaults/$variant/report" "--focus hypercontroller" >> "$tmp"
-outs+=("results/wrong-start/defaults/$variant/report")
+for variant in $variants; do
+  d=results/wrong-start/defaults/$variant
+  printf '%s\t%s\t%s\n' "$d" "$d/report" "--focus $(jq -r '.controllers[0]' "$d/compare.json")" >> "$tmp"
+  outs+=("$d/report")
+done
 cp "$tmp" "$tsv"
 scripts/reports.sh "${outs[@]}"
 scripts/wrong-start-figure.sh "$row"

@@ -38,13 +38,14 @@ Modes:
            (seeds 0-4 in every stratum), and the row the trace figure shows:
            the controller that rescues, or of several that do or of none,
            the one with the highest aggregate IQM
-  defaults the check at the defaults on seeds 0-4: `fixed` and
-           hypercontroller@hc-narrow (the paper's four keys) of issue 25's
-           matrix (results/decide-control), beside the deciding matrix's
-           HyperController variant from the defaults
-           (results/wrong-start/defaults/<variant>, seven keys); strata are
-           the environments, P is against `fixed`; a row is level with
-           `fixed` when P's CI contains 0.5, else below or above it
+  defaults the check at the defaults on seeds 0-4: `fixed` of issue 25's
+           matrix (results/decide-control), and for each variant run from
+           the defaults (results/wrong-start/defaults/<variant>: hc-narrow,
+           the deciding matrix's HyperController, and hoof, the row the
+           verdict's advice names; seven keys) its issue 25 form over the
+           paper's four keys (hypercontroller@hc-narrow, hoof@hoof-c) beside
+           it; strata are the environments, P is against `fixed`; a row is
+           level with `fixed` when P's CI contains 0.5, else below or above
   figure ROW
            the runs of the README's trace figure, from the deciding matrix:
            the stratum (start, environment) where ROW's median normalised
@@ -248,12 +249,14 @@ def defaults(resamples, seed):
     """The check at the defaults (see the docstring's defaults mode)."""
     norm = normalisation("results/decide-control/report/report.md")
     variants = sorted(os.path.basename(d.rstrip("/")) for d in glob.glob("results/wrong-start/defaults/*/"))
-    if len(variants) != 1:
-        print(f"wrong-start-stats: results/wrong-start/defaults holds {variants}, want one variant's study", file=sys.stderr)
+    issue25 = {"hc-narrow": "hypercontroller@hc-narrow", "hoof": "hoof@hoof-c"}
+    if not variants or any(v not in issue25 for v in variants):
+        print(f"wrong-start-stats: results/wrong-start/defaults holds {variants}, want studies of {sorted(issue25)}", file=sys.stderr)
         return 1
-    sources = {"fixed": ("results/decide-control", "fixed"),
-               "hypercontroller@hc-narrow (4 keys, issue 25)": ("results/decide-control", "hypercontroller@hc-narrow"),
-               f"{variants[0]} (7 keys)": (f"results/wrong-start/defaults/{variants[0]}", "*")}
+    sources = {"fixed": ("results/decide-control", "fixed")}
+    for v in variants:
+        sources[f"{issue25[v]} (4 keys, issue 25)"] = ("results/decide-control", issue25[v])
+        sources[f"{v} (7 keys)"] = (f"results/wrong-start/defaults/{v}", "*")
     rows = {}
     for name, (folder, row) in sources.items():
         rows[name] = {("defaults", e): [v for k, v in finals_by_seed(folder, e, row).items() if k in SEEDS] for e in ENVS}
