@@ -14,8 +14,10 @@ import (
 // inference, GAE, update and the rest of each iteration, ppo.IterStats),
 // the controller, evaluation, the run folder's rows and artifacts (I/O) and
 // checkpoints. It covers this process's segment only: a resumed run's
-// earlier segments are not in it. A method with trials (HOOF) counts its
-// search in both the update and the controller.
+// earlier segments are not in it. A method with trials (HOOF) makes its
+// search inside the trainer's update; the split counts the search under
+// the controller (as controller_time_s does) and the rest under the update,
+// so that no time is counted twice.
 type phases struct {
 	env, inference, gae, update, iterRest time.Duration
 	controller, eval, io, checkpoint      time.Duration
@@ -28,7 +30,11 @@ func (p *phases) iteration(rep ppo.Report) {
 	p.env += st.EnvTime
 	p.inference += st.InferenceTime
 	p.gae += st.GAETime
-	p.update += st.UpdateTime
+	var search time.Duration // inside UpdateTime, and in rep.ControllerTime too
+	if st.Trial != nil {
+		search = st.Trial.SearchTime
+	}
+	p.update += st.UpdateTime - search
 	p.iterRest += st.Elapsed - st.EnvTime - st.InferenceTime - st.GAETime - st.UpdateTime
 	p.controller += rep.ControllerTime
 	if rep.Eval != nil {
