@@ -136,7 +136,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		if len(runs) == 0 {
 			return fmt.Errorf("status: no run in %s: neither %s (a compare folder) nor a run folder (one holding %s) in it or below it", dir, matrix.ManifestFile, rundir.TrainCSV)
 		}
-		if err := population.MarkPrunedFolders(runs); err != nil {
+		if err := population.MarkMemberFolders(runs); err != nil {
 			return fmt.Errorf("status: %w", err)
 		}
 		return printFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
@@ -151,7 +151,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 	for i := range st.Runs { // named as report names them (a population's members with its size)
 		st.Runs[i].Controller = matrix.CellName(dir, man, st.Runs[i].Controller)
 	}
-	if err := population.MarkPruned(dir, &st); err != nil {
+	if err := population.MarkMembers(dir, &st); err != nil {
 		return fmt.Errorf("status: %w", err)
 	}
 	if st.QueueErr != nil {

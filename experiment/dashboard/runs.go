@@ -200,9 +200,9 @@ func (s *Runs) readMatrix(ctx context.Context, d string, problems *[]string) (Ma
 	if err != nil {
 		return Matrix{}, nil, nil, fmt.Errorf("compare %s: %w", d, err)
 	}
-	if err := population.MarkPruned(d, &st); err != nil {
+	if err := population.MarkMembers(d, &st); err != nil {
 		// The runs' own states stand; the page says why none is "pruned".
-		*problems = append(*problems, fmt.Sprintf("population %s: its pruned members are shown as their folders say: %v", d, err))
+		*problems = append(*problems, fmt.Sprintf("population %s: its pruned and waiting members are shown as their folders say: %v", d, err))
 	}
 	coll := s.rel(d)
 	// Named as report and status name them (a population's members with its size).

@@ -11,6 +11,11 @@ const (
 	FolderFinished = "finished" // summary.json exists
 	FolderRunning  = "running"  // a process holds the folder's lock
 	FolderStopped  = "stopped"  // unfinished and no process writes it
+	// FolderPending: a population's member that no process writes now,
+	// while its population runs (a process holds the population's lock):
+	// the population trains it when its turn comes. Folders never decides
+	// it: the population's status does (population.MarkMemberFolders).
+	FolderPending = "pending"
 )
 
 // FolderRun is one run folder found outside a compare's matrix.

@@ -131,6 +131,11 @@ func CompareFolderOf(dir string) string {
 // its members.
 const PopulationFile = "population.json"
 
+// PopulationLockFile is the lock in a population folder: held by the
+// process that runs the population's phases (locally, for the whole run;
+// on Slurm, by each step job), and it records that process's pid.
+const PopulationLockFile = ".lock"
+
 // CellName names the controller of a cell of the matrix m of the compare
 // folder dir, the one rule of report, status and the dashboard: the cell's
 // controller entry (NAME or NAME@PRESET), and in a population folder (one

@@ -14,7 +14,9 @@ const (
 	// Missing: not finished, not queued, not being written, no failure
 	// recorded (never started, or stopped).
 	Missing State = iota
-	// Pending: a task for it waits in a backend's queue.
+	// Pending: a task for it waits in a backend's queue, or it is a
+	// member of a population that runs now and trains it when its turn
+	// comes (population.MarkMembers decides that).
 	Pending
 	// Running: a task for it runs, or a process writes its folder now (it
 	// holds the folder's lock: `hyperctl train`, alone or as a child of a
@@ -27,7 +29,7 @@ const (
 	// Pruned: a population's method ended it before its budget, by
 	// design (successive halving did not promote it past a rung); it
 	// trains no more. Inspect never decides it: the population's status
-	// does (population.MarkPruned).
+	// does (population.MarkMembers).
 	Pruned
 )
 

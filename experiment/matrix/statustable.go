@@ -38,9 +38,9 @@ func WriteFolderTable(w io.Writer, root string, runs []FolderRun, width int) err
 	t.fit(width, fitDrop("ENV", "CONTROLLER", "SEED"), fitProgress, fitCut("RUN", runKeep, true), fitCut("DETAIL", 20, false),
 		fitCut("RUN", 16, true), fitCut("DETAIL", 6, false), fitDrop("DETAIL"))
 	var parts []string
-	for _, s := range []string{FolderFinished, Pruned.String(), FolderRunning, FolderStopped} {
-		if s == Pruned.String() && counts[s] == 0 {
-			continue // only populations have pruned runs
+	for _, s := range []string{FolderFinished, Pruned.String(), FolderRunning, FolderPending, FolderStopped} {
+		if (s == Pruned.String() || s == FolderPending) && counts[s] == 0 {
+			continue // only populations have pruned or pending runs
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 	}

@@ -382,7 +382,7 @@ func checkHalving(t *testing.T, out string) {
 		t.Errorf("members' frames %v, best %d; want 2 stopped at 192, 1 at 384, the best at 768", frames, res.Best)
 	}
 	// Pruned names the three members that stopped short, at their rungs,
-	// and MarkPruned turns their "missing" into "pruned" for status.
+	// and MarkMembers turns their "missing" into "pruned" for status.
 	pruned, err := Pruned(out, def)
 	if err != nil || len(pruned) != 3 {
 		t.Fatalf("Pruned: %v, %v; want 3 members", pruned, err)
@@ -395,7 +395,7 @@ func checkHalving(t *testing.T, out string) {
 			st.Runs[k].State = matrix.Finished
 		}
 	}
-	if err := MarkPruned(out, &st); err != nil {
+	if err := MarkMembers(out, &st); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range pruned {
@@ -403,11 +403,73 @@ func checkHalving(t *testing.T, out string) {
 			t.Errorf("member %d pruned at rung %d (%d frames); it trained %d", m.Member, m.Rung, m.Frames, res.Members[m.Member].Frames)
 		}
 		if r := st.Runs[m.Member]; r.State != matrix.Pruned || r.Detail != fmt.Sprintf("rung %d of 3, not promoted", m.Rung+1) {
-			t.Errorf("member %d: state %v, detail %q after MarkPruned", m.Member, r.State, r.Detail)
+			t.Errorf("member %d: state %v, detail %q after MarkMembers", m.Member, r.State, r.Detail)
 		}
 	}
 	if c := st.Counts(); c[matrix.Pruned] != 3 || c[matrix.Finished] != 1 {
 		t.Errorf("counts %v, want 3 pruned and 1 finished", c)
+	}
+	checkWaiting(t, out, def, pruned)
+}
+
+// checkWaiting: while a process runs the population (holds its lock), a
+// member that no process writes and that was not pruned waits for its
+// turn (pending, by MarkMembers in a compare folder's status and by
+// MarkMemberFolders in a folder's); the pruned stay pruned, and once the
+// lock is released the others are missing (stopped) again.
+func checkWaiting(t *testing.T, out string, def Definition, pruned []PrunedMember) {
+	t.Helper()
+	isPruned := map[int]bool{}
+	for _, m := range pruned {
+		isPruned[m.Member] = true
+	}
+	states := func() (matrix.Status, []matrix.FolderRun) {
+		st := matrix.Status{}
+		var runs []matrix.FolderRun
+		for k := 0; k < def.Size; k++ {
+			dir := def.MemberDir(out, k)
+			rel, _ := filepath.Rel(out, dir)
+			seed := MemberSeed(def.Seed, def.Size, k)
+			st.Runs = append(st.Runs, matrix.RunStatus{Dir: rel, Seed: seed, State: matrix.Missing})
+			runs = append(runs, matrix.FolderRun{Dir: dir, Seed: seed, State: matrix.FolderStopped})
+		}
+		if err := MarkMembers(out, &st); err != nil {
+			t.Fatal(err)
+		}
+		if err := MarkMemberFolders(runs); err != nil {
+			t.Fatal(err)
+		}
+		return st, runs
+	}
+	lock, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := fmt.Sprintf("waits for its turn: its population runs (process %d)", os.Getpid())
+	st, runs := states()
+	for k := range st.Runs {
+		want, wantFolder, detail := matrix.Pending, matrix.FolderPending, wait
+		if isPruned[k] {
+			want, wantFolder, detail = matrix.Pruned, matrix.Pruned.String(), st.Runs[k].Detail
+		}
+		if r := st.Runs[k]; r.State != want || r.Detail != detail {
+			t.Errorf("population running: member %d is %v (%q), want %v (%q)", k, r.State, r.Detail, want, detail)
+		}
+		if r := runs[k]; r.State != wantFolder || r.Detail != detail {
+			t.Errorf("population running, folder status: member %d is %s (%q), want %s (%q)", k, r.State, r.Detail, wantFolder, detail)
+		}
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	st, runs = states()
+	for k := range st.Runs {
+		if isPruned[k] {
+			continue
+		}
+		if st.Runs[k].State != matrix.Missing || runs[k].State != matrix.FolderStopped {
+			t.Errorf("population stopped: member %d is %v / %s, want missing / stopped", k, st.Runs[k].State, runs[k].State)
+		}
 	}
 }
 

@@ -102,7 +102,7 @@ const (
 	LogFile        = "population.jsonl"
 	GenerationsDir = "generations"
 	ResultFile     = "result.json"
-	LockFile       = ".lock"
+	LockFile       = matrix.PopulationLockFile
 )
 
 // FormatVersion is the version of the definition this package writes.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
@@ -174,28 +175,73 @@ func (m PrunedMember) PrunedText(rungs int) string {
 	return fmt.Sprintf("rung %d of %d, not promoted", m.Rung+1, rungs)
 }
 
-// MarkPruned sets the state of the runs in st, the runs of the compare
-// folder dir, that successive halving pruned (PrunedRuns) to
-// matrix.Pruned, with the rung in their detail: Inspect, which reads a run
-// folder alone, finds them unfinished and calls them missing. A run that
-// a process still writes keeps its state. Folders that are not a
-// successive halving population are left as they are.
-func MarkPruned(dir string, st *matrix.Status) error {
-	p := PrunedRuns{}
+// MarkMembers sets what a population knows of its members and their run
+// folders do not, in st, the runs of the compare folder dir: each missing
+// run that successive halving pruned (PrunedRuns) becomes matrix.Pruned,
+// with its rung in its detail, and while the population runs (a process
+// holds its lock) each other missing run becomes matrix.Pending: the
+// population trains it when its turn comes. Inspect, which reads a run
+// folder alone, calls both missing. A run that a process writes keeps its
+// state, and folders that are no population are left as they are.
+func MarkMembers(dir string, st *matrix.Status) error {
+	m := newMemberStates()
 	for i := range st.Runs {
 		r := &st.Runs[i]
 		if r.State != matrix.Missing {
 			continue
 		}
-		text, err := p.At(filepath.Join(dir, r.Dir), r.Seed)
+		pruned, waits, err := m.of(filepath.Join(dir, r.Dir), r.Seed)
 		if err != nil {
 			return err
 		}
-		if text != "" {
-			r.State, r.StateName, r.Detail = matrix.Pruned, matrix.Pruned.String(), text
+		switch {
+		case pruned != "":
+			r.State, r.StateName, r.Detail = matrix.Pruned, matrix.Pruned.String(), pruned
+		case waits != "":
+			r.State, r.StateName, r.Detail = matrix.Pending, matrix.Pending.String(), waits
 		}
 	}
 	return nil
+}
+
+// memberStates decides, for run folders anywhere, what their populations
+// know of them (MarkMembers), reading each population folder once.
+type memberStates struct {
+	pruned PrunedRuns
+	waits  map[string]string // population folder → a waiting member's detail ("": it does not run)
+}
+
+func newMemberStates() memberStates {
+	return memberStates{pruned: PrunedRuns{}, waits: map[string]string{}}
+}
+
+// of returns, for the unfinished run in dir (of seed seed) that no process
+// writes, where successive halving pruned it (PrunedText), else, when its
+// population runs now, the detail of a member that waits for its turn;
+// "" for both when dir is no population's member or neither holds.
+func (m memberStates) of(dir string, seed int64) (pruned, waits string, err error) {
+	top := matrix.CompareFolderOf(dir)
+	if !matrix.IsPopulation(top) {
+		return "", "", nil
+	}
+	if pruned, err = m.pruned.At(dir, seed); err != nil || pruned != "" {
+		return pruned, "", err
+	}
+	waits, ok := m.waits[top]
+	if !ok {
+		pid, held, err := safefile.Holder(top, LockFile)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", top, err)
+		}
+		switch {
+		case held && pid > 0:
+			waits = fmt.Sprintf("waits for its turn: its population runs (process %d)", pid)
+		case held:
+			waits = "waits for its turn: its population runs"
+		}
+		m.waits[top] = waits
+	}
+	return "", waits, nil
 }
 
 // PrunedRuns says, for run folders anywhere, whether successive halving
@@ -228,23 +274,27 @@ func (p PrunedRuns) At(dir string, seed int64) (string, error) {
 	return at[seed], nil
 }
 
-// MarkPrunedFolders is MarkPruned for run folders found outside a matrix
+// MarkMemberFolders is MarkMembers for run folders found outside a matrix
 // (matrix.Folders: status of a folder that holds populations): each
 // stopped run that successive halving pruned becomes "pruned", with its
-// rung.
-func MarkPrunedFolders(runs []matrix.FolderRun) error {
-	p := PrunedRuns{}
+// rung, and each other stopped member of a population that runs now
+// becomes matrix.FolderPending.
+func MarkMemberFolders(runs []matrix.FolderRun) error {
+	m := newMemberStates()
 	for i := range runs {
 		r := &runs[i]
 		if r.State != matrix.FolderStopped {
 			continue
 		}
-		text, err := p.At(r.Dir, r.Seed)
+		pruned, waits, err := m.of(r.Dir, r.Seed)
 		if err != nil {
 			return err
 		}
-		if text != "" {
-			r.State, r.Detail = matrix.Pruned.String(), text
+		switch {
+		case pruned != "":
+			r.State, r.Detail = matrix.Pruned.String(), pruned
+		case waits != "":
+			r.State, r.Detail = matrix.FolderPending, waits
 		}
 	}
 	return nil
