@@ -14,7 +14,13 @@
 #                     (results/population-tune/compare-8/report-judge), named
 #                     as in results/population-tune/variants.tsv,
 #                     comma-separated; empty until the tuning has chosen
-#                     (scripts/population-choose.py prints it)
+#                     (scripts/population-choose.py prints it). CHOSEN=auto
+#                     takes that script's choice, and refuses while it has
+#                     none; with ROWS=chosen only these rows run, so that
+#                     `scripts/population-tune.sh && CHOSEN=auto
+#                     ROWS=chosen scripts/population-decide.sh` starts them
+#                     as soon as the tuning ends, beside a stream that runs
+#                     the other rows
 #
 # It is population-study.sh with these settings: resumable (run it again
 # after an interruption; finished populations and runs are skipped), niced,
@@ -33,5 +39,16 @@ export OUT=${OUT:-results/population-decide}
 export VARIANTS_FILE=results/population-tune/variants.tsv
 export SIZES=8 SEEDS=${SEEDS:-5-9}
 CHOSEN=${CHOSEN:-}
-export METHODS=random,mfpbt${CHOSEN:+,$CHOSEN}
+if [ "$CHOSEN" = auto ]; then
+  CHOSEN=$(scripts/population-choose.py | sed -n 's/^CHOSEN=//p' || true)
+  [ -n "$CHOSEN" ] || { echo "population-decide: CHOSEN=auto: scripts/population-choose.py has no choice yet" >&2; exit 1; }
+  echo "population-decide: the tuning chose $CHOSEN (scripts/population-choose.py)"
+fi
+case ${ROWS:-all} in
+  all) export METHODS=random,mfpbt${CHOSEN:+,$CHOSEN} ;;
+  chosen)
+    [ -n "$CHOSEN" ] || { echo "population-decide: ROWS=chosen needs CHOSEN" >&2; exit 2; }
+    export METHODS=$CHOSEN ;;
+  *) echo "population-decide: ROWS=$ROWS: want all or chosen" >&2; exit 2 ;;
+esac
 exec scripts/population-study.sh
