@@ -11,10 +11,11 @@ const (
 	FolderFinished = "finished" // summary.json exists
 	FolderRunning  = "running"  // a process holds the folder's lock
 	FolderStopped  = "stopped"  // unfinished and no process writes it
-	// FolderPending: a population's member that no process writes now,
-	// while its population runs (a process holds the population's lock):
-	// the population trains it when its turn comes. Folders never decides
-	// it: the population's status does (population.MarkMemberFolders).
+	// FolderPending: a cell of a compare folder that no process writes
+	// now, while a local compare runs there (LocalCompareRuns), or a
+	// population's member while its population runs (a process holds the
+	// population's lock; the population's status decides that:
+	// population.MarkMemberFolders): it is trained when its turn comes.
 	FolderPending = "pending"
 )
 
@@ -45,6 +46,7 @@ func Folders(root string) ([]FolderRun, error) {
 	}
 	out := make([]FolderRun, 0, len(found))
 	ms := Matrices{}
+	compares := map[string]bool{} // compare folder → a local compare runs there
 	for _, f := range found {
 		r := FolderRun{Dir: f.Dir}
 		if id, err := rundir.ReadIdentity(f.Dir); err == nil {
@@ -70,10 +72,23 @@ func Folders(root string) ([]FolderRun, error) {
 		default:
 			r.State, r.Detail = FolderStopped, "continue with: hyperctl train --out "+f.Dir+" --resume"
 			// A population's member continues with its population, never
-			// alone (its next generation may copy it, or into it).
-			if top := CompareFolderOf(f.Dir); IsPopulation(top) {
+			// alone (its next generation may copy it, or into it); a
+			// compare's cell waits while a local compare runs there.
+			top := CompareFolderOf(f.Dir)
+			if IsPopulation(top) {
 				if m, err := ms.at(top); err == nil && m != nil && m.Command != "" {
 					r.Detail = "continue its population with: " + m.Command
+				}
+			} else if m, err := ms.at(top); err == nil && m != nil {
+				runs, ok := compares[top]
+				if !ok {
+					if runs, err = LocalCompareRuns(top); err != nil {
+						return nil, fmt.Errorf("status: %w", err)
+					}
+					compares[top] = runs
+				}
+				if runs {
+					r.State, r.Detail = FolderPending, waitsForCompare
 				}
 			}
 		}

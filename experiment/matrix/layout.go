@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -130,6 +131,22 @@ func CompareFolderOf(dir string) string {
 // population folder, beside the compare.json whose one row of cells are
 // its members.
 const PopulationFile = "population.json"
+
+// CompareLockFile is the lock a local compare holds, shared, on its
+// compare folder while its workers train (safefile.AcquireShared), so that
+// status can tell a run that waits for one of them (LocalCompareRuns) from
+// one that nothing will train.
+const CompareLockFile = ".compare.lock"
+
+// LocalCompareRuns reports whether a local compare runs on the compare
+// folder out now (holds CompareLockFile).
+func LocalCompareRuns(out string) (bool, error) {
+	return safefile.Busy(out, CompareLockFile)
+}
+
+// waitsForCompare is the detail of a run that waits for a worker of the
+// local compare that runs on its folder.
+const waitsForCompare = "waits for a worker: a compare runs on its folder"
 
 // PopulationLockFile is the lock in a population folder: held by the
 // process that runs the population's phases (locally, for the whole run;

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
@@ -66,6 +67,11 @@ func (l Local) Run(ctx context.Context, c Compare, w io.Writer) error {
 		fmt.Fprintf(w, "compare: %s; nothing to do. Next: hyperctl report %s\n", allFinished(total, c.Out), c.Out)
 		return nil
 	}
+	lock, err := safefile.AcquireShared(c.Out, CompareLockFile) // status: its runs wait for these workers
+	if err != nil {
+		return fmt.Errorf("compare %s: %w", c.Out, err)
+	}
+	defer lock.Release()
 	threads := JobThreads(l.Jobs)
 	prog := newCompareProgress(l.Bar, dirs, skipped, c.Manifest.Iterations, c.Manifest.Frames)
 	queue := make(chan int)

@@ -169,6 +169,8 @@ func progress(dir string) (iterations int, frames int64) {
 // Collect returns the state of every run of the manifest's matrix in the
 // compare folder out, each decided by Inspect with the tracker track gives
 // for its folder relative to out (track nil: none; a local compare's).
+// While a local compare runs on out (LocalCompareRuns), a run Inspect
+// calls missing waits for one of its workers: it is pending.
 func Collect(out string, man Manifest, track func(rel string) Tracker) (Status, error) {
 	var st Status
 	for _, c := range man.Cells() {
@@ -183,6 +185,17 @@ func Collect(out string, man Manifest, track func(rel string) Tracker) (Status, 
 		}
 		rs.Env, rs.Controller, rs.Seed, rs.Dir, rs.Iterations, rs.Frames = c.Env, c.Controller, c.Seed, rel, man.Iterations, man.Frames
 		st.Runs = append(st.Runs, rs)
+	}
+	if st.Counts()[Missing] > 0 {
+		runs, err := LocalCompareRuns(out)
+		if err != nil {
+			return st, fmt.Errorf("status: %w", err)
+		}
+		for i := range st.Runs {
+			if r := &st.Runs[i]; runs && r.State == Missing {
+				r.State, r.StateName, r.Detail = Pending, Pending.String(), waitsForCompare
+			}
+		}
 	}
 	return st, nil
 }

@@ -124,6 +124,53 @@ func Holder(dir, name string) (pid int, held bool, err error) {
 	return 0, false, nil // closing f releases the probe's shared lock
 }
 
+// AcquireShared takes a shared lock on dir/name (creating the file with
+// mode 0600; dir must exist): any number of processes may hold one at
+// once, and Busy tells that some do. A local compare holds one on its
+// folder for its whole life, so that status can tell that its runs wait
+// for its workers. A Busy probe of a moment is waited out as Acquire
+// waits it out; the file's content is not touched.
+func AcquireShared(dir, name string) (*Lock, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	for try := 0; errors.Is(err, syscall.EWOULDBLOCK) && try < probeRetries; try++ {
+		time.Sleep(probeWait)
+		err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Busy reports whether any process holds a lock on dir/name, shared or
+// exclusive. It probes by taking the lock exclusively and releasing it at
+// once, so a holder that calls it finds its own lock.
+func Busy(dir, name string) (bool, error) {
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer f.Close() // releases the probe's lock
+	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return false, nil
+}
+
 // flock retries on EINTR.
 func flock(f *os.File, how int) error {
 	for {

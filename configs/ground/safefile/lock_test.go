@@ -87,3 +87,41 @@ func TestAcquireWaitsOutAProbe(t *testing.T) {
 	}
 	l.Release()
 }
+
+// TestSharedLockAndBusy: shared locks on one file coexist (two holders),
+// Busy sees them while any is held and not after the last is released,
+// and a file that does not exist is not busy.
+func TestSharedLockAndBusy(t *testing.T) {
+	dir := t.TempDir()
+	busy := func() bool {
+		t.Helper()
+		b, err := Busy(dir, "shared.lock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if busy() {
+		t.Fatal("Busy before the file exists")
+	}
+	a, err := AcquireShared(dir, "shared.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := AcquireShared(dir, "shared.lock")
+	if err != nil {
+		t.Fatalf("a second shared holder: %v", err)
+	}
+	steps := []struct {
+		release *Lock
+		busy    bool
+	}{{nil, true}, {a, true}, {b, false}}
+	for i, s := range steps {
+		if err := s.release.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if got := busy(); got != s.busy {
+			t.Errorf("step %d: Busy = %v, want %v", i, got, s.busy)
+		}
+	}
+}
