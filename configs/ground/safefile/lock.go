@@ -53,24 +53,12 @@ func Acquire(dir, name, what string) (*Lock, error) {
 // acquire is Acquire with wait called before each retry.
 func acquire(dir, name, what string, wait func(try int)) (*Lock, error) {
 	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-	for try := 0; errors.Is(err, syscall.EWOULDBLOCK) && try < probeRetries; try++ {
-		// Holder's probe (a reader such as status or the dashboard)
-		// holds a shared lock for a moment; a writer holds it for its
-		// whole life. A few short waits tell them apart.
-		wait(try)
-		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	f, err := lockFile(path, syscall.LOCK_EX, wait)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, &LockedError{What: what, Dir: dir, Path: path, PID: readPID(path)}
 	}
 	if err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &LockedError{What: what, Dir: dir, Path: path, PID: readPID(path)}
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, err
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	if err := f.Truncate(0); err == nil {
@@ -132,20 +120,35 @@ func Holder(dir, name string) (pid int, held bool, err error) {
 // waits it out; the file's content is not touched.
 func AcquireShared(dir, name string) (*Lock, error) {
 	path := filepath.Join(dir, name)
+	f, err := lockFile(path, syscall.LOCK_SH, func(int) { time.Sleep(probeWait) })
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// lockFile opens path (creating it with mode 0600) and locks it with how
+// (syscall.LOCK_EX or LOCK_SH) without blocking. While another process's
+// lock is in the way it calls wait and tries again, probeRetries times:
+// Holder's and Busy's probes (a reader such as status or the dashboard)
+// hold the lock for a moment, a holder for its whole life, and a few short
+// waits tell them apart. A lock still in the way is an error that wraps
+// syscall.EWOULDBLOCK.
+func lockFile(path string, how int, wait func(try int)) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	err = flock(f, how|syscall.LOCK_NB)
 	for try := 0; errors.Is(err, syscall.EWOULDBLOCK) && try < probeRetries; try++ {
-		time.Sleep(probeWait)
-		err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+		wait(try)
+		err = flock(f, how|syscall.LOCK_NB)
 	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return &Lock{f: f, path: path}, nil
+	return f, nil
 }
 
 // Busy reports whether any process holds a lock on dir/name, shared or
