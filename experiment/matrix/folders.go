@@ -79,7 +79,7 @@ func Folders(root string) ([]FolderRun, error) {
 				if m, err := ms.at(top); err == nil && m != nil && m.Command != "" {
 					r.Detail = "continue its population with: " + m.Command
 				}
-			} else if m, err := ms.at(top); err == nil && m != nil {
+			} else if m, err := ms.at(top); err == nil && m.Holds(r.Env, r.Controller, r.Seed) {
 				runs, ok := compares[top]
 				if !ok {
 					if runs, err = LocalCompareRuns(top); err != nil {
