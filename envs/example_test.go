@@ -41,15 +41,17 @@ func Example() {
 	// episode ended after 50 steps (truncated: true), return -9.52
 }
 
-// The registry: every environment's short name, Gymnasium id and sizes.
-func ExampleList() {
-	for _, s := range envs.List() {
-		fmt.Println(s.Name, s.ID, s.Observation.Dim(), s.Action.Dim())
+// The registry looks an environment up by its short name or its Gymnasium
+// id.
+func ExampleLookup() {
+	for _, name := range []string{"halfcheetah", "BipedalWalker-v3"} {
+		s, err := envs.Lookup(name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(s.Name, s.ID, s.Observation.Dim(), s.Action.Dim(), s.MaxEpisodeSteps)
 	}
 	// Output:
-	// bipedalwalker BipedalWalker-v3 24 4
-	// halfcheetah HalfCheetah-v4 17 6
-	// inverteddoublependulum InvertedDoublePendulum-v4 11 1
-	// pusher Pusher-v4 23 7
-	// reacher Reacher-v4 11 2
+	// halfcheetah HalfCheetah-v4 17 6 1000
+	// bipedalwalker BipedalWalker-v3 24 4 1600
 }
