@@ -94,22 +94,32 @@ func (l *Lock) Release() error {
 // itself.
 func Holder(dir, name string) (pid int, held bool, err error) {
 	path := filepath.Join(dir, name)
+	if held, err = probe(path, syscall.LOCK_SH); !held || err != nil {
+		return 0, false, err
+	}
+	return readPID(path), true, nil
+}
+
+// probe reports whether a lock on path is in the way of taking it with
+// how (syscall.LOCK_SH or LOCK_EX), taking it and releasing it at once; a
+// missing file holds no lock.
+func probe(path string, how int) (bool, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, false, nil
+		return false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("lock %s: %w", path, err)
+		return false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	defer f.Close()
-	err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	defer f.Close() // releases the probe's lock
+	err = flock(f, how|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return readPID(path), true, nil
+		return true, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("lock %s: %w", path, err)
+		return false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return 0, false, nil // closing f releases the probe's shared lock
+	return false, nil
 }
 
 // AcquireShared takes a shared lock on dir/name (creating the file with
@@ -155,23 +165,7 @@ func lockFile(path string, how int, wait func(try int)) (*os.File, error) {
 // exclusive. It probes by taking the lock exclusively and releasing it at
 // once, so a holder that calls it finds its own lock.
 func Busy(dir, name string) (bool, error) {
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer f.Close() // releases the probe's lock
-	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return false, nil
+	return probe(filepath.Join(dir, name), syscall.LOCK_EX)
 }
 
 // flock retries on EINTR.
