@@ -387,7 +387,7 @@ func Open(b []byte, what, magic string, version uint16) ([]byte, error) {
 	}
 	body, err := SplitChecksum(b)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if v := binary.LittleEndian.Uint16(body[8:10]); v != version {
 		return nil, fmt.Errorf("%w: %s format version %d, this build reads version %d", ErrCorrupt, what, v, version)
