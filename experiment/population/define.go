@@ -18,7 +18,7 @@ type Spec struct {
 	Frames   int64   // every member's frame budget
 	Ready    int64   // frames per generation; ignored by random search and halving, which set their own
 	Quantile float64 // PBT and PB2's (others use their own); 0: the default (0.25)
-	Resample float64 // PBT's resample probability; < 0: the default (0.25)
+	Resample float64 // PBT's resample probability; < 0: the default (0.25); other methods ignore it
 	// FirstExploit and Selection are PBT and PB2's options against early
 	// selection (popmethod.Settings); zero values keep them off.
 	// Selection popmethod.SelectTTest takes the t-test's defaults; other
@@ -49,15 +49,20 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 		return Definition{}, run, err
 	}
 	set := popmethod.DefaultSettings(spec.Method)
-	switch spec.Method { // the fields of other methods are ignored
-	case popmethod.PBT, popmethod.PB2:
+	// The fields of other methods are ignored. The resample probability
+	// is PBT's alone: MF-PBT perturbs without resampling (its own default,
+	// 0), and a command line's --resample default must not reach it.
+	switch spec.Method {
+	case popmethod.PBT:
 		spec.Eta, spec.MinFrames = 0, 0
+	case popmethod.PB2:
+		spec.Resample, spec.Eta, spec.MinFrames = -1, 0, 0
 	case popmethod.MFPBT:
-		spec.Quantile, spec.Selection, spec.Eta, spec.MinFrames = 0, "", 0, 0
+		spec.Quantile, spec.Resample, spec.Selection, spec.Eta, spec.MinFrames = 0, -1, "", 0, 0
 	case popmethod.Halving:
-		spec.Ready, spec.Quantile, spec.Selection = 0, 0, ""
+		spec.Ready, spec.Quantile, spec.Resample, spec.Selection = 0, 0, -1, ""
 	default:
-		spec.Ready, spec.Quantile, spec.Selection, spec.Eta, spec.MinFrames = 0, 0, "", 0, 0
+		spec.Ready, spec.Quantile, spec.Resample, spec.Selection, spec.Eta, spec.MinFrames = 0, 0, -1, "", 0, 0
 	}
 	if spec.Quantile != 0 {
 		set.Quantile = spec.Quantile
