@@ -5,7 +5,8 @@
 # BipedalWalker, 8 members × 1M frames, into results/population-decide:
 #
 #   random, mfpbt     rows whatever the tuning says (random search over 8
-#                     configurations; MF-PBT with the paper's settings)
+#                     configurations; MF-PBT with the paper's settings,
+#                     trained by its own binary into OUT/mfpbt: see below)
 #   fixed             best-of-8: `fixed` seeds 40-79, trained here into
 #                     results/population-decide/fixed after the first row
 #   CHOSEN            the anti-greedy PBT/PB2 variant and the successive-
@@ -24,9 +25,17 @@
 #
 # It is population-study.sh with these settings: resumable (run it again
 # after an interruption; finished populations and runs are skipped), niced,
-# and one binary for the whole study: the tuning's (BUILD, default the one
-# in results/population-tune/build.txt), so tuning and decision train with
-# the same code. Every pick is judged on 50 fresh episodes by the
+# and one binary for the study: the tuning's (BUILD, default the one in
+# results/population-tune/build.txt), so tuning and decision train with
+# the same code. The exception is MF-PBT: that binary's command line
+# passed PBT's --resample default (0.25) to MF-PBT, which then resampled
+# where its paper only perturbs (fixed on main in 56997f0f). Its rows are
+# trained by the tuning's commit with that one fix (MFPBT_BUILD, branch
+# study-mfpbt-fix: experiment/population/define.go alone differs) into
+# OUT/mfpbt/pop, a study folder of its own with its own build.txt, beside
+# the shared `fixed` runs (FIXED=OUT/fixed, all finished first);
+# population-compare.sh finds them there through POPS. ROWS=mfpbt runs
+# that row alone. Every pick is judged on 50 fresh episodes by the
 # comparison step (population-compare.sh with RETRAIN unset: every run
 # here keeps its policy-best).
 set -euo pipefail
@@ -44,11 +53,20 @@ if [ "$CHOSEN" = auto ]; then
   [ -n "$CHOSEN" ] || { echo "population-decide: CHOSEN=auto: scripts/population-choose.py has no choice yet" >&2; exit 1; }
   echo "population-decide: the tuning chose $CHOSEN (scripts/population-choose.py)"
 fi
+mfpbt_rows() { # MF-PBT, by its own binary into $OUT/mfpbt
+  local build=${MFPBT_BUILD:-9d4ccdb24398}
+  local BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build
+  source scripts/pinned-binary.sh # builds it from the branch's commit when it is not there
+  BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build OUT=$OUT/mfpbt FIXED=$OUT/fixed METHODS=mfpbt \
+    scripts/population-study.sh
+}
 case ${ROWS:-all} in
-  all) export METHODS=random,mfpbt${CHOSEN:+,$CHOSEN} ;;
+  all)
+    METHODS=random${CHOSEN:+,$CHOSEN} scripts/population-study.sh
+    mfpbt_rows ;;
   chosen)
     [ -n "$CHOSEN" ] || { echo "population-decide: ROWS=chosen needs CHOSEN" >&2; exit 2; }
-    export METHODS=$CHOSEN ;;
-  *) echo "population-decide: ROWS=$ROWS: want all or chosen" >&2; exit 2 ;;
+    METHODS=$CHOSEN scripts/population-study.sh ;;
+  mfpbt) mfpbt_rows ;;
+  *) echo "population-decide: ROWS=$ROWS: want all, chosen or mfpbt" >&2; exit 2 ;;
 esac
-exec scripts/population-study.sh

@@ -43,8 +43,9 @@ chosen=$(sed -n 's/^CHOSEN=//p' "$tmp")
 cp "$tmp" "$tune/choice.md"
 # The deciding comparison over all its rows (a stream that ran only some,
 # ROWS=chosen, compared only those); it refuses while a population or a
-# fixed run is unfinished.
-OUT=$decide METHODS=random,mfpbt,$chosen SIZES=8 SEEDS=5-9 \
+# fixed run is unfinished. MF-PBT's populations are in their own study
+# folder, trained by their own binary (scripts/population-decide.sh).
+OUT=$decide METHODS=random,mfpbt,$chosen POPS=mfpbt=$decide/mfpbt/pop SIZES=8 SEEDS=5-9 \
   scripts/population-compare.sh > /dev/null
 
 scripts/population-verdict.py "$decide" > "$tmp"
