@@ -161,7 +161,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--quantile: only with --method pbt or pb2")
 	case cmd.Flags().Changed("first-exploit") && f.method != popmethod.PBT && f.method != popmethod.PB2:
 		return usagef("--first-exploit: only with --method pbt or pb2")
-	case f.firstExploit < 0 || f.firstExploit > f.frames:
+	case f.firstExploit > f.frames: // the frames parser refuses negatives
 		return usagef("--first-exploit: want a frame in [0, --frames = %d], got %d", f.frames, f.firstExploit)
 	case cmd.Flags().Changed("selection") && f.method != popmethod.PBT && f.method != popmethod.PB2:
 		return usagef("--selection: only with --method pbt or pb2")
