@@ -52,3 +52,55 @@ func TestJudgeScore(t *testing.T) {
 		})
 	}
 }
+
+// Every sentence and figure title that says what the score is names the
+// judge score in a judged report, and the default report's words stay the
+// evaluation return at the matched budget.
+func TestScoreIsNamed(t *testing.T) {
+	var runs []*Run
+	for _, ctrl := range []string{"fixed", "pbt"} {
+		for seed := range int64(3) {
+			runs = append(runs, &Run{Env: "reacher", Controller: ctrl, Seed: seed, Dir: t.TempDir(), Finished: true,
+				Train: []TrainRow{{Iteration: 0, Frames: 100}}, Eval: []EvalRow{{Iteration: 0, Frames: 100, Return: float64(-seed)}},
+				Judge: &policy.Judgement{Mean: float64(seed)}})
+		}
+	}
+	const judged = "judge score (its judge.json mean, its policy-best on fresh episodes)"
+	for _, tc := range []struct {
+		score, stats string
+		want         []string
+		not          string
+	}{
+		{ScoreBudget, "evaluation return at the matched budget", []string{
+			"At equal experience (each run's evaluation return at its environment's matched budget), each controller against `fixed`",
+			"Per environment: median evaluation return at the matched budget, the controller's",
+		}, judged},
+		{ScoreJudge, judged, []string{
+			"By each run's " + judged + ", each controller against `fixed`",
+			"Per environment: median " + judged + ", the controller's",
+		}, "median evaluation return at the matched budget"},
+	} {
+		t.Run(tc.score, func(t *testing.T) {
+			s := &Set{Runs: runs, Score: tc.score, Reference: "fixed", Bootstrap: Bootstrap{Resamples: 10}}
+			st, err := s.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Score != tc.stats {
+				t.Errorf("Stats().Score = %q (the profile's title), want %q", st.Score, tc.stats)
+			}
+			var md strings.Builder
+			if err := s.Markdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(md.String(), w) {
+					t.Errorf("report lacks %q:\n%s", w, md.String())
+				}
+			}
+			if strings.Contains(md.String(), tc.not) {
+				t.Errorf("report says %q:\n%s", tc.not, md.String())
+			}
+		})
+	}
+}

@@ -39,7 +39,7 @@ func (st *Stats) ProfileFigure(outDir string) (string, error) {
 	}
 	ref := st.Reference
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Performance profiles: evaluation return at the matched budget on %d environments\n(%s); bands: 95 %% stratified-bootstrap CIs, %d resamples", len(st.NormEnvs), strings.Join(st.NormEnvs, ", "), st.Bootstrap.Resamples)
+	p.Title.Text = fmt.Sprintf("Performance profiles: %s on %d environments\n(%s); bands: 95 %% stratified-bootstrap CIs, %d resamples", st.Score, len(st.NormEnvs), strings.Join(st.NormEnvs, ", "), st.Bootstrap.Resamples)
 	p.X.Label.Text = fmt.Sprintf("normalised score τ (per environment: 0 = uniformly random policy's mean return, 1 = %s's IQM)", ref)
 	p.Y.Label.Text = "fraction of runs with score > τ"
 	p.Y.Min, p.Y.Max = 0, 1

@@ -147,6 +147,9 @@ type Stats struct {
 	Envs      []string // environments with scores, sorted
 	Rows      []string // controllers with scores, sorted
 	Reference string
+	// Score says in words what each run's score is: the evaluation return
+	// at the matched budget, or its judge score (Set.Score).
+	Score string
 	// HasReference says whether the reference row has scores; without it
 	// there is no normalisation, aggregate, probability of improvement,
 	// profile or verdict.
@@ -174,8 +177,9 @@ type scoreSet struct {
 // statistics on the very same resamples.
 type tracer func(kind, row string, rep int, env string, idx []int)
 
-// Stats computes the decision statistics from each finished run's
-// evaluation return at its environment's matched budget, with s.Random as
+// Stats computes the decision statistics from each finished run's score
+// (the evaluation return at its environment's matched budget, or with
+// Score ScoreJudge its judge.json mean), with s.Random as
 // the normalisation's zero. A non-finite score is an error naming the run.
 func (s *Set) Stats() (*Stats, error) {
 	data := map[string]map[string]scoreSet{}
@@ -198,7 +202,11 @@ func (s *Set) Stats() (*Stats, error) {
 			data[env][c] = ss
 		}
 	}
-	return computeStats(data, s.reference(), s.Random, s.Bootstrap, nil)
+	st, err := computeStats(data, s.reference(), s.Random, s.Bootstrap, nil)
+	if st != nil {
+		st.Score = s.scoreWhat()
+	}
+	return st, err
 }
 
 // computeStats is Stats on explicit data: data[env][row] are the scores.

@@ -654,7 +654,11 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 	fmt.Fprintf(sb, "## Against %s\n\n", ref)
 	switch {
 	case len(tables) == 0:
-		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with an evaluation return at the matched budget, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, ref)
+		article := "an " // "an evaluation return", "a judge score"
+		if s.Score == ScoreJudge {
+			article = "a "
+		}
+		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with %s, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, article+s.scoreWhat(), ref)
 		return
 	case len(ctrls) == 0:
 		fmt.Fprintf(sb, "Left out: the runs have no controller other than `%s` (the reference row; --reference names another) to compare with it.\n\n", ref)
@@ -666,7 +670,11 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 			without = append(without, env)
 		}
 	}
-	fmt.Fprintf(sb, "At equal experience (each run's evaluation return at its environment's matched budget), each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", ref, ref)
+	by := "At equal experience (each run's evaluation return at its environment's matched budget)"
+	if s.Score == ScoreJudge {
+		by = "By each run's " + s.scoreWhat()
+	}
+	fmt.Fprintf(sb, "%s, each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", by, ref, ref)
 	sb.WriteString("| controller | beats it on | environments |\n|---|---|---|\n")
 	for _, c := range sortedKeys(ctrls) {
 		var won []string
@@ -687,7 +695,7 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 		}
 		fmt.Fprintf(sb, "| %s | %d of %d | %s |\n", c, len(won), n, names)
 	}
-	fmt.Fprintf(sb, "\nPer environment: median evaluation return at the matched budget, the controller's against the reference's, the seeds on which the controller's run is higher (among seeds both finished), and the probability that a run of the controller scores higher than a run of `%s` (ties count ½; all runs against all runs) with its 95 %% stratified-bootstrap CI.\n\n", ref)
+	fmt.Fprintf(sb, "\nPer environment: median %s, the controller's against the reference's, the seeds on which the controller's run is higher (among seeds both finished), and the probability that a run of the controller scores higher than a run of `%s` (ties count ½; all runs against all runs) with its 95 %% stratified-bootstrap CI.\n\n", s.scoreWhat(), ref)
 	sb.WriteString("| env | controller | median | " + ref + "'s median | difference | seeds higher | P(> " + ref + ") [95 % CI] |\n|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		for _, h := range tables[env] {
