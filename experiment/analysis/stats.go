@@ -148,7 +148,8 @@ type Stats struct {
 	Rows      []string // controllers with scores, sorted
 	Reference string
 	// Score says in words what each run's score is: the evaluation return
-	// at the matched budget, or its judge score (Set.Score).
+	// at the matched budget, or its judge score (Set.Score). The profile's
+	// title and the aggregate's text use it.
 	Score string
 	// HasReference says whether the reference row has scores; without it
 	// there is no normalisation, aggregate, probability of improvement,
@@ -204,7 +205,7 @@ func (s *Set) Stats() (*Stats, error) {
 	}
 	st, err := computeStats(data, s.reference(), s.Random, s.Bootstrap, nil)
 	if st != nil {
-		st.Score = s.scoreWhat()
+		st.Score = s.words().what
 	}
 	return st, err
 }

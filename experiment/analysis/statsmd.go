@@ -22,16 +22,16 @@ func (st *Stats) byAggregateIQM() []string {
 }
 
 // decisionMarkdown writes the aggregate table (IQM of normalised scores and
-// probability of improvement, with CIs) and the rule's verdict; score names
-// what a run's score is (Set.scoreWhat).
-func (st *Stats) decisionMarkdown(sb *strings.Builder, score string) {
+// probability of improvement, with CIs) and the rule's verdict, naming the
+// score as st.Score says.
+func (st *Stats) decisionMarkdown(sb *strings.Builder) {
 	ref := st.Reference
 	fmt.Fprintf(sb, "### Aggregate over environments\n\n")
 	if !st.HasReference {
 		fmt.Fprintf(sb, "No finished `%s` run: the scores cannot be normalised (1 = `%s`'s IQM), so there is no aggregate, probability of improvement, performance profile or verdict. The per-environment IQMs are in the environments' tables.\n\n", ref, ref)
 		return
 	}
-	fmt.Fprintf(sb, "A run's score is its %s, normalised per environment: 0 = a uniformly random policy's mean return, 1 = `%s`'s IQM (see [Normalisation and bootstrap](#normalisation-and-bootstrap)). ", score, ref)
+	fmt.Fprintf(sb, "A run's score is its %s, normalised per environment: 0 = a uniformly random policy's mean return, 1 = `%s`'s IQM (see [Normalisation and bootstrap](#normalisation-and-bootstrap)). ", st.Score, ref)
 	fmt.Fprintf(sb, "IQM: the interquartile mean (the mean of the middle half) of a row's normalised scores pooled over the %d normalised environments. ", len(st.NormEnvs))
 	fmt.Fprintf(sb, "P(> %s): the probability that a run of the row scores higher than a run of `%s` on the same environment (ties count ½), averaged over the environments where both have runs. ", ref, ref)
 	fmt.Fprintf(sb, "Brackets: 95 %% stratified-bootstrap percentile CIs (%d resamples, seed %d).\n\n", st.Bootstrap.Resamples, st.Bootstrap.Seed)

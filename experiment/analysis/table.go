@@ -343,7 +343,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 	} else {
 		fmt.Fprintf(&sb, "Medians over finished seeds. No rank: the ranked controller, %s, has no runs here (--focus names another).\n\n", s.focus())
 	}
-	fmt.Fprintf(&sb, "| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best %s | rank |\n", s.scoreName())
+	fmt.Fprintf(&sb, "| env | best final training reward | rank | best final evaluation return | rank | matched budget (frames) | best %s | rank |\n", s.words().name)
 	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		rows := tables[env]
@@ -353,7 +353,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 			fmtNum(s.Budget(env), 0), best(rows, budgetMed, 2), fmtRank(rank(rows, s.focus(), budgetMed)))
 	}
 	sb.WriteString("\n")
-	st.decisionMarkdown(&sb, s.scoreWhat())
+	st.decisionMarkdown(&sb)
 	s.headToHeadMarkdown(&sb, envs, st)
 	st.normalisationMarkdown(&sb)
 	for _, env := range envs {
@@ -380,7 +380,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		} else {
 			fmt.Fprintf(&sb, "\nAt equal experience and at the end (matched budget: %s frames, the fewest any finished run of %s trained on):\n\n", fmtNum(b, 0), env)
 		}
-		fmt.Fprintf(&sb, "| controller | seeds at the budget | frames trained, median | %s, median [IQR] | IQM [95 %% CI] | final minus best evaluation return, median [IQR] |\n", s.scoreName())
+		fmt.Fprintf(&sb, "| controller | seeds at the budget | frames trained, median | %s, median [IQR] | IQM [95 %% CI] | final minus best evaluation return, median [IQR] |\n", s.words().name)
 		sb.WriteString("|---|---|---|---|---|---|\n")
 		for _, r := range rows {
 			iq := nanInterval
@@ -526,20 +526,24 @@ func (r *Run) judged() (v float64, ok bool, why string) {
 	return r.Judge.Mean, true, ""
 }
 
-// scoreName is what the report calls a run's score.
-func (s *Set) scoreName() string {
-	if s.Score == ScoreJudge {
-		return "judge score (fresh episodes)"
-	}
-	return "evaluation return at the budget"
+// scoreWords is how the report words a run's score: every sentence,
+// header and title that names the score takes its words from here.
+type scoreWords struct {
+	name string // a column's header
+	what string // what a run's score is, as a noun phrase
+	a    string // what, with its article
+	by   string // how the "Against" section compares the runs
 }
 
-// scoreWhat says in a sentence what a run's score is.
-func (s *Set) scoreWhat() string {
+// words returns the wording of s's score.
+func (s *Set) words() scoreWords {
 	if s.Score == ScoreJudge {
-		return "judge score (its " + policy.JudgeFile + " mean, its " + policy.Best + " on fresh episodes)"
+		what := "judge score (its " + policy.JudgeFile + " mean, its " + policy.Best + " on fresh episodes)"
+		return scoreWords{name: "judge score (fresh episodes)", what: what, a: "a " + what, by: "By each run's " + what}
 	}
-	return "evaluation return at the matched budget"
+	what := "evaluation return at the matched budget"
+	return scoreWords{name: "evaluation return at the budget", what: what, a: "an " + what,
+		by: "At equal experience (each run's evaluation return at its environment's matched budget)"}
 }
 
 // Dropped is a finished run left out of the scores at the matched budget.
@@ -654,11 +658,7 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 	fmt.Fprintf(sb, "## Against %s\n\n", ref)
 	switch {
 	case len(tables) == 0:
-		article := "an " // "an evaluation return", "a judge score"
-		if s.Score == ScoreJudge {
-			article = "a "
-		}
-		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with %s, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, article+s.scoreWhat(), ref)
+		fmt.Fprintf(sb, "Left out: no environment has a finished `%s` run with %s, so no controller can be compared with it (`%s` is the reference row; --reference names another).\n\n", ref, s.words().a, ref)
 		return
 	case len(ctrls) == 0:
 		fmt.Fprintf(sb, "Left out: the runs have no controller other than `%s` (the reference row; --reference names another) to compare with it.\n\n", ref)
@@ -670,11 +670,7 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 			without = append(without, env)
 		}
 	}
-	by := "At equal experience (each run's evaluation return at its environment's matched budget)"
-	if s.Score == ScoreJudge {
-		by = "By each run's " + s.scoreWhat()
-	}
-	fmt.Fprintf(sb, "%s, each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", by, ref, ref)
+	fmt.Fprintf(sb, "%s, each controller against `%s`: the environments where its median is higher than `%s`'s, out of the environments where both have finished runs.\n\n", s.words().by, ref, ref)
 	sb.WriteString("| controller | beats it on | environments |\n|---|---|---|\n")
 	for _, c := range sortedKeys(ctrls) {
 		var won []string
@@ -695,7 +691,7 @@ func (s *Set) headToHeadMarkdown(sb *strings.Builder, envs []string, st *Stats) 
 		}
 		fmt.Fprintf(sb, "| %s | %d of %d | %s |\n", c, len(won), n, names)
 	}
-	fmt.Fprintf(sb, "\nPer environment: median %s, the controller's against the reference's, the seeds on which the controller's run is higher (among seeds both finished), and the probability that a run of the controller scores higher than a run of `%s` (ties count ½; all runs against all runs) with its 95 %% stratified-bootstrap CI.\n\n", s.scoreWhat(), ref)
+	fmt.Fprintf(sb, "\nPer environment: median %s, the controller's against the reference's, the seeds on which the controller's run is higher (among seeds both finished), and the probability that a run of the controller scores higher than a run of `%s` (ties count ½; all runs against all runs) with its 95 %% stratified-bootstrap CI.\n\n", s.words().what, ref)
 	sb.WriteString("| env | controller | median | " + ref + "'s median | difference | seeds higher | P(> " + ref + ") [95 % CI] |\n|---|---|---|---|---|---|---|\n")
 	for _, env := range envs {
 		for _, h := range tables[env] {
