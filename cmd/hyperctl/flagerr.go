@@ -99,8 +99,8 @@ func wantOf(typ string) string {
 // framesValue is a flag that holds a number of frames (train's and
 // compare's --frames; population's --frames, --ready, --first-exploit and
 // --min-frames): an integer, written out (1000000) or as an integral float
-// (1e6, 2.5e5), in [0, configs.MaxFrames]. It is the one parser of frame counts on the
-// command line; a command checks its own lower bound beyond 0.
+// (1e6, 2.5e5), in [0, configs.MaxFrames]. It is the one parser of frame
+// counts on the command line; a command checks its own lower bound beyond 0.
 type framesValue struct{ p *int64 }
 
 // newFramesValue sets *p to def and returns the flag value that sets it.
