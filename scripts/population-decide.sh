@@ -30,8 +30,9 @@
 # the same code. The exception is MF-PBT: that binary's command line
 # passed PBT's --resample default (0.25) to MF-PBT, which then resampled
 # where its paper only perturbs (fixed on main in 56997f0f). Its rows are
-# trained by the tuning's commit with that one fix (MFPBT_BUILD, branch
-# study-mfpbt-fix: experiment/population/define.go alone differs) into
+# trained by the tuning's commit with that one fix (MFPBT_BUILD, default
+# the commit scripts/mfpbt-build.sh makes: experiment/population/define.go
+# alone differs) into
 # OUT/mfpbt/pop, a study folder of its own with its own build.txt, beside
 # the shared `fixed` runs (FIXED=OUT/fixed, all finished first);
 # population-compare.sh finds them there through POPS. ROWS=mfpbt runs
@@ -53,8 +54,9 @@ if [ "$CHOSEN" = auto ]; then
   [ -n "$CHOSEN" ] || { echo "population-decide: CHOSEN=auto: scripts/population-choose.py has no choice yet" >&2; exit 1; }
   echo "population-decide: the tuning chose $CHOSEN (scripts/population-choose.py)"
 fi
+source scripts/mfpbt-build.sh
 mfpbt_rows() { # MF-PBT, by its own binary into $OUT/mfpbt
-  local build=${MFPBT_BUILD:-9d4ccdb24398}
+  local build=${MFPBT_BUILD:-$(mfpbt_build_commit | cut -c1-12)}
   local BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build
   source scripts/pinned-binary.sh # builds it from the branch's commit when it is not there
   BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build OUT=$OUT/mfpbt FIXED=$OUT/fixed METHODS=mfpbt \
