@@ -59,7 +59,10 @@ mfpbt_rows() { # MF-PBT, by its own binary into $OUT/mfpbt
   local build=${MFPBT_BUILD:-$(mfpbt_build_commit | cut -c1-12)}
   local BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build
   source scripts/pinned-binary.sh # builds it from the branch's commit when it is not there
-  BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build OUT=$OUT/mfpbt FIXED=$OUT/fixed METHODS=mfpbt \
+  # FIXED before OUT: a command's assignments expand left to right, so
+  # FIXED=$OUT/fixed after OUT=$OUT/mfpbt would name mfpbt/fixed and train
+  # all 120 fixed runs again there.
+  FIXED=$OUT/fixed OUT=$OUT/mfpbt BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build METHODS=mfpbt \
     scripts/population-study.sh
 }
 case ${ROWS:-all} in
