@@ -56,9 +56,13 @@ if [ "$CHOSEN" = auto ]; then
 fi
 source scripts/mfpbt-build.sh
 mfpbt_rows() { # MF-PBT, by its own binary into $OUT/mfpbt
-  local build=${MFPBT_BUILD:-$(mfpbt_build_commit | cut -c1-12)}
+  local build=${MFPBT_BUILD:-}
+  if [ -z "$build" ]; then
+    build=$(mfpbt_build_commit) || exit 1
+    build=${build:0:12}
+  fi
   local BUILD=$build HYPERCTL=$PWD/bin/hyperctl-study-$build
-  source scripts/pinned-binary.sh # builds it from the branch's commit when it is not there
+  source scripts/pinned-binary.sh # builds it from that commit when it is not there
   # FIXED before OUT: a command's assignments expand left to right, so
   # FIXED=$OUT/fixed after OUT=$OUT/mfpbt would name mfpbt/fixed and train
   # all 120 fixed runs again there.
