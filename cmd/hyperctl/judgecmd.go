@@ -13,15 +13,18 @@ import (
 // judge is its own command rather than eval --fresh: eval reads and
 // prints, for any seeds and either policy, and never writes into a run
 // folder; judge writes judge.json, the score report --score judge uses,
-// so its seeds (policy.FreshSeedBase on), its policy (policy-best, the one
-// every selection keeps) and its minimum of episodes are fixed, and it
-// takes several folders (every selected policy of a study at once).
+// so its seeds (policy.FreshSeedBase on) and its minimum of episodes are
+// fixed, its policy is by default the one selections pick on
+// (policy-final: every selection here ranks runs by their final
+// evaluation), and it takes several folders (every selected policy of a
+// study at once).
 func newJudgeCmd(a *app) *cobra.Command {
 	var episodes int
+	var which string
 	cmd := &cobra.Command{
 		Use:   "judge DIR...",
 		Short: "Score selected policies on fresh episodes, seeds no training or selection used (judge.json)",
-		Long: fmt.Sprintf(`judge evaluates the policy-best of each run folder DIR on deterministic
+		Long: fmt.Sprintf(`judge evaluates the policy of each run folder DIR on deterministic
 episodes whose seeds no training or selection used: episode k is reset
 with %d + k (2^62 + 2^61 + k; training's and in-run
 evaluation's seeds are all below 2^62 + 256). A selection (best-of-N, a
@@ -29,6 +32,12 @@ population's best member, a halving survivor, a random-search winner)
 picks on in-run evaluations; the maximum of noisy estimates is biased
 upwards, so the score that counts is this new evaluation of the policy it
 picked.
+
+The judged policy is the one the selection picked on: by default
+policy-final, the weights as training ended, which every selection here
+ranks by their final evaluation. --policy best judges policy-best (the
+checkpoint with the best in-run evaluation) instead; judge.json names the
+policy it judged, and so does the report.
 
 DIR may be a finished population folder: its best member (as result.json
 names it) is judged, and a line on stderr says which.
@@ -42,18 +51,22 @@ judge' uses its mean as the run's score.
 
 --episodes is at least %d (the default).`, policy.FreshSeedBase, policy.MinJudgeEpisodes),
 		Example: `  hyperctl judge runs/halfcheetah-fixed-seed0
-  hyperctl judge runs/pop runs/other-pop --episodes 100  # their best members`,
+  hyperctl judge runs/pop runs/other-pop --episodes 100  # their best members
+  hyperctl judge runs/halfcheetah-fixed-seed0 --policy best`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := policy.CheckJudgeEpisodes(episodes); err != nil {
 				return usagef("--episodes: %w", err)
+			}
+			if _, err := policyFile(which); err != nil {
+				return err
 			}
 			if isDryRun(cmd.Context()) {
 				return nil
 			}
 			var errs []error
 			for _, dir := range args {
-				if err := judgeOne(cmd, dir, episodes); err != nil {
+				if err := judgeOne(cmd, dir, which, episodes); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -61,19 +74,21 @@ judge' uses its mean as the run's score.
 		},
 	}
 	cmd.Flags().IntVar(&episodes, "episodes", policy.MinJudgeEpisodes, fmt.Sprintf("fresh deterministic episodes (at least %d)", policy.MinJudgeEpisodes))
+	cmd.Flags().StringVar(&which, "policy", "final", "the policy judged: final (the weights the selection ranked) or best")
 	return cmd
 }
 
-// judgeOne judges the policy-best of the run (or population's best member)
-// in dir and prints the result.
-func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
+// judgeOne judges the policy which ("final" or "best") of the run (or a
+// population's best member) in dir and prints the result.
+func judgeOne(cmd *cobra.Command, dir, which string, episodes int) error {
 	// The same run folder rules as eval's, and a policy that fits the
 	// run's config.toml.
-	_, runDir, err := loadRunPolicy(cmd, dir, "best")
+	_, runDir, err := loadRunPolicy(cmd, dir, which)
 	if err != nil {
 		return err
 	}
-	j, written, err := policy.JudgeRun(cmd.Context(), runDir, policy.Best, episodes, versionString())
+	name, _ := policyFile(which)
+	j, written, err := policy.JudgeRun(cmd.Context(), runDir, name, episodes, versionString())
 	if err != nil {
 		return err
 	}
@@ -82,6 +97,6 @@ func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
 		what = "unchanged (the same policy files were judged already):"
 	}
 	say(cmd, "%s: %s on %d fresh episodes (seeds %d-%d): return %.2f ± %.2f; %s %s\n",
-		runDir, policy.Best, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(runDir, policy.JudgeFile))
+		runDir, name, j.Episodes, j.Seeds[0], j.Seeds[len(j.Seeds)-1], j.Mean, j.Std, what, filepath.Join(runDir, policy.JudgeFile))
 	return nil
 }

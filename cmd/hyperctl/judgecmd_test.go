@@ -32,6 +32,7 @@ func TestJudgeCommand(t *testing.T) {
 		{"too few episodes", []string{judged, "--episodes", "49"}, 2, "--episodes: want an integer in [50, 1000000], got 49"},
 		{"no folder", []string{filepath.Join(root, "none")}, 1, "run folder " + filepath.Join(root, "none")},
 		{"no run", []string{root}, 1, "holds no run itself"},
+		{"unknown policy", []string{judged, "--policy", "last"}, 2, `--policy "last": want best or final`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, e, code := runCLI(t, append([]string{"judge"}, tc.args...)...)
@@ -48,8 +49,8 @@ func TestJudgeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Episodes != 50 || len(j.Seeds) != 50 || len(j.Returns) != 50 || j.Policy != policy.Best || j.HyperctlVersion == "" {
-		t.Fatalf("judgement %+v, want 50 episodes of policy-best with a version", j)
+	if j.Episodes != 50 || len(j.Seeds) != 50 || len(j.Returns) != 50 || j.Policy != policy.Final || j.HyperctlVersion == "" {
+		t.Fatalf("judgement %+v, want 50 episodes of policy-final with a version", j)
 	}
 	for k, s := range j.Seeds {
 		if s < policy.FreshSeedBase || s != policy.FreshSeedBase+int64(k) {
@@ -69,6 +70,17 @@ func TestJudgeCommand(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(filepath.Join(judged, policy.JudgeFile)); string(again) != string(raw) {
 		t.Fatal("judging again changed judge.json")
+	}
+
+	// --policy best judges the other file, and replaces the judgement.
+	if o, e, code := runCLI(t, "judge", judged, "--policy", "best"); code != 0 || !strings.Contains(o, policy.Best+" on 50 fresh episodes") {
+		t.Fatalf("judge --policy best: exit %d\nstdout: %s\nstderr: %s", code, o, e)
+	}
+	if b, err := policy.ReadJudgement(judged); err != nil || b.Policy != policy.Best {
+		t.Fatalf("after --policy best: %+v, %v; want a judgement of policy-best", b, err)
+	}
+	if o, e, code := runCLI(t, "judge", judged); code != 0 || !strings.Contains(o, "wrote") {
+		t.Fatalf("judging policy-final again: exit %d\nstdout: %s\nstderr: %s", code, o, e)
 	}
 
 	o, e, code = runCLI(t, "report", root, "--score", "judge", "--format", "json", "--random-episodes", "2", "--resamples", "50", "--out", filepath.Join(root, "report"))

@@ -28,7 +28,7 @@ func TestJudgeScore(t *testing.T) {
 	}{
 		{"", map[int64]float64{0: 0, 1: -1, 2: -2}, nil},
 		{ScoreBudget, map[int64]float64{0: 0, 1: -1, 2: -2}, nil},
-		{ScoreJudge, map[int64]float64{0: 7.5}, map[int64]string{1: "no judge.json, and no policy-best here", 2: "judged other policy-best files"}},
+		{ScoreJudge, map[int64]float64{0: 7.5}, map[int64]string{1: "no judge.json, and no policy here", 2: "judged other policy-best files"}},
 	} {
 		t.Run("score="+tc.score, func(t *testing.T) {
 			s.Score = tc.score
@@ -62,10 +62,10 @@ func TestScoreIsNamed(t *testing.T) {
 		for seed := range int64(3) {
 			runs = append(runs, &Run{Env: "reacher", Controller: ctrl, Seed: seed, Dir: t.TempDir(), Finished: true,
 				Train: []TrainRow{{Iteration: 0, Frames: 100}}, Eval: []EvalRow{{Iteration: 0, Frames: 100, Return: float64(-seed)}},
-				Judge: &policy.Judgement{Mean: float64(seed)}})
+				Judge: &policy.Judgement{Mean: float64(seed), Policy: policy.Final}})
 		}
 	}
-	const judged = "judge score (its judge.json mean, its policy-best on fresh episodes)"
+	const judged = "judge score (its judge.json mean, its policy-final on fresh episodes)"
 	for _, tc := range []struct {
 		score, stats string
 		want         []string
@@ -102,5 +102,28 @@ func TestScoreIsNamed(t *testing.T) {
 				t.Errorf("report says %q:\n%s", tc.not, md.String())
 			}
 		})
+	}
+}
+
+// The report names the policy its runs' judge.json files judged:
+// policy-final, policy-best, or both when the runs differ.
+func TestJudgedPolicyNamed(t *testing.T) {
+	for _, tc := range []struct {
+		policies []string
+		want     string
+	}{
+		{nil, policy.Final},
+		{[]string{policy.Final, policy.Final}, policy.Final},
+		{[]string{policy.Best}, policy.Best},
+		{[]string{policy.Final, policy.Best}, policy.Best + " or " + policy.Final},
+	} {
+		s := &Set{}
+		for _, p := range tc.policies {
+			s.Runs = append(s.Runs, &Run{Judge: &policy.Judgement{Policy: p}})
+		}
+		s.Runs = append(s.Runs, &Run{}) // an unjudged run names nothing
+		if got := s.judgedPolicy(); got != tc.want {
+			t.Errorf("judged %v: names %q, want %q", tc.policies, got, tc.want)
+		}
 	}
 }

@@ -57,10 +57,10 @@ type Run struct {
 	Hyper    map[string][]float64
 	Finished bool
 	Summary  rundir.Summary
-	// Judge is the run's judge.json (hyperctl judge: its policy-best on
-	// fresh episodes), nil when it has none; JudgeProblem says why one
-	// that is there cannot be used (unreadable, or of other policy files
-	// than the run's policy-best).
+	// Judge is the run's judge.json (hyperctl judge: the policy it names,
+	// policy-final or policy-best, on fresh episodes), nil when it has
+	// none; JudgeProblem says why one that is there cannot be used
+	// (unreadable, or of other policy files than the run's).
 	Judge        *policy.Judgement
 	JudgeProblem string
 	// Pruned says where successive halving pruned the run, a member it
@@ -103,8 +103,8 @@ const (
 	// ScoreBudget scores a run by its in-run evaluation return at its
 	// environment's matched frame budget (the default).
 	ScoreBudget = "budget"
-	// ScoreJudge scores a run by the mean of its judge.json: its
-	// policy-best on fresh episodes (policy.FreshSeedBase on). A finished
+	// ScoreJudge scores a run by the mean of its judge.json: the policy
+	// it names on fresh episodes (policy.FreshSeedBase on). A finished
 	// run without a usable judge.json is left out, with the reason.
 	ScoreJudge = "judge"
 )
@@ -244,8 +244,8 @@ func hyperColumns(l *rundir.Log) (map[string][]float64, error) {
 }
 
 // loadJudgement reads dir's judge.json: nil and "" without one, nil and
-// why when it is unreadable or judged other files than dir's policy-best
-// (checked when the policy is there; a study's copy of a run keeps
+// why when it is unreadable or judged other files than dir's policy of
+// the same name (checked when the policy is there; a study's copy of a run keeps
 // judge.json without the policy).
 func loadJudgement(dir string) (*policy.Judgement, string) {
 	j, err := policy.ReadJudgement(dir)

@@ -334,7 +334,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 		return fmt.Sprintf("%d of %d", rk, n)
 	}
 	if s.Score == ScoreJudge {
-		fmt.Fprintf(&sb, "Score: each run's %s mean, its %s on at least %d fresh deterministic episodes (seeds from %d, which no training or selection used), in place of the evaluation return at the matched budget, in the columns and statistics of scores.\n\n", policy.JudgeFile, policy.Best, policy.MinJudgeEpisodes, policy.FreshSeedBase)
+		fmt.Fprintf(&sb, "Score: each run's %s mean, its %s on at least %d fresh deterministic episodes (seeds from %d, which no training or selection used), in place of the evaluation return at the matched budget, in the columns and statistics of scores.\n\n", policy.JudgeFile, s.judgedPolicy(), policy.MinJudgeEpisodes, policy.FreshSeedBase)
 	}
 	sb.WriteString("## Summary\n\n")
 	focusRuns := slices.ContainsFunc(s.Runs, func(r *Run) bool { return r.Controller == s.focus() })
@@ -518,12 +518,30 @@ func (r *Run) judged() (v float64, ok bool, why string) {
 	switch {
 	case r.JudgeProblem != "":
 		return 0, false, r.JudgeProblem
-	case r.Judge == nil && !policy.Exists(r.Dir, policy.Best):
-		return 0, false, fmt.Sprintf("no %s, and no %s here to judge (a copy of a run without its policy: judge the run it was copied from, hyperctl judge RUN, and copy RUN/%s here)", policy.JudgeFile, policy.Best, policy.JudgeFile)
+	case r.Judge == nil && !policy.Exists(r.Dir, policy.Final) && !policy.Exists(r.Dir, policy.Best):
+		return 0, false, fmt.Sprintf("no %s, and no policy here to judge (a copy of a run without its policy: judge the run it was copied from, hyperctl judge RUN, and copy RUN/%s here)", policy.JudgeFile, policy.JudgeFile)
 	case r.Judge == nil:
-		return 0, false, fmt.Sprintf("no %s (judge its %s on fresh episodes: hyperctl judge %s)", policy.JudgeFile, policy.Best, r.Dir)
+		return 0, false, fmt.Sprintf("no %s (judge its policy on fresh episodes: hyperctl judge %s)", policy.JudgeFile, r.Dir)
 	}
 	return r.Judge.Mean, true, ""
+}
+
+// judgedPolicy names the policy the runs' judge.json files judged:
+// policy-final (the weights a selection ranks) or policy-best, or both
+// names joined by "or" when the runs differ. Without any judgement it
+// names policy-final, what hyperctl judge scores by default.
+func (s *Set) judgedPolicy() string {
+	var names []string
+	for _, r := range s.Runs {
+		if r.Judge != nil && !slices.Contains(names, r.Judge.Policy) {
+			names = append(names, r.Judge.Policy)
+		}
+	}
+	if len(names) == 0 {
+		return policy.Final
+	}
+	slices.Sort(names)
+	return strings.Join(names, " or ")
 }
 
 // scoreWords is how the report words a run's score: every sentence,
@@ -538,7 +556,7 @@ type scoreWords struct {
 // words returns the wording of s's score.
 func (s *Set) words() scoreWords {
 	if s.Score == ScoreJudge {
-		what := "judge score (its " + policy.JudgeFile + " mean, its " + policy.Best + " on fresh episodes)"
+		what := "judge score (its " + policy.JudgeFile + " mean, its " + s.judgedPolicy() + " on fresh episodes)"
 		return scoreWords{name: "judge score (fresh episodes)", what: what, a: "a " + what, by: "By each run's " + what}
 	}
 	what := "evaluation return at the matched budget"

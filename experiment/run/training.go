@@ -514,7 +514,7 @@ func (s *session) finish() (Result, error) {
 	sum := rundir.Summary{
 		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: s.runOpts.Frames,
 		Frames: s.lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: s.prev,
-		RejectedUpdates: s.tr.Rejected(),
+		RejectedUpdates: s.tr.Rejected(), HyperctlVersion: s.opts.Version,
 	}
 	if ps.WallS > 0 {
 		sum.FramesPerSecond = float64(s.lastFrames) / ps.WallS

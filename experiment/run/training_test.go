@@ -79,14 +79,15 @@ high = 1e-3
 // TestFinalHyperparameters: with iterations = k·interval (6 = 3·2) the
 // summary's final_hyperparameters are the configuration the last iteration
 // ran with (the third decision), not a fourth decision asked for after the
-// run.
+// run; the summary records the version (build) that trained it.
 func TestFinalHyperparameters(t *testing.T) {
 	run, err := configs.Parse("tiny.toml", tiny)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := Train(context.Background(), plan(t, run), Options{Out: out, Log: zerolog.Nop()})
+	const version = "dev+0123456789ab"
+	res, err := Train(context.Background(), plan(t, run), Options{Out: out, Log: zerolog.Nop(), Version: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +113,9 @@ func TestFinalHyperparameters(t *testing.T) {
 	// The third decision (k = 2) puts both parameters at the middle.
 	want := map[string]float64{"batch_size": 200, "lr": 1e-4 + 0.5*(1e-3-1e-4)}
 	for _, sum := range []rundir.Summary{res.Summary, mustReadSummary(t, out)} {
+		if sum.HyperctlVersion != version {
+			t.Fatalf("summary hyperctl_version %q, want %q", sum.HyperctlVersion, version)
+		}
 		for k, v := range want {
 			if sum.FinalHyper[k] != v || last[k] != v {
 				t.Fatalf("%s: summary %v, last train.csv row %v; want %v", k, sum.FinalHyper[k], last[k], v)
