@@ -28,7 +28,7 @@ import (
 // A Step that fails that way has still consumed the action; call Reset.
 const InfoUnstable = "unstable"
 
-// sim is what the four environments share: Gymnasium's MujocoEnv.
+// sim is what the environments share: Gymnasium's MujocoEnv.
 type sim struct {
 	spec      envs.Spec
 	model     *Model
