@@ -159,6 +159,22 @@ func (s *sim) finishReset() error {
 	return nil
 }
 
+// resetUniform is the reset of the environments whose noise is uniform on
+// both vectors: beginReset, then qpos = qpos0 + U(-scale, scale) (nq draws)
+// and qvel = U(-scale, scale) (nv draws), in that order, then finishReset.
+func (s *sim) resetUniform(seed int64, scale float64) error {
+	if err := s.beginReset(seed); err != nil {
+		return err
+	}
+	for i := range s.qpos {
+		s.qpos[i] = s.initQpos[i] + s.gen.Uniform(-scale, scale)
+	}
+	for i := range s.qvel {
+		s.qvel[i] = s.gen.Uniform(-scale, scale)
+	}
+	return s.finishReset()
+}
+
 // checkStep validates an action before anything is touched.
 func (s *sim) checkStep(action []float64) error {
 	if s.closed {

@@ -46,16 +46,7 @@ func NewInvertedPendulum() (*InvertedPendulum, error) {
 // Reset starts an episode: qpos = qpos0 + U(-0.01, 0.01) (2 draws), then
 // qvel = U(-0.01, 0.01) (2 draws).
 func (e *InvertedPendulum) Reset(seed int64) ([]float64, error) {
-	if err := e.beginReset(seed); err != nil {
-		return nil, err
-	}
-	for i := range e.qpos {
-		e.qpos[i] = e.initQpos[i] + e.gen.Uniform(-invertedPendulumNoise, invertedPendulumNoise)
-	}
-	for i := range e.qvel {
-		e.qvel[i] = e.gen.Uniform(-invertedPendulumNoise, invertedPendulumNoise)
-	}
-	if err := e.finishReset(); err != nil {
+	if err := e.resetUniform(seed, invertedPendulumNoise); err != nil {
 		return nil, err
 	}
 	e.observe()

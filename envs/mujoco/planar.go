@@ -37,16 +37,7 @@ func newPlanarWalker(spec envs.Spec, xml string, nq int, healthy func(qpos, qvel
 // Reset starts an episode: qpos = qpos0 + U(-0.005, 0.005) (nq draws), then
 // qvel = U(-0.005, 0.005) (nv draws).
 func (e *planarWalker) Reset(seed int64) ([]float64, error) {
-	if err := e.beginReset(seed); err != nil {
-		return nil, err
-	}
-	for i := range e.qpos {
-		e.qpos[i] = e.initQpos[i] + e.gen.Uniform(-planarNoise, planarNoise)
-	}
-	for i := range e.qvel {
-		e.qvel[i] = e.gen.Uniform(-planarNoise, planarNoise)
-	}
-	if err := e.finishReset(); err != nil {
+	if err := e.resetUniform(seed, planarNoise); err != nil {
 		return nil, err
 	}
 	e.observe()

@@ -50,16 +50,7 @@ func NewSwimmer() (*Swimmer, error) {
 // Reset starts an episode: qpos = qpos0 + U(-0.1, 0.1) (5 draws), then
 // qvel = U(-0.1, 0.1) (5 draws).
 func (e *Swimmer) Reset(seed int64) ([]float64, error) {
-	if err := e.beginReset(seed); err != nil {
-		return nil, err
-	}
-	for i := range e.qpos {
-		e.qpos[i] = e.initQpos[i] + e.gen.Uniform(-swimmerNoise, swimmerNoise)
-	}
-	for i := range e.qvel {
-		e.qvel[i] = e.gen.Uniform(-swimmerNoise, swimmerNoise)
-	}
-	if err := e.finishReset(); err != nil {
+	if err := e.resetUniform(seed, swimmerNoise); err != nil {
 		return nil, err
 	}
 	e.observe()
