@@ -320,3 +320,72 @@ func TestSuiteResetDraws(t *testing.T) {
 		})
 	}
 }
+
+// TestSuiteInfo checks each environment's info against its state and
+// reward over a seeded rollout with varied actions: the keys in
+// Gymnasium's order, positions equal to qpos after the step, velocities
+// equal to the position change over dt, and the reward equal to the sum of
+// its terms.
+func TestSuiteInfo(t *testing.T) {
+	cases := []struct {
+		name  string
+		keys  []string
+		ctrl  float64 // control cost weight
+		alive float64
+	}{
+		{"hopper", []string{"x_position", "x_velocity", InfoUnstable}, 1e-3, 1},
+		{"walker2d", []string{"x_position", "x_velocity", InfoUnstable}, 1e-3, 1},
+		{"swimmer", []string{"reward_fwd", "reward_ctrl", "x_position", "y_position",
+			"distance_from_origin", "x_velocity", "y_velocity", "forward_reward", InfoUnstable}, 1e-4, 0},
+		{"invertedpendulum", []string{InfoUnstable}, 0, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, c.name)
+			if _, err := e.Reset(6); err != nil {
+				t.Fatal(err)
+			}
+			n := e.Spec().Action.Dim()
+			for k := 0; k < 30; k++ {
+				before := append([]float64(nil), e.Data().Qpos()...)
+				a := make([]float64, n)
+				for i := range a {
+					a[i] = e.Spec().Action.High[i] * math.Sin(float64(5*k+i))
+				}
+				tr, err := e.Step(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tr.Terminated {
+					break
+				}
+				if len(tr.Info.Keys) != len(c.keys) {
+					t.Fatalf("info keys %v, want %v", tr.Info.Keys, c.keys)
+				}
+				for i, key := range c.keys {
+					if tr.Info.Keys[i] != key {
+						t.Fatalf("info keys %v, want %v", tr.Info.Keys, c.keys)
+					}
+				}
+				q, dt := e.Data().Qpos(), e.Dt()
+				get := func(key string) float64 { v, _ := tr.Info.Get(key); return v }
+				xv := (q[0] - before[0]) / dt
+				if c.name == "invertedpendulum" {
+					xv = 0
+				} else if get("x_position") != q[0] || get("x_velocity") != xv {
+					t.Fatalf("step %d: x_position %v x_velocity %v, want %v, %v", k, get("x_position"), get("x_velocity"), q[0], xv)
+				}
+				if want := xv + c.alive - c.ctrl*sumSquares(a); tr.Reward != want {
+					t.Fatalf("step %d: reward %.17g, want %.17g", k, tr.Reward, want)
+				}
+				if c.name == "swimmer" {
+					if get("reward_fwd") != xv || get("forward_reward") != xv || get("reward_ctrl") != -c.ctrl*sumSquares(a) ||
+						get("y_position") != q[1] || get("y_velocity") != (q[1]-before[1])/dt ||
+						!near(get("distance_from_origin"), math.Hypot(q[0], q[1]), 1e-15) {
+						t.Fatalf("step %d: info %v %v for qpos %v", k, tr.Info.Keys, tr.Info.Values, q)
+					}
+				}
+			}
+		})
+	}
+}
