@@ -7,7 +7,7 @@ import (
 // FuzzParse: no config text makes the decoder panic or allocate beyond its
 // bounds; a config it accepts encodes (Encode, as config.toml is written)
 // to text that parses back to the same encoding. The seed corpus
-// (testdata/fuzz/FuzzParse: the five defaults, the inputs of issue 20 and
+// (the default configs, and testdata/fuzz/FuzzParse: the inputs of issue 20 and
 // edge cases) runs with the normal tests; fuzz with
 //
 //	go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 20s ./configs/

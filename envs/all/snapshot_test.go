@@ -34,6 +34,11 @@ var envCases = []envCase{
 	{"pusher", 40},
 	{"reacher", 50}, // the registered limit
 	{"bipedalwalker", 40},
+	// Appended, so that the existing corpus seeds keep their index.
+	{"hopper", 40},
+	{"walker2d", 40},
+	{"swimmer", 40},
+	{"invertedpendulum", 40},
 }
 
 func TestEveryEnvironmentIsCovered(t *testing.T) {

@@ -486,3 +486,90 @@ func BenchmarkEnvFloor(b *testing.B) {
 	b.ReportMetric((processCPU(b)-cpu).Seconds()/float64(b.N), "cpu-s/1M-frames")
 	b.ReportMetric(float64(v.Workers()), "workers")
 }
+
+// BenchmarkEnvVsFloor measures, for every environment of the package (the
+// constructors table), the environment's stepping against the bare physics
+// floor on the same model, in the same run and interleaved in chunks of
+// 1000 env steps (so load changes on the shared machine hit both sides):
+//
+//   - env: Step with a zero action (the action check and copy into ctrl,
+//     frame_skip mj_step through cgo, observation, reward, termination),
+//     never reset, from qpos0 with zero velocity;
+//   - floor: Data.StepRaw, frame_skip × n plain mj_step calls in one C loop
+//     from the same state, zero ctrl: the work of cfloor/envfloor.c.
+//
+// Both follow the same trajectory; the benchmark fails if the final states
+// differ. It reports env-steps/s and floor-steps/s (wall and thread CPU)
+// and env/floor, the env's time per step over the floor's (1 = no
+// overhead), on wall and CPU time. scripts/env-floor.sh runs it beside the
+// standalone C program.
+//
+//	go test -run '^$' -bench EnvVsFloor -benchtime 20000x ./envs/mujoco
+func BenchmarkEnvVsFloor(b *testing.B) {
+	for _, c := range constructors {
+		b.Run(c.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			e, err := c.make()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			if _, err := e.Reset(0); err != nil { // ready to step
+				b.Fatal(err)
+			}
+			floor, err := NewData(e.Model())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer floor.Close()
+			for _, d := range []*Data{e.Data(), floor} {
+				if err := d.Reset(); err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Forward(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			frameSkip := int(math.Round(e.Dt() / e.Model().Timestep()))
+			action := make([]float64, e.Spec().Action.Dim())
+			const chunk = 1000
+			var tEnv, tFloor, cEnv, cFloor time.Duration
+			b.ResetTimer()
+			for done := 0; done < b.N; done += chunk {
+				n := min(chunk, b.N-done)
+				start, cpu := time.Now(), threadCPU(b)
+				for k := 0; k < n; k++ {
+					if _, err := e.Step(action); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tEnv += time.Since(start)
+				cEnv += threadCPU(b) - cpu
+				start, cpu = time.Now(), threadCPU(b)
+				if err := floor.StepRaw(frameSkip * n); err != nil {
+					b.Fatal(err)
+				}
+				tFloor += time.Since(start)
+				cFloor += threadCPU(b) - cpu
+			}
+			b.StopTimer()
+			if u, _ := e.Instabilities(); u > 0 {
+				b.Fatalf("%d unstable steps: the env was reset, the floor was not", u)
+			}
+			q, fq := e.Data().Qpos(), floor.Qpos()
+			for i := range q {
+				if q[i] != fq[i] {
+					b.Fatalf("env and floor end at different states: qpos %v, floor %v", q, fq)
+				}
+			}
+			rate := func(d time.Duration) float64 { return float64(b.N) / d.Seconds() }
+			b.ReportMetric(rate(tEnv), "env-steps/s")
+			b.ReportMetric(rate(tFloor), "floor-steps/s")
+			b.ReportMetric(rate(cEnv), "env-steps/cpu-s")
+			b.ReportMetric(rate(cFloor), "floor-steps/cpu-s")
+			b.ReportMetric(tEnv.Seconds()/tFloor.Seconds(), "env/floor")
+			b.ReportMetric(cEnv.Seconds()/cFloor.Seconds(), "env/floor-cpu")
+		})
+	}
+}

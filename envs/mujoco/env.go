@@ -28,7 +28,7 @@ import (
 // A Step that fails that way has still consumed the action; call Reset.
 const InfoUnstable = "unstable"
 
-// sim is what the four environments share: Gymnasium's MujocoEnv.
+// sim is what the environments share: Gymnasium's MujocoEnv.
 type sim struct {
 	spec      envs.Spec
 	model     *Model
@@ -157,6 +157,22 @@ func (s *sim) finishReset() error {
 	}
 	s.ready = true
 	return nil
+}
+
+// resetUniform is the reset of the environments whose noise is uniform on
+// both vectors: beginReset, then qpos = qpos0 + U(-scale, scale) (nq draws)
+// and qvel = U(-scale, scale) (nv draws), in that order, then finishReset.
+func (s *sim) resetUniform(seed int64, scale float64) error {
+	if err := s.beginReset(seed); err != nil {
+		return err
+	}
+	for i := range s.qpos {
+		s.qpos[i] = s.initQpos[i] + s.gen.Uniform(-scale, scale)
+	}
+	for i := range s.qvel {
+		s.qvel[i] = s.gen.Uniform(-scale, scale)
+	}
+	return s.finishReset()
 }
 
 // checkStep validates an action before anything is touched.

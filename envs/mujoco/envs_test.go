@@ -26,6 +26,10 @@ var constructors = []struct {
 	{"inverteddoublependulum", func() (mjEnv, error) { return NewInvertedDoublePendulum() }},
 	{"pusher", func() (mjEnv, error) { return NewPusher() }},
 	{"reacher", func() (mjEnv, error) { return NewReacher() }},
+	{"hopper", func() (mjEnv, error) { return NewHopper() }},
+	{"walker2d", func() (mjEnv, error) { return NewWalker2d() }},
+	{"swimmer", func() (mjEnv, error) { return NewSwimmer() }},
+	{"invertedpendulum", func() (mjEnv, error) { return NewInvertedPendulum() }},
 }
 
 func newEnv(t testing.TB, name string) mjEnv {
@@ -86,6 +90,10 @@ func TestStaticFigures(t *testing.T) {
 		{"inverteddoublependulum", "InvertedDoublePendulum-v4", "idp", 11, 1, -1, 1, 0.01, 5, 0.05, 1000, 9100, 3, 3, 1, RK4},
 		{"pusher", "Pusher-v4", "", 23, 7, -2, 2, 0.01, 5, 0.05, 100, 0, 11, 11, 7, Euler},
 		{"reacher", "Reacher-v4", "", 11, 2, -1, 1, 0.01, 2, 0.02, 50, -3.75, 4, 4, 2, RK4},
+		{"hopper", "Hopper-v4", "", 11, 3, -1, 1, 0.002, 4, 0.008, 1000, 3800, 6, 6, 3, RK4},
+		{"walker2d", "Walker2d-v4", "", 17, 6, -1, 1, 0.002, 4, 0.008, 1000, 0, 9, 9, 6, RK4},
+		{"swimmer", "Swimmer-v4", "", 8, 2, -1, 1, 0.01, 4, 0.04, 1000, 360, 5, 5, 2, RK4},
+		{"invertedpendulum", "InvertedPendulum-v4", "", 4, 1, -3, 3, 0.02, 2, 0.04, 1000, 950, 2, 2, 1, RK4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,6 +157,12 @@ func TestModelFigures(t *testing.T) {
 			"r_wrist_roll_link": 0.18095574, "tips_arm": 0.0025132741, "object": 1.3089969e-8, "goal": 4.0212386e-10}},
 		"reacher": {0.078451852, map[string]float64{"body0": 0.035604717, "body1": 0.035604717,
 			"fingertip": 0.0041887902, "target": 0.0030536281}},
+		// The suite's totals (spec sheet section 7); InvertedPendulum's
+		// cart and pole to the sheet's digits below.
+		"hopper":           {15.820013, nil},
+		"walker2d":         {23.677137, nil},
+		"swimmer":          {106.81415, nil},
+		"invertedpendulum": {15.490567, nil},
 	}
 	for name, want := range masses {
 		e := newEnv(t, name)

@@ -39,6 +39,10 @@ var modelFiles = []struct {
 	{"inverteddoublependulum", "inverted_double_pendulum.xml"},
 	{"pusher", "pusher.xml"},
 	{"reacher", "reacher.xml"},
+	{"hopper", "hopper.xml"},
+	{"walker2d", "walker2d.xml"},
+	{"swimmer", "swimmer.xml"},
+	{"invertedpendulum", "inverted_pendulum.xml"},
 }
 
 // comparedFields are the compiled mjModel arrays that decide the physics:

@@ -55,7 +55,9 @@ type Style struct {
 // object and goal, Reacher's target and fingertip). HalfCheetah's floor
 // follows the cheetah; the other bodies stay on their floors (Pusher's
 // table, Reacher's arena, InvertedDoublePendulum's 80 m floor under a cart
-// on a 2 m rail).
+// on a 2 m rail). Hopper, Walker2d (left leg in purple) and Swimmer are
+// followed as HalfCheetah, the swimmer from above; InvertedPendulum, which
+// has no floor, is framed like InvertedDoublePendulum.
 var Styles = map[string]Style{
 	"halfcheetah": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -15}, TexRepeat: 2, FollowFloor: true,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}},
@@ -63,6 +65,15 @@ var Styles = map[string]Style{
 		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"rail": {0.5, 0.5, 0.5, 1}}},
 	"pusher": {Camera: Camera{Track: -1, Distance: 2.2, Azimuth: 135, Elevation: -40, Lookat: [3]float64{0.2, -0.2, -0.3}}, TexRepeat: 5,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"object": {0.95, 0.95, 0.95, 1}, "goal": {0.9, 0.15, 0.15, 1}}},
+	"hopper": {Camera: Camera{Track: 1, Distance: 3, Azimuth: 90, Elevation: -20}, TexRepeat: 2, FollowFloor: true,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}},
+	"walker2d": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -20}, TexRepeat: 2, FollowFloor: true,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"thigh_left_geom": {0.7, 0.3, 0.6, 1},
+			"leg_left_geom": {0.7, 0.3, 0.6, 1}, "foot_left_geom": {0.7, 0.3, 0.6, 1}}},
+	"swimmer": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -60}, TexRepeat: 2, FollowFloor: true,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}},
+	"invertedpendulum": {Camera: Camera{Track: -1, Distance: 2.4, Azimuth: 90, Elevation: -5, Lookat: [3]float64{0, 0, 0.3}}, TexRepeat: 2,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"rail": {0.5, 0.5, 0.5, 1}, "cpole": {0, 0.7, 0.7, 1}}},
 	"reacher": {Camera: Camera{Track: -1, Distance: 0.8, Azimuth: 90, Elevation: -75}, TexRepeat: 10,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}, Geoms: map[string][4]float32{"target": {0.9, 0.15, 0.15, 1}, "fingertip": {0.1, 0.7, 0.6, 1}, "root": {0.4, 0.4, 0.4, 1}}},
 }
@@ -130,7 +141,8 @@ func (r *Renderer) Close() error {
 }
 
 // renderXML decorates an environment's MJCF for drawing only: a headlight,
-// a gradient skybox, a checker material on the floor plane and a light.
+// a gradient skybox, a checker material on the floor plane (if any) and a
+// light.
 // Bodies, joints and their inertial figures are untouched, so the state of
 // the simulation model (qpos, qvel) drives this one.
 func renderXML(xml string, st Style) (string, error) {
@@ -147,12 +159,14 @@ func renderXML(xml string, st Style) (string, error) {
     <material name="hc_floor" texture="hc_floor" texrepeat="%g %g" texuniform="true"/>
   </asset>`, st.TexRepeat, st.TexRepeat)
 	out := xml[:head] + assets + xml[head:]
-	wb := strings.Index(out, "<worldbody>")
-	plane := strings.Index(out, `type="plane"`)
-	if wb < 0 || plane < 0 {
-		return "", errors.New("no <worldbody> or floor plane")
+	// A model without a floor (InvertedPendulum) is drawn over the sky.
+	if plane := strings.Index(out, `type="plane"`); plane >= 0 {
+		out = out[:plane] + `type="plane" material="hc_floor"` + out[plane+len(`type="plane"`):]
 	}
-	out = out[:plane] + `type="plane" material="hc_floor"` + out[plane+len(`type="plane"`):]
+	wb := strings.Index(out, "<worldbody>")
+	if wb < 0 {
+		return "", errors.New("no <worldbody>")
+	}
 	wb += len("<worldbody>")
 	return out[:wb] + `
     <light name="hc_sun" pos="0 0 5" dir="0 0 -1" directional="true" diffuse="0.45 0.45 0.45" castshadow="false"/>` + out[wb:], nil

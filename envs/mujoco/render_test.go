@@ -14,7 +14,8 @@ import (
 // actions through MuJoCo's offscreen renderer on OSMesa: frames have
 // content and change as the bodies move.
 func TestRenderFramesMove(t *testing.T) {
-	for _, name := range []string{"halfcheetah", "inverteddoublependulum", "pusher", "reacher"} {
+	for _, name := range []string{"halfcheetah", "inverteddoublependulum", "pusher", "reacher",
+		"hopper", "walker2d", "swimmer", "invertedpendulum"} {
 		t.Run(name, func(t *testing.T) { rendertest.CheckFrames(t, name, 160, 120, 30) })
 	}
 }

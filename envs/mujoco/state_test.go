@@ -74,6 +74,10 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 		"inverteddoublependulum": {63, 130, 40},
 		"pusher":                 {63, 130, 40},
 		"reacher":                {63, 130, 40},
+		"hopper":                 {63, 130, 40},
+		"walker2d":               {63, 130, 40},
+		"swimmer":                {63, 130, 40},
+		"invertedpendulum":       {63, 130, 40},
 	}
 	// needed[env] are the ablations that must change the continuation.
 	needed := map[string][]string{
@@ -81,6 +85,10 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 		"inverteddoublependulum": {"qpos", "qvel"},
 		"pusher":                 {"qpos", "qvel", "xpos", "forward"},
 		"reacher":                {"qpos", "qvel", "xpos", "forward"},
+		"hopper":                 {"qpos", "qvel"},
+		"walker2d":               {"qpos", "qvel"},
+		"swimmer":                {"qpos", "qvel"},
+		"invertedpendulum":       {"qpos", "qvel"},
 	}
 	ablations := append([]string{"none", "forward"}, StateArrayNames()...)
 	var table []string

@@ -1,0 +1,59 @@
+/*
+ * envfloor: the bare C floor of a MuJoCo environment's stepping. It loads an
+ * MJCF file, makes its data, runs mj_forward (as an environment's reset
+ * ends), then for N environment steps calls mj_step frame_skip times with
+ * zero controls and nothing else: no observation, reward, action copy, reset
+ * or Go. It prints the environment steps per second of wall time and of the
+ * process's CPU time, and the final qpos[0] and qvel[0] so that the run can be
+ * compared with the Go environment stepped the same way (BenchmarkEnvVsFloor
+ * in envs/mujoco follows the same trajectory). scripts/env-floor.sh builds it
+ * with cc -O3 -march=native against -lmujoco and runs it.
+ *
+ *   envfloor MODEL.xml FRAME_SKIP ENV_STEPS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <mujoco/mujoco.h>
+
+static double seconds(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s MODEL.xml FRAME_SKIP ENV_STEPS\n", argv[0]);
+    return 2;
+  }
+  int frameSkip = atoi(argv[2]);
+  long steps = atol(argv[3]);
+  if (frameSkip < 1 || steps < 1) {
+    fprintf(stderr, "envfloor: FRAME_SKIP and ENV_STEPS must be positive\n");
+    return 2;
+  }
+  char err[1000] = "";
+  mjModel *m = mj_loadXML(argv[1], NULL, err, sizeof err);
+  if (!m) {
+    fprintf(stderr, "envfloor: %s: %s\n", argv[1], err);
+    return 1;
+  }
+  mjData *d = mj_makeData(m);
+  mj_forward(m, d);
+
+  double wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
+  for (long k = 0; k < steps; k++) {
+    for (int s = 0; s < frameSkip; s++) {
+      mj_step(m, d);
+    }
+  }
+  double wall = seconds(CLOCK_MONOTONIC) - wall0, cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+
+  printf("envfloor %s frame_skip %d env_steps %ld: %.0f env-steps/s %.0f env-steps/cpu-s qpos0 %.17g qvel0 %.17g\n",
+         argv[1], frameSkip, steps, steps / wall, steps / cpu, d->qpos[0], d->qvel[0]);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return 0;
+}
