@@ -22,7 +22,9 @@ var constructors = []struct {
 	name string
 	make func() (mjEnv, error)
 }{
+	{"ant", func() (mjEnv, error) { return NewAnt() }},
 	{"halfcheetah", func() (mjEnv, error) { return NewHalfCheetah() }},
+	{"humanoid", func() (mjEnv, error) { return NewHumanoid() }},
 	{"inverteddoublependulum", func() (mjEnv, error) { return NewInvertedDoublePendulum() }},
 	{"pusher", func() (mjEnv, error) { return NewPusher() }},
 	{"reacher", func() (mjEnv, error) { return NewReacher() }},
