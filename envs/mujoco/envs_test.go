@@ -84,7 +84,9 @@ func TestStaticFigures(t *testing.T) {
 		nq, nv, nu      int
 		integrator      Integrator
 	}{
+		{"ant", "Ant-v4", "", 27, 8, -1, 1, 0.01, 5, 0.05, 1000, 6000, 15, 14, 8, RK4},
 		{"halfcheetah", "HalfCheetah-v4", "", 17, 6, -1, 1, 0.01, 5, 0.05, 1000, 4800, 9, 9, 6, Euler},
+		{"humanoid", "Humanoid-v4", "", 376, 17, -0.4, 0.4, 0.003, 5, 0.015, 1000, 0, 24, 23, 17, RK4},
 		{"inverteddoublependulum", "InvertedDoublePendulum-v4", "idp", 11, 1, -1, 1, 0.01, 5, 0.05, 1000, 9100, 3, 3, 1, RK4},
 		{"pusher", "Pusher-v4", "", 23, 7, -2, 2, 0.01, 5, 0.05, 100, 0, 11, 11, 7, Euler},
 		{"reacher", "Reacher-v4", "", 11, 2, -1, 1, 0.01, 2, 0.02, 50, -3.75, 4, 4, 2, RK4},
@@ -142,6 +144,8 @@ func TestModelFigures(t *testing.T) {
 		total  float64
 		bodies map[string]float64
 	}{
+		"ant":         {0.91088008, nil},
+		"humanoid":    {42.11603, nil},
 		"halfcheetah": {14, map[string]float64{"torso": 6.2502092, "bthigh": 1.5435146, "bshin": 1.5874477,
 			"bfoot": 1.0953975, "fthigh": 1.4380753, "fshin": 1.2008368, "ffoot": 0.88451883}},
 		"inverteddoublependulum": {18.869453, map[string]float64{"cart": 10.471976, "pole": 4.1987386, "pole2": 4.1987386}},
@@ -323,7 +327,9 @@ func TestControlCost(t *testing.T) {
 		reward float64 // weight of sum(a^2) in the reward
 		bound  float64
 	}{
+		{"ant", "reward_ctrl", -0.5, -0.5, 1},
 		{"halfcheetah", "reward_ctrl", -0.1, -0.1, 1},
+		{"humanoid", "reward_quadctrl", -0.1, -0.1, 0.4},
 		{"pusher", "reward_ctrl", -1, -0.1, 2},
 		{"reacher", "reward_ctrl", -1, -1, 1},
 	}

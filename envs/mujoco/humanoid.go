@@ -125,6 +125,12 @@ func (e *Humanoid) massCenter() (x, y float64) {
 	return x / e.totalMass, y / e.totalMass
 }
 
+// healthy is Humanoid-v4's is_healthy: 1 < z < 2 (no finiteness check).
+func (e *Humanoid) healthy() bool {
+	z := e.data.qpos[2]
+	return humanoidMinZ < z && z < humanoidMaxZ
+}
+
 // Step applies action for frame_skip physics steps.
 func (e *Humanoid) Step(action []float64) (envs.Transition, error) {
 	if err := e.checkStep(action); err != nil {
@@ -139,8 +145,7 @@ func (e *Humanoid) Step(action []float64) (envs.Transition, error) {
 	yVelocity := (yAfter - yBefore) / e.dt
 	ctrlCost := humanoidCtrlWeight * sumSquares(action)
 	forward := humanoidForwardWeight * xVelocity
-	z := e.data.qpos[2]
-	healthy := humanoidMinZ < z && z < humanoidMaxZ
+	healthy := e.healthy()
 	e.observe()
 	return envs.Transition{
 		Obs:        e.obs,

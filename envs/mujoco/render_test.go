@@ -14,7 +14,7 @@ import (
 // actions through MuJoCo's offscreen renderer on OSMesa: frames have
 // content and change as the bodies move.
 func TestRenderFramesMove(t *testing.T) {
-	for _, name := range []string{"halfcheetah", "inverteddoublependulum", "pusher", "reacher"} {
+	for _, name := range []string{"ant", "halfcheetah", "humanoid", "inverteddoublependulum", "pusher", "reacher"} {
 		t.Run(name, func(t *testing.T) { rendertest.CheckFrames(t, name, 160, 120, 30) })
 	}
 }
