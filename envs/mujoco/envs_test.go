@@ -144,8 +144,8 @@ func TestModelFigures(t *testing.T) {
 		total  float64
 		bodies map[string]float64
 	}{
-		"ant":         {0.91088008, nil},
-		"humanoid":    {42.11603, nil},
+		"ant":      {0.91088008, nil},
+		"humanoid": {42.11603, nil},
 		"halfcheetah": {14, map[string]float64{"torso": 6.2502092, "bthigh": 1.5435146, "bshin": 1.5874477,
 			"bfoot": 1.0953975, "fthigh": 1.4380753, "fshin": 1.2008368, "ffoot": 0.88451883}},
 		"inverteddoublependulum": {18.869453, map[string]float64{"cart": 10.471976, "pole": 4.1987386, "pole2": 4.1987386}},
