@@ -32,7 +32,7 @@ func init() {
 }
 
 func TestDefaultsParse(t *testing.T) {
-	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher"} {
+	for _, name := range []string{"ant", "halfcheetah", "humanoid", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher"} {
 		t.Run(name, func(t *testing.T) {
 			r, err := Default(name)
 			if err != nil {

@@ -1,7 +1,8 @@
 // Package mujoco binds MuJoCo 2.2.2 (Debian's libmujoco-dev) through cgo and
-// implements Gymnasium's HalfCheetah-v4, InvertedDoublePendulum-v4, Pusher-v4
-// and Reacher-v4 on it, registered with envs as halfcheetah,
-// inverteddoublependulum (alias idp), pusher and reacher.
+// implements Gymnasium's Ant-v4, HalfCheetah-v4, Humanoid-v4,
+// InvertedDoublePendulum-v4, Pusher-v4 and Reacher-v4 on it, registered
+// with envs as ant, halfcheetah, humanoid, inverteddoublependulum (alias
+// idp), pusher and reacher.
 //
 // # Binding
 //
