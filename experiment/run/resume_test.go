@@ -183,12 +183,12 @@ func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) stri
 	return strings.Join(report, "; ")
 }
 
-// TestResumeExactAllEnvs: for each of the five environments, a run killed
+// TestResumeExactAllEnvs: for each environment, a run killed
 // after iteration 5 (its last checkpoint at 3) and one stopped after
 // iteration 4 (checkpoint on the way out), once resumed, write train.csv
 // and eval.csv identical to the uninterrupted run's, timing columns aside.
 func TestResumeExactAllEnvs(t *testing.T) {
-	for _, env := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher"} {
+	for _, env := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher", "ant", "humanoid"} {
 		t.Run(env, func(t *testing.T) {
 			t.Logf("%s with hypercontroller: %s", env, killAndResume(t, resumeConfig(t, env, "hypercontroller", ""), 5, 4))
 		})
