@@ -110,14 +110,7 @@ func TestAntReward(t *testing.T) {
 					"y_velocity": yv, "reward_ctrl": -ctrl, "reward_survive": 1, "x_position": xAfter,
 					"y_position": yAfter, "distance_from_origin": math.Sqrt(xAfter*xAfter + yAfter*yAfter),
 					InfoUnstable: 0}
-				if len(tr.Info.Keys) != len(want) {
-					t.Fatalf("info keys %v", tr.Info.Keys)
-				}
-				for key, v := range want {
-					if got, ok := tr.Info.Get(key); !ok || got != v {
-						t.Fatalf("step %d info %s = %v, want %v", k, key, got, v)
-					}
-				}
+				checkInfo(t, k, tr.Info, want)
 				xBefore, yBefore = xAfter, yAfter
 				terminated = tr.Terminated
 			}

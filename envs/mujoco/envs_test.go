@@ -60,6 +60,19 @@ func nearAll(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
+// checkInfo checks that info holds exactly want's keys, with its values.
+func checkInfo(t *testing.T, step int, info envs.Info, want map[string]float64) {
+	t.Helper()
+	if len(info.Keys) != len(want) {
+		t.Fatalf("step %d info keys %v, want %d", step, info.Keys, len(want))
+	}
+	for key, v := range want {
+		if got, ok := info.Get(key); !ok || got != v {
+			t.Fatalf("step %d info %s = %v, want %v", step, key, got, v)
+		}
+	}
+}
+
 func ones(n int, v float64) []float64 {
 	a := make([]float64, n)
 	for i := range a {
