@@ -167,10 +167,7 @@ func TestAntReset(t *testing.T) {
 		for i := range qvel {
 			qvel[i] = 0.1 * g.StandardNormal()
 		}
-		n := math.Sqrt(qpos[3]*qpos[3] + qpos[4]*qpos[4] + qpos[5]*qpos[5] + qpos[6]*qpos[6])
-		for i := 3; i < 7; i++ {
-			qpos[i] /= n
-		}
+		unitQuat(qpos)
 		nearAll(t, "qpos", e.data.qpos, qpos, 1e-15)
 		nearAll(t, "qvel", e.data.qvel, qvel, 0)
 		nearAll(t, "obs", obs, append(append([]float64(nil), e.data.qpos[2:]...), e.data.qvel...), 0)

@@ -73,6 +73,15 @@ func checkInfo(t *testing.T, step int, info envs.Info, want map[string]float64) 
 	}
 }
 
+// unitQuat is q[3:7] renormalised, as mj_forward leaves a free joint's
+// quaternion in qpos.
+func unitQuat(q []float64) {
+	n := math.Sqrt(q[3]*q[3] + q[4]*q[4] + q[5]*q[5] + q[6]*q[6])
+	for i := 3; i < 7; i++ {
+		q[i] /= n
+	}
+}
+
 func ones(n int, v float64) []float64 {
 	a := make([]float64, n)
 	for i := range a {

@@ -218,10 +218,7 @@ func TestHumanoidReset(t *testing.T) {
 		for i := range qvel {
 			qvel[i] = g.Uniform(-0.01, 0.01)
 		}
-		n := math.Sqrt(qpos[3]*qpos[3] + qpos[4]*qpos[4] + qpos[5]*qpos[5] + qpos[6]*qpos[6])
-		for i := 3; i < 7; i++ {
-			qpos[i] /= n
-		}
+		unitQuat(qpos)
 		nearAll(t, "qpos", e.data.qpos, qpos, 1e-15)
 		nearAll(t, "qvel", e.data.qvel, qvel, 0)
 	}

@@ -3,43 +3,19 @@ package mujoco
 import "github.com/hyperctl/hyperctl/envs"
 
 func init() {
-	envs.MustRegister(AntSpec(), func() (envs.Env, error) {
-		e, err := NewAnt()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
-	})
-	envs.MustRegister(HalfCheetahSpec(), func() (envs.Env, error) {
-		e, err := NewHalfCheetah()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
-	})
-	envs.MustRegister(HumanoidSpec(), func() (envs.Env, error) {
-		e, err := NewHumanoid()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
-	})
-	envs.MustRegister(InvertedDoublePendulumSpec(), func() (envs.Env, error) {
-		e, err := NewInvertedDoublePendulum()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
-	})
-	envs.MustRegister(PusherSpec(), func() (envs.Env, error) {
-		e, err := NewPusher()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
-	})
-	envs.MustRegister(ReacherSpec(), func() (envs.Env, error) {
-		e, err := NewReacher()
+	register(AntSpec(), NewAnt)
+	register(HalfCheetahSpec(), NewHalfCheetah)
+	register(HumanoidSpec(), NewHumanoid)
+	register(InvertedDoublePendulumSpec(), NewInvertedDoublePendulum)
+	register(PusherSpec(), NewPusher)
+	register(ReacherSpec(), NewReacher)
+}
+
+// register registers an environment's constructor. On failure it returns a
+// nil envs.Env, not an interface holding a nil *E.
+func register[E envs.Env](spec envs.Spec, make func() (E, error)) {
+	envs.MustRegister(spec, func() (envs.Env, error) {
+		e, err := make()
 		if err != nil {
 			return nil, err
 		}
