@@ -299,7 +299,8 @@ func (m *Model) TotalMass() float64 {
 }
 
 // Joint describes one compiled joint. Damping and Armature belong to the
-// joint's first degree of freedom (all four environments use 1-dof joints).
+// joint's first degree of freedom (a hinge or slide has one; a free joint's
+// six share the joint's values).
 type Joint struct {
 	Name      string
 	Type      JointType

@@ -12,7 +12,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs/rng"
 )
 
-// The exact-resume tests over all five environments, Vec included, are in
+// The exact-resume tests over every environment, Vec included, are in
 // envs/all (snapshot_test.go). The tests here show which held arrays each
 // MuJoCo environment actually needs, i.e. that the resume test has teeth.
 
