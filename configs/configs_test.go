@@ -32,7 +32,7 @@ func init() {
 }
 
 func TestDefaultsParse(t *testing.T) {
-	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher", "hopper", "walker2d", "swimmer", "invertedpendulum"} {
+	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher", "hopper", "walker2d", "swimmer", "invertedpendulum", "ant", "humanoid"} {
 		t.Run(name, func(t *testing.T) {
 			r, err := Default(name)
 			if err != nil {

@@ -3,9 +3,9 @@
 // and a registry looked up by short name or Gymnasium id.
 //
 // The environments themselves live in subpackages and register in their init
-// functions: envs/mujoco (HalfCheetah-v4, Hopper-v4, Walker2d-v4,
-// Swimmer-v4, InvertedPendulum-v4, InvertedDoublePendulum-v4, Pusher-v4,
-// Reacher-v4 on MuJoCo 2.2.2 through cgo) and envs/box2d
+// functions: envs/mujoco (Ant-v4, HalfCheetah-v4, Hopper-v4, Humanoid-v4,
+// InvertedDoublePendulum-v4, InvertedPendulum-v4, Pusher-v4, Reacher-v4,
+// Swimmer-v4, Walker2d-v4 on MuJoCo 2.2.2 through cgo) and envs/box2d
 // (BipedalWalker-v3 on a pure-Go Box2D). Import envs/all to register them
 // all.
 //

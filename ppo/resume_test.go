@@ -59,7 +59,7 @@ func drive(t *testing.T, tr *Trainer, from, to int, evalAfter map[int]bool) trac
 	return out
 }
 
-// TestSnapshotExactAllEnvs: for each of the five environments, a trainer
+// TestSnapshotExactAllEnvs: for each environment, a trainer
 // snapshotted in the middle of its training episodes and after an
 // evaluation, restored into a newly built trainer, continues bit-identically
 // with the uninterrupted one: the same rewards, finished episodes,
@@ -75,7 +75,7 @@ func TestSnapshotExactAllEnvs(t *testing.T) {
 	cfg.Threads = 1
 	cfg.EvalEpisodes = 2
 	evalAfter := map[int]bool{1: true, 3: true, 5: true}
-	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher"} {
+	for _, name := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher", "ant", "humanoid"} {
 		t.Run(name, func(t *testing.T) {
 			a := newToyTrainer(t, name, cfg, 11)
 			drive(t, a, 0, 3, evalAfter)

@@ -30,15 +30,19 @@ fi
 [[ $procs == 1 || $procs == 2 ]] || { echo "env-floor: --procs must be 1 or 2" >&2; exit 2; }
 STEPS=${STEPS:-20000}
 
-# name, model file (envs/mujoco/models), frame_skip: one row per environment.
-table="halfcheetah half_cheetah.xml 5
-hopper hopper.xml 4
-inverteddoublependulum inverted_double_pendulum.xml 5
-invertedpendulum inverted_pendulum.xml 2
-pusher pusher.xml 5
-reacher reacher.xml 2
-swimmer swimmer.xml 4
-walker2d walker2d.xml 4"
+# name, model file (envs/mujoco/models), frame_skip, and 1 where the
+# environment also runs mj_rnePostConstraint once per step (its observation
+# reads cfrc_ext): one row per environment.
+table="ant ant.xml 5 0
+halfcheetah half_cheetah.xml 5 0
+hopper hopper.xml 4 0
+humanoid humanoid.xml 5 1
+inverteddoublependulum inverted_double_pendulum.xml 5 0
+invertedpendulum inverted_pendulum.xml 2 0
+pusher pusher.xml 5 0
+reacher reacher.xml 2 0
+swimmer swimmer.xml 4 0
+walker2d walker2d.xml 4 0"
 want=("$@")
 if [[ ${#want[@]} == 0 ]]; then
   read -r -a want <<< "$(cut -d' ' -f1 <<< "$table" | tr '\n' ' ')"
@@ -67,10 +71,10 @@ printf '%-24s %12s %12s %12s %12s %9s %9s %9s\n' env C/s C/cpu-s Go/s Go/cpu-s r
 for name in "${want[@]}"; do
   row=$(awk -v n="$name" '$1 == n' <<< "$table")
   [[ -n $row ]] || { echo "env-floor: no environment $name in the table" >&2; exit 2; }
-  read -r _ file skip <<< "$row"
+  read -r _ file skip post <<< "$row"
   echo "# $name: load$(uptime | sed 's/.*load average//')"
   for p in $(seq 1 "$procs"); do
-    "$tmp/envfloor" "envs/mujoco/models/$file" "$skip" "$STEPS" > "$tmp/c$p" &
+    "$tmp/envfloor" "envs/mujoco/models/$file" "$skip" "$STEPS" "$post" > "$tmp/c$p" &
   done
   wait
   for p in $(seq 1 "$procs"); do

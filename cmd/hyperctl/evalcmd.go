@@ -208,9 +208,10 @@ func newRenderCmd(a *app) *cobra.Command {
 		Short: "Record a video, or a still, of a run's saved policy acting",
 		Long: `render runs deterministic episodes of a run's policy (as 'hyperctl eval')
 and records them as an H.264 MP4, one frame after each reset and each step,
-played at the environment's real-time rate (1/dt: 20 fps for HalfCheetah,
-InvertedDoublePendulum and Pusher, 25 for Swimmer and InvertedPendulum, 50
-for Reacher and BipedalWalker, 125 for Hopper and Walker2d).
+played at the environment's real-time rate (1/dt: 20 fps for Ant,
+HalfCheetah, InvertedDoublePendulum and Pusher, 25 for Swimmer and
+InvertedPendulum, 50 for Reacher and BipedalWalker, 66.7 for Humanoid, 125
+for Hopper and Walker2d).
 
 MuJoCo tasks are drawn by MuJoCo's own renderer offscreen (OSMesa, no display
 needed), BipedalWalker by a 2-D rasteriser with Gymnasium's colours. Frames

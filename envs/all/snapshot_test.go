@@ -34,11 +34,14 @@ var envCases = []envCase{
 	{"pusher", 40},
 	{"reacher", 50}, // the registered limit
 	{"bipedalwalker", 40},
-	// Appended, so that the existing corpus seeds keep their index.
+	// Appended, so that the existing corpus seeds keep their index (the
+	// fuzz corpora name a case by its index).
 	{"hopper", 40},
 	{"walker2d", 40},
 	{"swimmer", 40},
 	{"invertedpendulum", 40},
+	{"ant", 40},
+	{"humanoid", 40}, // also terminates early (it falls)
 }
 
 func TestEveryEnvironmentIsCovered(t *testing.T) {

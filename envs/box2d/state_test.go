@@ -11,7 +11,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs/rng"
 )
 
-// The exact-resume tests over all five environments, Vec included, are in
+// The exact-resume tests over every environment, Vec included, are in
 // envs/all (snapshot_test.go). The tests here cover the walker's replay:
 // that the broad-phase base it records is needed, that a replay which does
 // not reproduce the recorded state is refused, and the error paths.

@@ -172,9 +172,17 @@ static inline int hc_step_loop(const mjModel* m, mjData* d, int n, hcStatus* st)
   return hc_check_state(m, d, st);
 }
 
-int hc_step(const mjModel* m, mjData* d, int n, hcStatus* st) {
+// hc_step runs hc_step_loop; with post != 0 and no problem it then calls
+// mj_rnePostConstraint once (cacc, cfrc_int, cfrc_ext), as Gymnasium's
+// do_simulation does after its mj_step calls.
+int hc_step(const mjModel* m, mjData* d, int n, int post, hcStatus* st) {
   int code = HC_OK;
-  HC_GUARDED(st, code = hc_step_loop(m, d, n, st));
+  HC_GUARDED(st, {
+    code = hc_step_loop(m, d, n, st);
+    if (code == HC_OK && post) {
+      mj_rnePostConstraint(m, d);
+    }
+  });
   return code;
 }
 

@@ -32,7 +32,7 @@ void hc_init(void);
 int hc_handlers_installed(void);
 mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz);
 mjData* hc_make_data(const mjModel* m, hcStatus* st);
-int hc_step(const mjModel* m, mjData* d, int n, hcStatus* st);
+int hc_step(const mjModel* m, mjData* d, int n, int post, hcStatus* st);
 int hc_forward(const mjModel* m, mjData* d, hcStatus* st);
 int hc_reset(const mjModel* m, mjData* d, hcStatus* st);
 int hc_step_raw(const mjModel* m, mjData* d, long n, hcStatus* st);

@@ -27,6 +27,9 @@ type Data struct {
 	qpos, qvel, ctrl []float64
 	xpos, siteXpos   []float64
 	qfrcConstraint   []float64
+	xipos, cinert    []float64
+	cvel, cfrcExt    []float64
+	qfrcActuator     []float64
 }
 
 // NewData allocates simulation state for m.
@@ -51,6 +54,11 @@ func NewData(m *Model) (*Data, error) {
 	out.xpos = nums(d.xpos, 3*m.NBody())
 	out.siteXpos = nums(d.site_xpos, 3*m.NSite())
 	out.qfrcConstraint = nums(d.qfrc_constraint, m.Nv())
+	out.xipos = nums(d.xipos, 3*m.NBody())
+	out.cinert = nums(d.cinert, 10*m.NBody())
+	out.cvel = nums(d.cvel, 6*m.NBody())
+	out.cfrcExt = nums(d.cfrc_ext, 6*m.NBody())
+	out.qfrcActuator = nums(d.qfrc_actuator, m.Nv())
 	return out, nil
 }
 
@@ -62,6 +70,7 @@ func (d *Data) Close() error {
 		C.free(unsafe.Pointer(d.st))
 		d.d, d.st = nil, nil
 		d.qpos, d.qvel, d.ctrl, d.xpos, d.siteXpos, d.qfrcConstraint = nil, nil, nil, nil, nil, nil
+		d.xipos, d.cinert, d.cvel, d.cfrcExt, d.qfrcActuator = nil, nil, nil, nil, nil
 	}
 	return nil
 }
@@ -93,6 +102,28 @@ func (d *Data) SiteXpos(i int) []float64 { return d.siteXpos[3*i : 3*i+3 : 3*i+3
 // QfrcConstraint is a live view of mjData.qfrc_constraint (stale after Step,
 // like Xpos).
 func (d *Data) QfrcConstraint() []float64 { return d.qfrcConstraint }
+
+// Xipos is a live view of mjData.xipos, nbody×3: each body's centre of
+// mass in world coordinates (stale after Step, like Xpos).
+func (d *Data) Xipos() []float64 { return d.xipos }
+
+// Cinert is a live view of mjData.cinert, nbody×10: each body's inertia
+// about the centre of mass of its kinematic tree's root subtree, as
+// (Ixx, Iyy, Izz, Ixy, Ixz, Iyz, m·dx, m·dy, m·dz, m) (stale after Step).
+func (d *Data) Cinert() []float64 { return d.cinert }
+
+// Cvel is a live view of mjData.cvel, nbody×6: com-based velocities,
+// [angular, linear] (stale after Step).
+func (d *Data) Cvel() []float64 { return d.cvel }
+
+// CfrcExt is a live view of mjData.cfrc_ext, nbody×6: com-based external
+// forces, [torque, force]. Only StepPost fills it (mj_rnePostConstraint);
+// mj_resetData zeroes it and mj_forward leaves it.
+func (d *Data) CfrcExt() []float64 { return d.cfrcExt }
+
+// QfrcActuator is a live view of mjData.qfrc_actuator (nv): the actuator
+// forces in joint space, of the last internal forward pass.
+func (d *Data) QfrcActuator() []float64 { return d.qfrcActuator }
 
 // Time is mjData.time.
 func (d *Data) Time() float64 {
@@ -188,7 +219,21 @@ func (d *Data) Step(n int) error {
 	if !d.open() {
 		return ErrClosed
 	}
-	if code := C.hc_step(d.model.m, d.d, C.int(n), d.st); code != C.HC_OK {
+	return d.step(n, 0)
+}
+
+// StepPost is Step followed, when no problem was found, by one
+// mj_rnePostConstraint call, which fills cacc, cfrc_int and cfrc_ext as
+// Gymnasium's do_simulation does after its mj_step calls.
+func (d *Data) StepPost(n int) error {
+	if !d.open() {
+		return ErrClosed
+	}
+	return d.step(n, 1)
+}
+
+func (d *Data) step(n int, post C.int) error {
+	if code := C.hc_step(d.model.m, d.d, C.int(n), post, d.st); code != C.HC_OK {
 		return d.statusError(code)
 	}
 	return nil

@@ -35,6 +35,12 @@ type sim struct {
 	data      *Data
 	frameSkip int
 	dt        float64 // opt.timestep * frame_skip, as Gymnasium's dt
+	// post makes simulate call mj_rnePostConstraint after stepping, for the
+	// environments that read cfrc_ext (see simulate).
+	post bool
+	// held names the mjData outputs a snapshot holds beyond the common
+	// ones (state.go).
+	held []string
 
 	gen *rng.Generator // nil until the first Reset
 
@@ -192,10 +198,14 @@ func (s *sim) checkStep(action []float64) error {
 // simulate is Gymnasium's do_simulation: ctrl = action (unclipped; MuJoCo
 // clamps its own copy to ctrlrange), then frame_skip mj_step calls, in one
 // cgo call. Gymnasium then calls mj_rnePostConstraint, which only fills
-// cacc/cfrc_int/cfrc_ext; none of these environments reads them and nothing
-// in the next step depends on them, so it is skipped.
+// cacc/cfrc_int/cfrc_ext; nothing in the next step depends on them, so it
+// runs (in the same cgo call) only for the environments that read cfrc_ext
+// (s.post: Humanoid, and Ant with contact forces).
 func (s *sim) simulate(action []float64) error {
 	copy(s.data.ctrl, action)
+	if s.post {
+		return s.data.StepPost(s.frameSkip)
+	}
 	return s.data.Step(s.frameSkip)
 }
 
@@ -228,14 +238,49 @@ func (s *sim) setInfo(values ...float64) envs.Info {
 	return s.info
 }
 
-// sumSquares is np.square(a).sum() for the short action vectors here (NumPy
-// sums fewer than 8 values sequentially).
+// sumSquares is np.square(a).sum(), summed in NumPy's order (npSum).
 func sumSquares(a []float64) float64 {
-	s := 0.0
-	for _, v := range a {
-		s += v * v
+	return npSum(len(a), func(i int) float64 { return a[i] * a[i] })
+}
+
+// npSum is NumPy's pairwise summation of the n values at(0..n-1), the
+// order np.sum uses on a contiguous float64 array: fewer than 8 values are
+// summed in turn; up to 128 go into 8 interleaved partial sums, added as a
+// tree, then the rest in turn; longer arrays are split in two, at a
+// multiple of 8, and summed recursively.
+func npSum(n int, at func(int) float64) float64 {
+	return npSumRange(0, n, at)
+}
+
+func npSumRange(lo, n int, at func(int) float64) float64 {
+	switch {
+	case n < 8:
+		s := 0.0
+		for i := 0; i < n; i++ {
+			s += at(lo + i)
+		}
+		return s
+	case n <= 128:
+		var r [8]float64
+		for j := range r {
+			r[j] = at(lo + j)
+		}
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := range r {
+				r[j] += at(lo + i + j)
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			s += at(lo + i)
+		}
+		return s
+	default:
+		n2 := n / 2
+		n2 -= n2 % 8
+		return npSumRange(lo, n2, at) + npSumRange(lo+n2, n-n2, at)
 	}
-	return s
 }
 
 // dist3 is np.linalg.norm(a - b) for 3-vectors.

@@ -22,7 +22,9 @@ var constructors = []struct {
 	name string
 	make func() (mjEnv, error)
 }{
+	{"ant", func() (mjEnv, error) { return NewAnt() }},
 	{"halfcheetah", func() (mjEnv, error) { return NewHalfCheetah() }},
+	{"humanoid", func() (mjEnv, error) { return NewHumanoid() }},
 	{"inverteddoublependulum", func() (mjEnv, error) { return NewInvertedDoublePendulum() }},
 	{"pusher", func() (mjEnv, error) { return NewPusher() }},
 	{"reacher", func() (mjEnv, error) { return NewReacher() }},
@@ -62,6 +64,28 @@ func nearAll(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
+// checkInfo checks that info holds exactly want's keys, with its values.
+func checkInfo(t *testing.T, step int, info envs.Info, want map[string]float64) {
+	t.Helper()
+	if len(info.Keys) != len(want) {
+		t.Fatalf("step %d info keys %v, want %d", step, info.Keys, len(want))
+	}
+	for key, v := range want {
+		if got, ok := info.Get(key); !ok || got != v {
+			t.Fatalf("step %d info %s = %v, want %v", step, key, got, v)
+		}
+	}
+}
+
+// unitQuat is q[3:7] renormalised, as mj_forward leaves a free joint's
+// quaternion in qpos.
+func unitQuat(q []float64) {
+	n := math.Sqrt(q[3]*q[3] + q[4]*q[4] + q[5]*q[5] + q[6]*q[6])
+	for i := 3; i < 7; i++ {
+		q[i] /= n
+	}
+}
+
 func ones(n int, v float64) []float64 {
 	a := make([]float64, n)
 	for i := range a {
@@ -86,7 +110,9 @@ func TestStaticFigures(t *testing.T) {
 		nq, nv, nu      int
 		integrator      Integrator
 	}{
+		{"ant", "Ant-v4", "", 27, 8, -1, 1, 0.01, 5, 0.05, 1000, 6000, 15, 14, 8, RK4},
 		{"halfcheetah", "HalfCheetah-v4", "", 17, 6, -1, 1, 0.01, 5, 0.05, 1000, 4800, 9, 9, 6, Euler},
+		{"humanoid", "Humanoid-v4", "", 376, 17, -0.4, 0.4, 0.003, 5, 0.015, 1000, 0, 24, 23, 17, RK4},
 		{"inverteddoublependulum", "InvertedDoublePendulum-v4", "idp", 11, 1, -1, 1, 0.01, 5, 0.05, 1000, 9100, 3, 3, 1, RK4},
 		{"pusher", "Pusher-v4", "", 23, 7, -2, 2, 0.01, 5, 0.05, 100, 0, 11, 11, 7, Euler},
 		{"reacher", "Reacher-v4", "", 11, 2, -1, 1, 0.01, 2, 0.02, 50, -3.75, 4, 4, 2, RK4},
@@ -148,6 +174,8 @@ func TestModelFigures(t *testing.T) {
 		total  float64
 		bodies map[string]float64
 	}{
+		"ant":      {0.91088008, nil},
+		"humanoid": {42.11603, nil},
 		"halfcheetah": {14, map[string]float64{"torso": 6.2502092, "bthigh": 1.5435146, "bshin": 1.5874477,
 			"bfoot": 1.0953975, "fthigh": 1.4380753, "fshin": 1.2008368, "ffoot": 0.88451883}},
 		"inverteddoublependulum": {18.869453, map[string]float64{"cart": 10.471976, "pole": 4.1987386, "pole2": 4.1987386}},
@@ -335,7 +363,9 @@ func TestControlCost(t *testing.T) {
 		reward float64 // weight of sum(a^2) in the reward
 		bound  float64
 	}{
+		{"ant", "reward_ctrl", -0.5, -0.5, 1},
 		{"halfcheetah", "reward_ctrl", -0.1, -0.1, 1},
+		{"humanoid", "reward_quadctrl", -0.1, -0.1, 0.4},
 		{"pusher", "reward_ctrl", -1, -0.1, 2},
 		{"reacher", "reward_ctrl", -1, -1, 1},
 	}

@@ -35,7 +35,7 @@ func heapInUse() uint64 {
 	return ms.HeapInuse
 }
 
-// TestMemoryFlat runs 10,000 resets and 10,000 steps spread over the four
+// TestMemoryFlat runs 10,000 resets and 10,000 steps spread over the
 // environments, and makes and closes 100 environments of each kind (each
 // HalfCheetah mjData alone holds a 2.4 MB stack), then checks that neither
 // the process's resident memory nor the Go heap grew: models and data are

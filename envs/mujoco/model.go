@@ -121,24 +121,32 @@ func (m *Model) Gravity() [3]float64 {
 	return g
 }
 
-// Options are the physics options of mjModel.opt that matter for these
-// environments.
+// Options are the physics options of mjModel.opt (all of them but apirate,
+// the remote API's update rate).
 type Options struct {
-	Timestep     float64
-	Integrator   Integrator
-	Iterations   int
-	Tolerance    float64
-	Impratio     float64
-	Gravity      [3]float64
-	Wind         [3]float64
-	Density      float64
-	Viscosity    float64
-	Cone         int
-	Jacobian     int
-	Solver       int
-	Collision    int
-	DisableFlags int
-	EnableFlags  int
+	Timestep         float64
+	Integrator       Integrator
+	Iterations       int
+	Tolerance        float64
+	NoslipIterations int
+	NoslipTolerance  float64
+	MprIterations    int
+	MprTolerance     float64
+	Impratio         float64
+	Gravity          [3]float64
+	Wind             [3]float64
+	Magnetic         [3]float64
+	Density          float64
+	Viscosity        float64
+	Margin           float64    // o_margin, the contact override's margin
+	Solref           [2]float64 // o_solref
+	Solimp           [5]float64 // o_solimp
+	Cone             int
+	Jacobian         int
+	Solver           int
+	Collision        int
+	DisableFlags     int
+	EnableFlags      int
 }
 
 // Options returns the model's physics options.
@@ -148,23 +156,35 @@ func (m *Model) Options() (Options, error) {
 	}
 	o := &m.m.opt
 	out := Options{
-		Timestep:     float64(o.timestep),
-		Integrator:   Integrator(o.integrator),
-		Iterations:   int(o.iterations),
-		Tolerance:    float64(o.tolerance),
-		Impratio:     float64(o.impratio),
-		Density:      float64(o.density),
-		Viscosity:    float64(o.viscosity),
-		Cone:         int(o.cone),
-		Jacobian:     int(o.jacobian),
-		Solver:       int(o.solver),
-		Collision:    int(o.collision),
-		DisableFlags: int(o.disableflags),
-		EnableFlags:  int(o.enableflags),
+		Timestep:         float64(o.timestep),
+		Integrator:       Integrator(o.integrator),
+		Iterations:       int(o.iterations),
+		Tolerance:        float64(o.tolerance),
+		NoslipIterations: int(o.noslip_iterations),
+		NoslipTolerance:  float64(o.noslip_tolerance),
+		MprIterations:    int(o.mpr_iterations),
+		MprTolerance:     float64(o.mpr_tolerance),
+		Impratio:         float64(o.impratio),
+		Density:          float64(o.density),
+		Viscosity:        float64(o.viscosity),
+		Margin:           float64(o.o_margin),
+		Cone:             int(o.cone),
+		Jacobian:         int(o.jacobian),
+		Solver:           int(o.solver),
+		Collision:        int(o.collision),
+		DisableFlags:     int(o.disableflags),
+		EnableFlags:      int(o.enableflags),
 	}
 	for i := 0; i < 3; i++ {
 		out.Gravity[i] = float64(o.gravity[i])
 		out.Wind[i] = float64(o.wind[i])
+		out.Magnetic[i] = float64(o.magnetic[i])
+	}
+	for i := range out.Solref {
+		out.Solref[i] = float64(o.o_solref[i])
+	}
+	for i := range out.Solimp {
+		out.Solimp[i] = float64(o.o_solimp[i])
 	}
 	return out, nil
 }
@@ -279,7 +299,8 @@ func (m *Model) TotalMass() float64 {
 }
 
 // Joint describes one compiled joint. Damping and Armature belong to the
-// joint's first degree of freedom (all four environments use 1-dof joints).
+// joint's first degree of freedom (a hinge or slide has one; a free joint's
+// six share the joint's values).
 type Joint struct {
 	Name      string
 	Type      JointType

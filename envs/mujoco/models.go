@@ -6,10 +6,14 @@ import _ "embed" // the MJCF models are embedded
 // v4 environments (models/*.xml). A test compares each compiled model with
 // Gymnasium's own file when that is available.
 var (
+	//go:embed models/ant.xml
+	antXML string
 	//go:embed models/half_cheetah.xml
 	halfCheetahXML string
 	//go:embed models/hopper.xml
 	hopperXML string
+	//go:embed models/humanoid.xml
+	humanoidXML string
 	//go:embed models/inverted_pendulum.xml
 	invertedPendulumXML string
 	//go:embed models/inverted_double_pendulum.xml
@@ -25,14 +29,19 @@ var (
 )
 
 // ModelXML returns the embedded MJCF document of an environment by short
-// name: "halfcheetah", "hopper", "inverteddoublependulum",
-// "invertedpendulum", "pusher", "reacher", "swimmer" or "walker2d".
+// name: "ant", "halfcheetah", "hopper", "humanoid",
+// "inverteddoublependulum", "invertedpendulum", "pusher", "reacher",
+// "swimmer" or "walker2d".
 func ModelXML(name string) (string, bool) {
 	switch name {
+	case "ant":
+		return antXML, true
 	case "halfcheetah":
 		return halfCheetahXML, true
 	case "hopper":
 		return hopperXML, true
+	case "humanoid":
+		return humanoidXML, true
 	case "invertedpendulum":
 		return invertedPendulumXML, true
 	case "inverteddoublependulum":

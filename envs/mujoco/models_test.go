@@ -35,7 +35,9 @@ func referenceDir(t *testing.T) string {
 var modelFiles = []struct {
 	name, file string
 }{
+	{"ant", "ant.xml"},
 	{"halfcheetah", "half_cheetah.xml"},
+	{"humanoid", "humanoid.xml"},
 	{"inverteddoublependulum", "inverted_double_pendulum.xml"},
 	{"pusher", "pusher.xml"},
 	{"reacher", "reacher.xml"},
@@ -47,7 +49,8 @@ var modelFiles = []struct {
 
 // comparedFields are the compiled mjModel arrays that decide the physics:
 // kinematic tree, masses and inertias, joints and dofs, geoms (shape, pose,
-// contact parameters), sites and actuators. Visual-only arrays (colours,
+// contact parameters), sites, tendons and their wrap lists, and actuators.
+// Visual-only arrays (colours,
 // materials, cameras, lights) and names are left out.
 var comparedFields = []string{
 	"qpos0", "qpos_spring",
@@ -62,6 +65,10 @@ var comparedFields = []string{
 	"geom_priority", "geom_solmix", "geom_solref", "geom_solimp", "geom_size",
 	"geom_pos", "geom_quat", "geom_friction", "geom_margin", "geom_gap",
 	"site_bodyid", "site_pos", "site_quat",
+	"tendon_adr", "tendon_num", "tendon_limited", "tendon_width", "tendon_solref_lim",
+	"tendon_solimp_lim", "tendon_solref_fri", "tendon_solimp_fri", "tendon_range",
+	"tendon_margin", "tendon_stiffness", "tendon_damping", "tendon_frictionloss",
+	"tendon_lengthspring", "tendon_length0", "wrap_type", "wrap_objid", "wrap_prm",
 	"actuator_trntype", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
 	"actuator_trnid", "actuator_ctrllimited", "actuator_forcelimited",
 	"actuator_dynprm", "actuator_gainprm", "actuator_biasprm",

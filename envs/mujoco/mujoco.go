@@ -1,8 +1,9 @@
 // Package mujoco binds MuJoCo 2.2.2 (Debian's libmujoco-dev) through cgo and
-// implements Gymnasium's HalfCheetah-v4, Hopper-v4, InvertedDoublePendulum-v4,
-// InvertedPendulum-v4, Pusher-v4, Reacher-v4, Swimmer-v4 and Walker2d-v4 on
-// it, registered with envs as halfcheetah, hopper, inverteddoublependulum
-// (alias idp), invertedpendulum, pusher, reacher, swimmer and walker2d.
+// implements Gymnasium's Ant-v4, HalfCheetah-v4, Hopper-v4, Humanoid-v4,
+// InvertedDoublePendulum-v4, InvertedPendulum-v4, Pusher-v4, Reacher-v4,
+// Swimmer-v4 and Walker2d-v4 on it, registered with envs as ant,
+// halfcheetah, hopper, humanoid, inverteddoublependulum (alias idp),
+// invertedpendulum, pusher, reacher, swimmer and walker2d.
 //
 // # Binding
 //

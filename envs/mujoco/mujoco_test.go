@@ -336,7 +336,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			for rep := 0; rep < 3; rep++ {
-				for _, name := range []string{"halfcheetah", "pusher", "reacher", "inverteddoublependulum"} {
+				for _, name := range []string{"ant", "halfcheetah", "humanoid", "pusher", "reacher", "inverteddoublependulum"} {
 					xml, _ := ModelXML(name)
 					m, err := LoadXML(xml)
 					if err != nil {

@@ -3,8 +3,10 @@ package mujoco
 import "github.com/hyperctl/hyperctl/envs"
 
 func init() {
+	register(AntSpec(), NewAnt)
 	register(HalfCheetahSpec(), NewHalfCheetah)
 	register(HopperSpec(), NewHopper)
+	register(HumanoidSpec(), NewHumanoid)
 	register(InvertedDoublePendulumSpec(), NewInvertedDoublePendulum)
 	register(InvertedPendulumSpec(), NewInvertedPendulum)
 	register(PusherSpec(), NewPusher)

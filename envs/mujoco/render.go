@@ -50,15 +50,20 @@ type Style struct {
 
 // Styles are the render styles by environment short name. The models define
 // no cameras or materials; these frame each task about as Gymnasium's
-// default viewers do (HalfCheetah followed from the side at distance 4, the
-// others from a fixed point) and colour the parts that matter (Pusher's
-// object and goal, Reacher's target and fingertip). HalfCheetah's floor
-// follows the cheetah; the other bodies stay on their floors (Pusher's
+// default viewers do (HalfCheetah, Ant and Humanoid followed from the side,
+// the others from a fixed point) and colour the parts that matter (Pusher's
+// object and goal, Reacher's target and fingertip). The floors of
+// HalfCheetah, Ant and Humanoid follow the body; the other bodies stay on
+// their floors (Pusher's
 // table, Reacher's arena, InvertedDoublePendulum's 80 m floor under a cart
 // on a 2 m rail). Hopper, Walker2d (left leg in purple) and Swimmer are
 // followed as HalfCheetah, the swimmer from above; InvertedPendulum, which
 // has no floor, is framed like InvertedDoublePendulum.
 var Styles = map[string]Style{
+	"ant": {Camera: Camera{Track: 1, Distance: 5, Azimuth: 90, Elevation: -25}, TexRepeat: 2, FollowFloor: true,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}},
+	"humanoid": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -10}, TexRepeat: 2, FollowFloor: true,
+		Body: [4]float32{0.8, 0.6, 0.4, 1}},
 	"halfcheetah": {Camera: Camera{Track: 1, Distance: 4, Azimuth: 90, Elevation: -15}, TexRepeat: 2, FollowFloor: true,
 		Body: [4]float32{0.8, 0.6, 0.4, 1}},
 	"inverteddoublependulum": {Camera: Camera{Track: -1, Distance: 3.4, Azimuth: 90, Elevation: -5, Lookat: [3]float64{0, 0, 0.55}}, TexRepeat: 2,

@@ -15,7 +15,7 @@ import (
 // content and change as the bodies move.
 func TestRenderFramesMove(t *testing.T) {
 	for _, name := range []string{"halfcheetah", "inverteddoublependulum", "pusher", "reacher",
-		"hopper", "walker2d", "swimmer", "invertedpendulum"} {
+		"hopper", "walker2d", "swimmer", "invertedpendulum", "ant", "humanoid"} {
 		t.Run(name, func(t *testing.T) { rendertest.CheckFrames(t, name, 160, 120, 30) })
 	}
 }

@@ -34,9 +34,16 @@ import (
 // Outputs the environments read between steps, held verbatim: after
 // mj_step they describe the last internal forward pass, not the final qpos
 // (Reacher's and Pusher's rewards are computed from these stale body
-// positions before the step, as in Gymnasium):
+// positions before the step, as in Gymnasium, and Ant's forward velocity
+// starts from the stale torso xpos):
 //
 //	xpos (nbody×3), site_xpos (nsite×3), qfrc_constraint (nv)
+//
+// An environment may hold more outputs, after these, named in sim.held:
+// Humanoid holds xipos (nbody×3), the stale centres of mass its velocity
+// starts from. The observation's cinert, cvel, qfrc_actuator and cfrc_ext
+// are not held: they are read only right after a step (or a reset) that
+// recomputes them, and the observation itself is held.
 //
 // Every other mjData array is recomputed from the inputs by the next
 // mj_step's forward pass before anything reads it. mj_forward is not called
@@ -46,8 +53,8 @@ import (
 //
 // Which held arrays matter is measured by TestRestoreArraysThatMatter
 // (restore with one array left at another trajectory's values): qpos and
-// qvel for all four, qacc_warmstart for HalfCheetah, xpos for Pusher and
-// Reacher. time, ctrl (overwritten by every action), the applied forces
+// qvel for all, qacc_warmstart for HalfCheetah, xpos for Ant, Pusher and
+// Reacher, xipos for Humanoid. time, ctrl (overwritten by every action), the applied forces
 // (always 0 here) and the empty arrays change nothing in these
 // environments; they are held because mj_step reads them.
 //
@@ -69,8 +76,27 @@ type stateArray struct {
 }
 
 // stateArrays returns live views of the mjData arrays a snapshot holds, in
-// snapshot order (see the comment above).
-func (d *Data) stateArrays() []stateArray {
+// snapshot order (see the comment above): the common ones, then held, which
+// must name arrays of heldArray.
+func (d *Data) stateArrays(held []string) []stateArray {
+	out := d.commonStateArrays()
+	for _, name := range held {
+		out = append(out, stateArray{name, d.heldArray(name)})
+	}
+	return out
+}
+
+// heldArray is the live view of an output an environment may add to its
+// snapshot (sim.held); nil for an unknown name.
+func (d *Data) heldArray(name string) []float64 {
+	switch name {
+	case "xipos":
+		return d.xipos
+	}
+	return nil
+}
+
+func (d *Data) commonStateArrays() []stateArray {
 	m, dd := d.model.m, d.d
 	nv, nbody := int(m.nv), int(m.nbody)
 	return []stateArray{
@@ -91,11 +117,17 @@ func (d *Data) stateArrays() []stateArray {
 	}
 }
 
-// StateArrayNames lists, in snapshot order, the mjData arrays an
-// environment snapshot holds.
+// StateArrayNames lists, in snapshot order, the mjData arrays every
+// environment snapshot holds (an environment may hold more after them; see
+// the comment above).
 func StateArrayNames() []string {
 	return []string{"time", "qpos", "qvel", "act", "qacc_warmstart", "ctrl", "qfrc_applied",
 		"xfrc_applied", "mocap_pos", "mocap_quat", "userdata", "xpos", "site_xpos", "qfrc_constraint"}
+}
+
+// stateArrayNames lists the mjData arrays s's snapshots hold, in order.
+func (s *sim) stateArrayNames() []string {
+	return append(StateArrayNames(), s.held...)
 }
 
 // maxMsg bounds the instability message a snapshot carries.
@@ -107,7 +139,7 @@ func (s *sim) SaveState() ([]byte, error) {
 	if s.closed {
 		return nil, envs.ErrClosed
 	}
-	arrays := s.data.stateArrays()
+	arrays := s.data.stateArrays(s.held)
 	size := 128 + 8*(len(s.obs)+len(s.info.Values))
 	for _, a := range arrays {
 		size += 8 + len(a.name) + 8*len(a.vals)
@@ -172,10 +204,10 @@ func (s *sim) LoadState(b []byte) error {
 	msg := r.String("instability message", maxMsg)
 	obs := r.F64s("observation", len(s.obs))
 	info := r.F64s("info values", len(s.info.Values))
-	arrays := s.data.stateArrays()
+	arrays := s.data.stateArrays(s.held)
 	count := r.Len("mjData array count", len(arrays), 0)
 	if r.Err() == nil && count != len(arrays) {
-		r.Fail("%d mjData arrays, want %d (%v)", count, len(arrays), StateArrayNames())
+		r.Fail("%d mjData arrays, want %d (%v)", count, len(arrays), s.stateArrayNames())
 	}
 	vals := make([][]float64, len(arrays))
 	for i := 0; i < count && r.Err() == nil; i++ {

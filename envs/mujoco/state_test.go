@@ -12,7 +12,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs/rng"
 )
 
-// The exact-resume tests over all five environments, Vec included, are in
+// The exact-resume tests over every environment, Vec included, are in
 // envs/all (snapshot_test.go). The tests here show which held arrays each
 // MuJoCo environment actually needs, i.e. that the resume test has teeth.
 
@@ -70,7 +70,9 @@ func stateTrace(t *testing.T, e mjEnv, g *rng.Generator, k, limit int, epStep *i
 func TestRestoreArraysThatMatter(t *testing.T) {
 	type config struct{ before, after, limit int }
 	configs := map[string]config{
+		"ant":                    {63, 130, 40},
 		"halfcheetah":            {500, 400, 1000},
+		"humanoid":               {63, 130, 40},
 		"inverteddoublependulum": {63, 130, 40},
 		"pusher":                 {63, 130, 40},
 		"reacher":                {63, 130, 40},
@@ -81,6 +83,8 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 	}
 	// needed[env] are the ablations that must change the continuation.
 	needed := map[string][]string{
+		"ant":                    {"qpos", "qvel", "xpos", "forward"},
+		"humanoid":               {"qpos", "qvel", "xipos", "forward"},
 		"halfcheetah":            {"qpos", "qvel", "qacc_warmstart"},
 		"inverteddoublependulum": {"qpos", "qvel"},
 		"pusher":                 {"qpos", "qvel", "xpos", "forward"},
@@ -90,12 +94,13 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 		"swimmer":                {"qpos", "qvel"},
 		"invertedpendulum":       {"qpos", "qvel"},
 	}
-	ablations := append([]string{"none", "forward"}, StateArrayNames()...)
 	var table []string
 	for _, c := range constructors {
 		t.Run(c.name, func(t *testing.T) {
 			before, after, limit := configs[c.name].before, configs[c.name].after, configs[c.name].limit
 			a := newEnv(t, c.name)
+			ablations := append([]string{"none", "forward"}, StateArrayNames()...)
+			ablations = append(ablations, heldOf(a)...)
 			if _, err := a.Reset(3); err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +124,7 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 				epB := 0
 				stateTrace(t, b, rng.New(99), 97, limit, &epB)
 				var keep []float64
-				for _, arr := range b.Data().stateArrays() {
+				for _, arr := range b.Data().stateArrays(heldOf(b)) {
 					if arr.name == abl {
 						keep = append(keep, arr.vals...)
 					}
@@ -127,7 +132,7 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 				if err := b.(envs.StateSaver).LoadState(snap); err != nil {
 					t.Fatal(err)
 				}
-				for _, arr := range b.Data().stateArrays() {
+				for _, arr := range b.Data().stateArrays(heldOf(b)) {
 					if arr.name == abl {
 						copy(arr.vals, keep)
 					}
@@ -160,6 +165,12 @@ func TestRestoreArraysThatMatter(t *testing.T) {
 	}
 	sort.Strings(table)
 	t.Logf("ablations that change the continuation (the restore holds them all):\n  %s", strings.Join(table, "\n  "))
+}
+
+// heldOf lists the mjData arrays e's snapshots hold beyond the common ones.
+func heldOf(e mjEnv) []string {
+	names := e.(interface{ stateArrayNames() []string }).stateArrayNames()
+	return names[len(StateArrayNames()):]
 }
 
 func contains(xs []string, x string) bool {

@@ -189,7 +189,7 @@ func killAndResume(t *testing.T, run configs.Run, killAfter, stopAfter int) stri
 // and eval.csv identical to the uninterrupted run's, timing columns aside.
 func TestResumeExactAllEnvs(t *testing.T) {
 	for _, env := range []string{"halfcheetah", "bipedalwalker", "pusher", "inverteddoublependulum", "reacher",
-		"hopper", "walker2d", "swimmer", "invertedpendulum"} {
+		"hopper", "walker2d", "swimmer", "invertedpendulum", "ant", "humanoid"} {
 		t.Run(env, func(t *testing.T) {
 			t.Logf("%s with hypercontroller: %s", env, killAndResume(t, resumeConfig(t, env, "hypercontroller", ""), 5, 4))
 		})

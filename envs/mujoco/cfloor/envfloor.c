@@ -9,7 +9,11 @@
  * in envs/mujoco follows the same trajectory). scripts/env-floor.sh builds it
  * with cc -O3 -march=native against -lmujoco and runs it.
  *
- *   envfloor MODEL.xml FRAME_SKIP ENV_STEPS
+ * With POST 1 it also calls mj_rnePostConstraint once per environment step,
+ * the work an environment that observes cfrc_ext does after its steps
+ * (Humanoid-v4).
+ *
+ *   envfloor MODEL.xml FRAME_SKIP ENV_STEPS [POST]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +28,11 @@ static double seconds(clockid_t clock) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s MODEL.xml FRAME_SKIP ENV_STEPS\n", argv[0]);
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: %s MODEL.xml FRAME_SKIP ENV_STEPS [POST]\n", argv[0]);
     return 2;
   }
+  int post = argc == 5 && atoi(argv[4]) == 1;
   int frameSkip = atoi(argv[2]);
   long steps = atol(argv[3]);
   if (frameSkip < 1 || steps < 1) {
@@ -47,6 +52,9 @@ int main(int argc, char **argv) {
   for (long k = 0; k < steps; k++) {
     for (int s = 0; s < frameSkip; s++) {
       mj_step(m, d);
+    }
+    if (post) {
+      mj_rnePostConstraint(m, d);
     }
   }
   double wall = seconds(CLOCK_MONOTONIC) - wall0, cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
