@@ -89,7 +89,7 @@ func (s *Settings) Validate() error {
 	if _, err := s.measure(); err != nil {
 		errs = append(errs, err)
 	}
-	if !(s.InitialLR >= s.LRMin && s.InitialLR <= s.LRMax) || math.IsNaN(s.InitialLR) {
+	if !(s.InitialLR >= s.LRMin && s.InitialLR <= s.LRMax) {
 		errs = append(errs, fmt.Errorf("initial_lr: want a value in [lr_min, lr_max] = [%v, %v], got %v", s.LRMin, s.LRMax, s.InitialLR))
 	}
 	return errors.Join(errs...)
