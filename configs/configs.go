@@ -344,6 +344,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 			problems = append(problems, &Error{Msg: err.Error()})
 		}
 	}
+	fitLRRule(&run)
 	if err := collect(file, append(problems, run.problems()...)); err != nil {
 		return Run{}, err
 	}

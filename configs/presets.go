@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/baselines/hoof"
+	"github.com/hyperctl/hyperctl/baselines/kladaptive"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 )
@@ -53,7 +54,7 @@ type preset struct {
 }
 
 var presets = []preset{
-	{"paper", "each method as its paper states it: the method's own first configuration, a tuned lr that replaces the annealed one, the delta objective, the paper's space (batch size, clip, λ, lr over its bounds), no intercept, HOOF's paper settings (every option below off)", applyPaper},
+	{"paper", "each method as its paper states it: the method's own first configuration, a tuned lr that replaces the annealed one, the delta objective, the paper's space (batch size, clip, λ, lr over its bounds), no intercept, HOOF's paper settings, kladaptive as rsl_rl (initial lr 1e-3, no annealing) (every option below off)", applyPaper},
 	{"intercept", "HyperController's predictors get a constant term (intercept = true); HyperController only", applyIntercept},
 	{"kframe", `the objective is the reward change per 1000 frames (objective = "delta_per_kframe")`, applyKFrame},
 	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
@@ -200,6 +201,9 @@ func applyKFrame(r *Run) error {
 
 // applyLRScale replaces the tuned lr by lr_scale, in place in the tune list.
 func applyLRScale(r *Run) error {
+	if r.Controller.Name == kladaptive.Name {
+		return fmt.Errorf("%s moves lr itself within the update; it tunes no multiplier", kladaptive.Name)
+	}
 	r.Controller.Tune = slices.Clone(r.Controller.Tune)
 	for i, t := range r.Controller.Tune {
 		switch t.Name {
@@ -218,7 +222,8 @@ func applyLRScale(r *Run) error {
 // the paper's space (its four keys and bounds, whatever the config tunes:
 // lr in place of lr_scale, and a narrowed range widened), the method's own
 // first configuration and a tuned lr that replaces the annealed one; for
-// HOOF, the paper's settings.
+// HOOF, the paper's settings; for kladaptive, rsl_rl's settings and no
+// annealing.
 func applyPaper(r *Run) error {
 	r.Controller.Objective = controller.Delta
 	r.Controller.Start = StartMethod
@@ -232,6 +237,16 @@ func applyPaper(r *Run) error {
 		}
 		ps := hoof.PaperSettings()
 		r.Controller.Settings[hoof.Name] = &ps
+	}
+	if r.Controller.Name == kladaptive.Name {
+		// rsl_rl's PPO: its rule and initial lr (the method's first
+		// configuration), never annealed (fitLRRule tunes lr alone).
+		if r.Controller.Settings == nil {
+			r.Controller.Settings = map[string]controller.Settings{}
+		}
+		ps := kladaptive.PaperSettings()
+		r.Controller.Settings[kladaptive.Name] = &ps
+		r.PPO.AnnealLR = false
 	}
 	if r.Controller.Name == hypercontroller.Name {
 		hs, err := hyperControllerSettings(r)

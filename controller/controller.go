@@ -339,7 +339,8 @@ func (c *Controller) Method() Method { return c.method }
 // points (every Interval iterations) it consults the method, except at the
 // first when Options.Start is set, which puts Start in force, and after the
 // first for a method with the Trials ability, whose trainer chooses among
-// its Candidates (see Candidates and Choose); otherwise it
+// its Candidates (see Candidates and Choose), or with the LRRule ability,
+// whose trainer moves the lr within the update (see LRRule); otherwise it
 // returns the configuration in force. Calling it again before Observe returns
 // the same configuration. The returned slice is owned by the controller and
 // valid until the next Suggest.
@@ -347,17 +348,19 @@ func (c *Controller) Suggest() (Config, error) {
 	if c.st.Pending {
 		return c.st.Current, nil
 	}
-	// A method with the Trials ability chooses one update at a time: it
-	// decides at every iteration, whatever the interval.
-	c.st.Decided = !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0 || isTrials(c.method)
+	// A method with the Trials or LRRule ability acts within each update:
+	// it decides at every iteration, whatever the interval.
+	inUpdate := isTrials(c.method) || isLRRule(c.method)
+	c.st.Decided = !c.st.HaveConfig || c.st.Iteration%c.opts.Interval == 0 || inUpdate
 	switch {
 	case !c.st.Decided:
 	case !c.st.HaveConfig && c.st.Iteration == 0 && c.opts.Start != nil:
 		copy(c.st.Current, c.opts.Start)
 		c.st.HaveConfig = true
-	case c.st.HaveConfig && isTrials(c.method):
+	case c.st.HaveConfig && inUpdate:
 		// The configuration in force stays: the trainer chooses among
-		// the method's Candidates around it.
+		// the method's Candidates around it (Trials), or its update
+		// moved the lr and put it in force with Choose (LRRule).
 	default:
 		if err := c.method.Suggest(c.scratch); err != nil {
 			return nil, fmt.Errorf("controller %s: suggest at iteration %d: %w", c.name, c.st.Iteration, err)

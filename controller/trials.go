@@ -73,9 +73,11 @@ func (c *Controller) Candidates() (cands []Config, spec TrialSpec, ok bool, err 
 	return cands, spec, true, nil
 }
 
-// Choose puts cand, the candidate the trainer kept, in force for the
-// current iteration: Observe then attributes the iteration to it, and
-// Current returns it. Call it between Candidates and Observe.
+// Choose puts cand, the candidate the trainer kept (Trials) or the
+// configuration with the lr the update ended with (LRRule), in force for
+// the current iteration: Observe then attributes the iteration to it, and
+// Current returns it. Call it after Suggest (and Candidates) and before
+// Observe.
 func (c *Controller) Choose(cand Config) error {
 	if !c.st.Pending {
 		return fmt.Errorf("controller %s: Choose at iteration %d without a preceding Suggest", c.name, c.st.Iteration)

@@ -141,6 +141,9 @@ type updateBatch struct {
 	values []float64 // V_old(s)
 	adv    []float64 // GAE advantages
 	ret    []float64 // value targets
+	// oldMean (n×actDim) and oldLogStd (actDim) are the policy that
+	// collected the batch, for the KL of a KL-adaptive lr (meanKL).
+	oldMean, oldLogStd []float32
 	// perm is the minibatch order the update shuffles, epoch after epoch,
 	// from the identity; nil starts from the identity. An update split in
 	// two (IterateTrials) passes the first part's perm to the second, so
@@ -155,6 +158,9 @@ type updateParams struct {
 	ppoconfig.Hyper
 	adamEps, adamBeta1, adamBeta2 float64
 	clipValueLoss, normAdvantage  bool
+	// lr is the KL-adaptive learning rate (klrate.go); nil: StepLR at
+	// every step.
+	lr *lrControl
 }
 
 // UpdateStats summarises one iteration's update phase. Losses are averaged
@@ -238,6 +244,9 @@ func (ln *learner) update(b *updateBatch, p updateParams, rng *rand.Rand) (Updat
 			klN += len(idx)
 			st.Minibatches++
 		}
+		if p.lr != nil {
+			p.lr.endEpoch()
+		}
 		st.Epochs = epoch + 1
 		st.ApproxKL = klSum / float64(klN)
 		if p.TargetKL > 0 && st.ApproxKL > p.TargetKL {
@@ -306,7 +315,11 @@ func (ln *learner) minibatch(b *updateBatch, idx []int, p updateParams) (mbResul
 			scale = true
 		}
 	}
-	return r, ln.adamStep(nil, scale, coef, p.StepLR(), p.adamEps, p.adamBeta1, p.adamBeta2)
+	lr := p.StepLR()
+	if p.lr != nil {
+		lr = p.lr.step(ln.meanKL(b, idx)) * p.LRScale
+	}
+	return r, ln.adamStep(nil, scale, coef, lr, p.adamEps, p.adamBeta1, p.adamBeta2)
 }
 
 // gradient computes ∇θ of the PPO loss on the frames idx into the shim's

@@ -3,6 +3,7 @@ package ppo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hyperctl/hyperctl/controller"
@@ -30,12 +31,27 @@ func candidates(ctl *controller.Controller, ctlTime *time.Duration) ([]controlle
 	return ctl.Candidates()
 }
 
+// lrRule returns ctl's LRRule ability and the index of lr in its space
+// (nil without a controller or the ability).
+func lrRule(ctl *controller.Controller) (controller.LRRule, int) {
+	if ctl == nil {
+		return nil, -1
+	}
+	rule, i, ok := ctl.LRRule()
+	if !ok {
+		return nil, -1
+	}
+	return rule, i
+}
+
 // Run trains t from its current iteration up to opts.Iterations, or until
 // the frame budget opts.Frames is reached (see ppoconfig.RunOptions). Before
 // every iteration it asks ctl (nil: fixed hyperparameters, the reference
 // baseline) for the tuned hyperparameters, builds the iteration's Hyper
 // from the trainer's configuration with ppoconfig.HyperFor, runs Iterate, reports the
-// result to ctl, evaluates when due, and calls each (if non-nil) with the
+// result to ctl (under a controller with the LRRule ability, the update
+// runs with IterateLR and the lr it ended with is put in force with
+// Choose), evaluates when due, and calls each (if non-nil) with the
 // report; an error from each stops the run and is returned. Cancelling ctx
 // stops Run between iterations with ctx.Err(): an iteration that started
 // is trained, evaluated when due and reported. A controller restored
@@ -62,6 +78,10 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts ppoco
 		if ctl.Iteration() != t.Iteration() {
 			return fmt.Errorf("ppo: run: controller is at iteration %d, trainer at %d", ctl.Iteration(), t.Iteration())
 		}
+	}
+	rule, lrIndex := lrRule(ctl)
+	if rule != nil && base.AnnealLR && opts.AnnealTunedLR {
+		return fmt.Errorf("ppo: run: controller %s moves lr within the update, which an annealed tuned lr would undo at every iteration; run it with AnnealTunedLR off (tuned_lr = \"replace\")", ctl.Name())
 	}
 	for it := t.Iteration(); it < opts.Iterations && !opts.BudgetReached(t.Frames()); it++ {
 		if err := ctx.Err(); err != nil {
@@ -97,6 +117,16 @@ func Run(ctx context.Context, t *Trainer, ctl *controller.Controller, opts ppoco
 			}
 			ctlTime += st.Trial.SearchTime
 			if err := ctl.Choose(cands[st.Trial.Chosen]); err != nil {
+				return fmt.Errorf("ppo: run: %w", err)
+			}
+		} else if rule != nil {
+			if st, err = t.IterateLR(ctx, h, rule); err != nil {
+				return err
+			}
+			// The lr the update ended with is in force from now on.
+			cfg := slices.Clone(values)
+			cfg[lrIndex] = st.LR
+			if err := ctl.Choose(cfg); err != nil {
 				return fmt.Errorf("ppo: run: %w", err)
 			}
 		} else if st, err = t.Iterate(ctx, h); err != nil {

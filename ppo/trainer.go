@@ -66,6 +66,7 @@ type Trainer struct {
 type rolloutBuffers struct {
 	obs                 []float32 // frames×od, normalised as fed to the actor
 	act                 []float32 // frames×ad, unclipped samples
+	oldMean             []float32 // frames×ad, the collecting policy's means
 	logp, values        []float64
 	rewards             []float64 // scaled rewards used for learning
 	raw                 []float64 // the environments' raw rewards (for trial scores)
@@ -307,7 +308,7 @@ func (t *Trainer) Iterate(ctx context.Context, h ppoconfig.Hyper) (IterStats, er
 	if err := h.Validate(); err != nil {
 		return IterStats{}, err
 	}
-	return t.run(func() (IterStats, error) { return t.iterate(h) })
+	return t.run(func() (IterStats, error) { return t.iterate(h, nil) })
 }
 
 // ready reports whether an iteration may start: ctx is live, the trainer
@@ -338,7 +339,9 @@ func (t *Trainer) run(iteration func() (IterStats, error)) (IterStats, error) {
 	return st, nil
 }
 
-func (t *Trainer) iterate(h ppoconfig.Hyper) (IterStats, error) {
+// iterate runs one iteration with h; lc (nil: none) is the KL-adaptive lr
+// of IterateLR, whose final lr becomes the stats' LR.
+func (t *Trainer) iterate(h ppoconfig.Hyper, lc *lrControl) (IterStats, error) {
 	start := time.Now()
 	st, err := t.rollout(h)
 	if err != nil {
@@ -348,10 +351,15 @@ func (t *Trainer) iterate(h ppoconfig.Hyper) (IterStats, error) {
 	t.advantages(h, st.Frames)
 	tu := time.Now()
 	st.GAETime = tu.Sub(tg)
-	us, err := t.ln.update(t.batch(st.Frames), t.updateParams(h, h.Epochs), t.mbRNG)
+	p := t.updateParams(h, h.Epochs)
+	p.lr = lc
+	us, err := t.ln.update(t.batch(st.Frames), p, t.mbRNG)
 	st.UpdateTime = time.Since(tu)
 	if err != nil {
 		return st, err
+	}
+	if lc != nil && !us.Rejected {
+		st.LR = lc.lr
 	}
 	t.finish(&st, us, start)
 	return st, nil
@@ -369,7 +377,8 @@ func (t *Trainer) updateParams(h ppoconfig.Hyper, epochs int) updateParams {
 // batch is the collected batch of frames frames, as the update reads it.
 func (t *Trainer) batch(frames int) *updateBatch {
 	b := &t.buf
-	return &updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret}
+	return &updateBatch{n: frames, obs: b.obs, act: b.act, logp: b.logp, values: b.values, adv: b.adv, ret: b.ret,
+		oldMean: b.oldMean, oldLogStd: b.logStd}
 }
 
 // advantages computes GAE advantages and value targets of the collected
@@ -408,6 +417,7 @@ func (t *Trainer) rollout(h ppoconfig.Hyper) (IterStats, error) {
 	b := &t.buf
 	b.obs = grow(b.obs, frames*od)
 	b.act = grow(b.act, frames*ad)
+	b.oldMean = grow(b.oldMean, frames*ad)
 	b.logp = growF(b.logp, frames)
 	b.values = growF(b.values, frames)
 	b.rewards = growF(b.rewards, frames)
@@ -464,6 +474,7 @@ func (t *Trainer) rollout(h ppoconfig.Hyper) (IterStats, error) {
 			return st, err
 		}
 		act := b.act[base*ad : (base+n)*ad]
+		copy(b.oldMean[base*ad:(base+n)*ad], b.mean[:n*ad])
 		for e := 0; e < n; e++ {
 			lp := -sumLogStd - float64(ad)*halfLog2Pi
 			for j := 0; j < ad; j++ {

@@ -3,7 +3,7 @@
 //
 // A controller is a controller.Method in a package of its own that
 // registers itself (controller.MustRegister) in an init function. The
-// eleven registered here:
+// twelve registered here:
 //
 //   - "hypercontroller": HyperController, Gornet et al.'s Algorithm 1, the
 //     project's subject (package controller/hypercontroller);
@@ -23,10 +23,14 @@
 //   - "bilevel": Bayesian bilevel optimisation with UCB, package
 //     baselines/bilevel;
 //   - "hoof": HOOF (Paul et al. 2019), candidates tried on the collected
-//     batch (the controller.Trials ability), package baselines/hoof.
+//     batch (the controller.Trials ability), package baselines/hoof;
+//   - "kladaptive": the KL-adaptive learning rate of rsl_rl, rl_games and
+//     skrl, which moves the lr inside the update (the controller.LRRule
+//     ability), package baselines/kladaptive.
 //
 // The first six are the HyperController paper's (Section V); the next four
-// come from related papers, and HOOF from the single-run literature. All run on the same driver
+// come from related papers, HOOF from the single-run literature and
+// kladaptive from PPO practice. All run on the same driver
 // (controller.Controller), so they see the same objective (by default the
 // paper's X_t = R_t − R_{t−1}), the same decision interval (the driver
 // calls Suggest every Interval iterations and Observe after every
@@ -49,6 +53,7 @@ import (
 	_ "github.com/hyperctl/hyperctl/baselines/gpucb"       // "gpucb"
 	_ "github.com/hyperctl/hyperctl/baselines/hoof"        // "hoof"
 	_ "github.com/hyperctl/hyperctl/baselines/hyperband"   // "hyperband"
+	_ "github.com/hyperctl/hyperctl/baselines/kladaptive"  // "kladaptive"
 	_ "github.com/hyperctl/hyperctl/baselines/neuralbo"    // "neuralbo"
 	_ "github.com/hyperctl/hyperctl/baselines/pb2"         // "pb2"
 	_ "github.com/hyperctl/hyperctl/baselines/random"      // "random"

@@ -9,9 +9,9 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 )
 
-// Importing the package registers the eleven controllers, and only those.
+// Importing the package registers the twelve controllers, and only those.
 func TestRegistersEveryController(t *testing.T) {
-	want := []string{"bilevel", "deltabo", "goucb", "gpucb", "hoof", "hyperband", "hypercontroller", "neuralbo", "pb2", "random", "randomstart"}
+	want := []string{"bilevel", "deltabo", "goucb", "gpucb", "hoof", "hyperband", "hypercontroller", "kladaptive", "neuralbo", "pb2", "random", "randomstart"}
 	for _, name := range want {
 		methodtest.Registered(t, name)
 	}

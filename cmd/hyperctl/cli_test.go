@@ -53,7 +53,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 		want string // substring of stdout+stderr
 	}{
 		{"help", []string{"--help"}, 0, "controllers"},
-		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hoof, hyperband, neuralbo, pb2, random, randomstart."},
+		{"help lists the registered controllers", []string{"--help"}, 0, "bilevel, deltabo, goucb, gpucb, hoof, hyperband, kladaptive, neuralbo, pb2, random, randomstart."},
 		{"help says what hyperctl is", []string{"--help"}, 0, "hyperctl trains PPO on the environments 'hyperctl envs' lists, and can tune\nits hyperparameters while it trains.\n\nBy default ('fixed') a run trains with the hyperparameters of its config"},
 		{"train help", []string{"train", "--help"}, 0, "--resume"},
 		{"version", []string{"version"}, 0, "mujoco    2.2.2"},

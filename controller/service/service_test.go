@@ -102,6 +102,10 @@ func TestCreateValidatesLikeTheCLI(t *testing.T) {
 	}{
 		{"unknown method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hyperctrl" }, "method", "valid controllers: bilevel, deltabo, goucb, gpucb, hoof, hyperband, hypercontroller"},
 		{"a method that needs trials", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "hoof" }, "method", "hoof chooses among trial updates"},
+		{"a method that acts within the update", func(r *hyperctlv1.CreateSessionRequest) {
+			r.Method = "kladaptive"
+			r.Space = []*hyperctlv1.Param{{Name: "lr", Low: 1e-5, High: 1e-2, Scale: "log"}}
+		}, "method", "kladaptive moves the learning rate within the update"},
 		{"fixed is not a method", func(r *hyperctlv1.CreateSessionRequest) { r.Method = "fixed" }, "method", "unknown controller \"fixed\""},
 		{"unknown setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"dd": 3}) }, "settings.dd", "unknown key (did you mean d?)"},
 		{"out of range setting", func(r *hyperctlv1.CreateSessionRequest) { r.Settings = mustStruct(t, map[string]any{"d": 1}) }, "settings.d", "want an integer in [2, 1000]"},

@@ -137,6 +137,9 @@ func build(req *hyperctlv1.CreateSessionRequest) (*built, error) {
 	if _, trials := ctl.Method().(controller.Trials); trials {
 		return nil, fieldErr("method", "%s chooses among trial updates on the batch a trainer has just collected, which only hyperctl train runs; a client of the service cannot, so choose another method", entry.Name)
 	}
+	if _, rule := ctl.Method().(controller.LRRule); rule {
+		return nil, fieldErr("method", "%s moves the learning rate within the update, from a KL divergence that only hyperctl train measures; a client of the service cannot, so choose another method", entry.Name)
+	}
 	resolved, err := settingsStruct(settings)
 	if err != nil {
 		return nil, fmt.Errorf("session settings: %w", err)

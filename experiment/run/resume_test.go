@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -387,4 +388,33 @@ func samePolicies(t *testing.T, got, want string) {
 			t.Errorf("%s differs from the uninterrupted run's (%v, %v)", name, err1, err2)
 		}
 	}
+}
+
+// TestKLAdaptiveLogsItsLR: a kladaptive run logs in train.csv's lr column
+// the lr its update ended with, which moves from [ppo] lr (the start), and
+// a resumed run logs the same column (TestResumeExactAllControllers
+// compares the whole rows).
+func TestKLAdaptiveLogsItsLR(t *testing.T) {
+	run := resumeConfig(t, "reacher", "kladaptive", "")
+	out := filepath.Join(t.TempDir(), "kl")
+	if err := train(t, run, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(out, rundir.TrainCSV))
+	col := slices.Index(rows[0], "lr")
+	if col < 0 {
+		t.Fatalf("train.csv has no lr column: %v", rows[0])
+	}
+	var lrs []float64
+	for _, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[col], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lrs = append(lrs, v)
+	}
+	if len(lrs) != run.Iterations || !slices.ContainsFunc(lrs, func(v float64) bool { return v != run.PPO.LR }) {
+		t.Fatalf("lr column %v: want %d rows, not all the start %g", lrs, run.Iterations, run.PPO.LR)
+	}
+	t.Logf("lr per iteration: %v", lrs)
 }
