@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
@@ -145,5 +146,70 @@ func TestMigrantIsNoClone(t *testing.T) {
 			}
 			t.Logf("%d migrants trained a generation with their donor's configuration", pairs)
 		})
+	}
+}
+
+// The rule is recorded in population.json: MF-PBT's new populations keep
+// the receiver's own random state, PBT's and PB2's the donor's (the field
+// absent); a rule other methods cannot use, or an unknown one, is refused;
+// and a population defined before the field existed (absent: the donor's)
+// is the same population as MF-PBT's definition now, so Init accepts it,
+// and it keeps its rule.
+func TestReceiverRandomRecorded(t *testing.T) {
+	base := members(t)
+	for _, c := range []struct {
+		method string
+		size   int
+		want   string
+	}{
+		{popmethod.MFPBT, 8, RandomOwn},
+		{popmethod.PBT, 4, RandomDonor},
+		{popmethod.PB2, 4, RandomDonor},
+		{popmethod.RandomSearch, 4, RandomDonor},
+		{popmethod.Halving, 4, RandomDonor},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			def, _, err := Define(base, Spec{Method: c.method, Size: c.size, Seed: 1, Frames: 768, Ready: 256, Eta: 2, Resample: -1, Command: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if def.ReceiverRandom != c.want {
+				t.Errorf("receiver_random %q, want %q", def.ReceiverRandom, c.want)
+			}
+			bad := []string{"donor", "OWN"}
+			if c.method == popmethod.RandomSearch || c.method == popmethod.Halving {
+				bad = append(bad, RandomOwn)
+			}
+			for _, rule := range bad {
+				d := def
+				d.ReceiverRandom = rule
+				if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "receiver_random") {
+					t.Errorf("receiver_random %q: %v, want an error naming the field", rule, err)
+				}
+			}
+		})
+	}
+	def, run, err := Define(base, Spec{Method: popmethod.MFPBT, Size: 8, Seed: 1, Frames: 768, Ready: 256, Resample: -1, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	old := def
+	old.ReceiverRandom = RandomDonor
+	if err := Init(out, old, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := Init(out, def, run); err != nil {
+		t.Fatalf("a population defined before the rule was recorded is refused: %v", err)
+	}
+	if back, err := ReadDefinition(out); err != nil || back.ReceiverRandom != RandomDonor {
+		t.Errorf("after Init: receiver_random %q (%v), want the donor's, as it started", back.ReceiverRandom, err)
+	}
+	other := t.TempDir()
+	if err := Init(other, def, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := Init(other, old, run); err == nil || !strings.Contains(err.Error(), "receiver_random") {
+		t.Errorf("a population of the recorded rule continued under the donor's: %v", err)
 	}
 }
