@@ -91,14 +91,6 @@ func (t *Trainer) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ppo: snapshot: %w", err)
 	}
-	ar, err := t.actPCG.MarshalBinary()
-	if err != nil {
-		return nil, fmt.Errorf("ppo: snapshot: %w", err)
-	}
-	mr, err := t.mbPCG.MarshalBinary()
-	if err != nil {
-		return nil, fmt.Errorf("ppo: snapshot: %w", err)
-	}
 	vs, err := t.vec.Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("ppo: snapshot: training environments: %w", err)
@@ -109,51 +101,71 @@ func (t *Trainer) Snapshot() ([]byte, error) {
 			return nil, fmt.Errorf("ppo: snapshot: evaluation environment: %w", err)
 		}
 	}
+	b, err := encodeSnapshot(&snapshotState{envID: t.spec.ID, obsDim: t.od, actDim: t.ad, seed: t.seed, structure: t.base,
+		theta: theta, adamM: m, adamV: v, adamStep: t.ln.step,
+		obsRMS: t.obsRMS, rewRMS: t.rew.RMS, rewReturns: t.rew.Returns, actRNG: t.actPCG, mbRNG: t.mbPCG,
+		iteration: t.iteration, frames: t.frames, evals: t.evals, rejected: t.rejected,
+		vec: vs, haveObs: t.rawObs != nil, haveEval: es != nil, evalEnv: es})
+	if err != nil {
+		return nil, fmt.Errorf("ppo: snapshot: %w", err)
+	}
+	return b, nil
+}
 
-	w := statecodec.NewWriter(make([]byte, 0, 512+12*len(theta)+len(vs)+len(es)))
+// encodeSnapshot returns the bytes of the snapshot c (the format above).
+func encodeSnapshot(c *snapshotState) ([]byte, error) {
+	ar, err := c.actRNG.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	mr, err := c.mbRNG.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	w := statecodec.NewWriter(make([]byte, 0, 512+12*len(c.theta)+len(c.vec)+len(c.evalEnv)))
 	w.Tag("header", 1)
-	w.String(t.spec.ID)
-	w.Len(t.od)
-	w.Len(t.ad)
-	w.I64(t.seed)
-	hidden := make([]int64, len(t.base.Hidden))
-	for i, h := range t.base.Hidden {
+	w.String(c.envID)
+	w.Len(c.obsDim)
+	w.Len(c.actDim)
+	w.I64(c.seed)
+	hidden := make([]int64, len(c.structure.Hidden))
+	for i, h := range c.structure.Hidden {
 		hidden[i] = int64(h)
 	}
 	w.I64s(hidden)
-	w.String(t.base.Activation)
-	w.Len(t.base.NumEnvs)
-	w.Bool(t.base.NormObs)
-	w.Bool(t.base.ScaleReward)
+	w.String(c.structure.Activation)
+	w.Len(c.structure.NumEnvs)
+	w.Bool(c.structure.NormObs)
+	w.Bool(c.structure.ScaleReward)
 
 	w.Tag("model", 1)
-	w.F32s(theta)
+	w.F32s(c.theta)
 
 	w.Tag("adam", 1)
-	w.F32s(m)
-	w.F32s(v)
-	w.I64(t.ln.step)
+	w.F32s(c.adamM)
+	w.F32s(c.adamV)
+	w.I64(c.adamStep)
 
 	w.Tag("norm", 1)
-	putRMS(w, t.obsRMS)
-	putRMS(w, t.rew.RMS)
-	w.F64s(t.rew.Returns)
+	putRMS(w, c.obsRMS)
+	putRMS(w, c.rewRMS)
+	w.F64s(c.rewReturns)
 
 	w.Tag("rng", 1)
 	w.Bytes32(ar)
 	w.Bytes32(mr)
 
 	w.Tag("counters", 1)
-	w.I64(int64(t.iteration))
-	w.I64(t.frames)
-	w.I64(int64(t.evals))
-	w.I64(int64(t.rejected))
+	w.I64(int64(c.iteration))
+	w.I64(c.frames)
+	w.I64(int64(c.evals))
+	w.I64(int64(c.rejected))
 
 	w.Tag("envs", 1)
-	w.Bytes32(vs)
-	w.Bool(t.rawObs != nil)
-	w.Bool(es != nil)
-	w.Bytes32(es)
+	w.Bytes32(c.vec)
+	w.Bool(c.haveObs)
+	w.Bool(c.haveEval)
+	w.Bytes32(c.evalEnv)
 	return statecodec.Seal(snapMagic, SnapshotFormatVersion, w.Bytes()), nil
 }
 
@@ -194,6 +206,25 @@ type snapshotState struct {
 
 // decodeSnapshot checks and decodes b for this trainer without changing it.
 func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
+	return parseSnapshot(b, func(c *snapshotState) (int, int, error) {
+		if c.envID != t.spec.ID || c.obsDim != t.od || c.actDim != t.ad {
+			return 0, 0, fmt.Errorf("checkpoint is for %s (obs %d, act %d), this trainer is for %s (obs %d, act %d)",
+				c.envID, c.obsDim, c.actDim, t.spec.ID, t.od, t.ad)
+		}
+		if c.seed != t.seed {
+			return 0, 0, fmt.Errorf("checkpoint has seed %d, this trainer %d", c.seed, t.seed)
+		}
+		if err := structureMismatch(c.structure, t.base); err != nil {
+			return 0, 0, err
+		}
+		return t.l.total, t.n, nil
+	})
+}
+
+// parseSnapshot checks and decodes the snapshot b. After the header it
+// calls sizes, which checks the header and returns the number of
+// parameters and of environment copies the other sections hold.
+func parseSnapshot(b []byte, sizes func(c *snapshotState) (params, copies int, err error)) (*snapshotState, error) {
 	payload, err := statecodec.Open(b, "trainer snapshot", snapMagic, SnapshotFormatVersion)
 	if err != nil {
 		return nil, err
@@ -205,16 +236,6 @@ func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
 	c.obsDim = int(r.U32("observation size"))
 	c.actDim = int(r.U32("action size"))
 	c.seed = r.I64("seed")
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	if c.envID != t.spec.ID || c.obsDim != t.od || c.actDim != t.ad {
-		return nil, fmt.Errorf("checkpoint is for %s (obs %d, act %d), this trainer is for %s (obs %d, act %d)",
-			c.envID, c.obsDim, c.actDim, t.spec.ID, t.od, t.ad)
-	}
-	if c.seed != t.seed {
-		return nil, fmt.Errorf("checkpoint has seed %d, this trainer %d", c.seed, t.seed)
-	}
 	n := r.Len("hidden", maxSnapLayers, 8)
 	for i := 0; i < n; i++ {
 		c.structure.Hidden = append(c.structure.Hidden, int(r.Int("hidden width", 1, math.MaxInt32)))
@@ -226,11 +247,11 @@ func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if err := structureMismatch(c.structure, t.base); err != nil {
+	p, copies, err := sizes(&c)
+	if err != nil {
 		return nil, err
 	}
 
-	p := t.l.total
 	r.Tag("model", 1)
 	c.theta = r.F32s("parameters", p)
 	r.Tag("adam", 1)
@@ -238,9 +259,9 @@ func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
 	c.adamV = r.F32s("Adam second moments", p)
 	c.adamStep = r.Int("Adam step", 0, math.MaxInt64)
 	r.Tag("norm", 1)
-	c.obsRMS = getRMS(r, "observation normaliser", t.od)
+	c.obsRMS = getRMS(r, "observation normaliser", c.obsDim)
 	c.rewRMS = getRMS(r, "reward normaliser", 1)
-	c.rewReturns = r.F64s("reward normaliser returns", t.n)
+	c.rewReturns = r.F64s("reward normaliser returns", copies)
 	r.Tag("rng", 1)
 	ar := r.Bytes32("action generator", maxSnapString)
 	mr := r.Bytes32("minibatch generator", maxSnapString)
@@ -267,7 +288,7 @@ func (t *Trainer) decodeSnapshot(b []byte) (*snapshotState, error) {
 			}
 		}
 	}
-	if err := checkRMS(c.obsRMS, t.od); err != nil {
+	if err := checkRMS(c.obsRMS, c.obsDim); err != nil {
 		return nil, fmt.Errorf("observation normaliser: %w", err)
 	}
 	if err := checkRMS(c.rewRMS, 1); err != nil {

@@ -26,7 +26,17 @@ import (
 //     offered the same migrant. A migrant from a slower sub-population
 //     (larger δ) brings its configuration; one from a faster sub-population
 //     brings only its weights, and the member takes the configuration of
-//     its own sub-population's best member. Migrants are not perturbed.
+//     its own sub-population's best member. Migrants are not perturbed
+//     (the authors' genetics sets need_explore only in the internal
+//     exploit).
+//
+// A member that takes another's weights keeps its own random state: the
+// authors' code keeps one JAX key per agent (key_rounds in
+// MultipleFrequenciesPopulationBasedTraining.run, which _perform_genetics
+// never touches) and copies only the agent's params: policy, value,
+// observation normaliser and optimiser states. experiment/population
+// applies this rule (its RandomOwn): the receiver takes its donor's run
+// folder and keeps its own seed, generators and environments.
 //
 // The paper's runs: 32 agents in 4 sub-populations of 8 with δ = 1, 10, 25,
 // 50 ready intervals of t_ready = 1M environment steps (the authors'
@@ -47,7 +57,17 @@ import (
 //     migrant must score strictly higher than the member it replaces (the
 //     code compares ranks, so a tie broken its way also migrates);
 //   - perturbed values are clamped into the tuned ranges and integer keys
-//     rounded, as for PBT (the authors' perturbation is unbounded).
+//     rounded, as for PBT (the authors' perturbation is unbounded);
+//   - a member's environment copies continue their episodes from one
+//     generation to the next (a receiver's, its own), where the authors'
+//     train_round resets every agent's environments at each round from
+//     its key; a receiver also takes its donor's reward normaliser (the
+//     authors' PPO scales rewards by a constant and has none) and the
+//     donor's rows and counters;
+//   - populations defined before the rule was recorded in population.json
+//     copied the donor's random state too, so a migrant that brought its
+//     configuration trained its donor's rows byte for byte; they continue
+//     under that rule.
 
 // DefaultFrequencies returns MF-PBT's evolution periods for the population
 // sizes run here (N = 8): two sub-populations of 4 evolving every 1 and 10

@@ -260,6 +260,9 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if err := population.Init(f.out, def, run); err != nil {
 		return err
 	}
+	if old, err := population.ReadDefinition(f.out); err == nil && old.ReceiverRandom != def.ReceiverRandom {
+		a.log.Warn().Str("out", f.out).Msg("population: defined by an older hyperctl, whose exploited members took their donor's random state with its weights; it continues under that rule (docs/populations.md)")
+	}
 	if r, _, err := population.ReadResultLegacy(f.out); err == nil { // a finished population is only read
 		return printResult(cmd, f.out, r, "already finished")
 	} else if !errors.Is(err, fs.ErrNotExist) {

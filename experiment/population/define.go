@@ -151,7 +151,8 @@ func finishDefine(run configs.Run, spec Spec, set popmethod.Settings, sp control
 		return Definition{}, run, err
 	}
 	def := Definition{Format: FormatVersion, Env: run.Env, Settings: set, Size: spec.Size, Seed: spec.Seed,
-		Frames: spec.Frames, Ready: spec.Ready, Tuned: sp.Names(), Config: text, Command: spec.Command}
+		Frames: spec.Frames, Ready: spec.Ready, Tuned: sp.Names(), Config: text, Command: spec.Command,
+		ReceiverRandom: ReceiverRandomOf(set.Method)}
 	if err := def.Validate(); err != nil {
 		return def, run, err
 	}

@@ -22,7 +22,7 @@ type Phase string
 const (
 	PhaseTrained  Phase = "trained"  // every member reached the generation's target
 	PhaseDecided  Phase = "decided"  // the step's record is written
-	PhaseStaged   Phase = "staged"   // the donors that are themselves overwritten are staged (t-test chains only)
+	PhaseStaged   Phase = "staged"   // the donors that are themselves overwritten (t-test chains), and under RandomOwn the receivers' own random state, are staged
 	PhaseCopied   Phase = "copied"   // one exploited member's folder is a copy of its donor's (once per copy)
 	PhaseLogged   Phase = "logged"   // the step's records are in the population log
 	PhasePlanned  Phase = "planned"  // the next generation's plan is written: the step is done
@@ -119,8 +119,13 @@ func initLegacy(out string, def Definition, unsealed error) error {
 }
 
 // sameDefinition refuses a folder holding another population than def,
-// showing the difference.
+// showing the difference. A population defined before the receiver's
+// random state was recorded (Definition.ReceiverRandom absent) is the same
+// as def under either rule: it continues under the one it started with.
 func sameDefinition(out string, old, def Definition) error {
+	if old.ReceiverRandom == RandomDonor {
+		def.ReceiverRandom = RandomDonor // defined before the rule was recorded: it keeps the donor's (inherit.go)
+	}
 	if d := old.Same(&def); d != "" {
 		return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
 	}

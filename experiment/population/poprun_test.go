@@ -56,6 +56,9 @@ type popCase struct {
 	// frequencies replaces MF-PBT's periods: the default slow half would
 	// not evolve in 3 generations.
 	frequencies []int
+	// receiverRandom replaces the definition's rule for the receiver's
+	// random state.
+	receiverRandom *string
 }
 
 // setupCase writes the population c into a new folder.
@@ -70,8 +73,13 @@ func setupCase(t *testing.T, dir string, c popCase) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.frequencies != nil {
-		def.Settings.Frequencies = c.frequencies
+	if c.receiverRandom != nil {
+		def.ReceiverRandom = *c.receiverRandom
+	}
+	if c.frequencies != nil || c.receiverRandom != nil {
+		if c.frequencies != nil {
+			def.Settings.Frequencies = c.frequencies
+		}
 		if err := def.Validate(); err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,9 @@
 //	generations/step-G.json  the step after generation G (Step): every member's score,
 //	                         donor and next configuration, written before it is applied
 //	generations/stage-G/     while the step after G is applied: the donors it also
-//	                         overwrites (t-test selection's chains), staged first
+//	                         overwrites (t-test selection's chains) and, under
+//	                         RandomOwn, the receivers' own random state (own-K),
+//	                         staged first
 //	result.json              written when the last generation has trained (Result)
 //	.lock                    held by the process that runs the population
 //	<env>/<method>/seed<S>/  member k's run folder, S = MemberSeed(seed, size, k); under
@@ -77,7 +79,9 @@
 // or skips each phase exactly: training a member that already reached its
 // target returns at once, a step whose plan for the next generation exists
 // is done, and a step decided but not fully applied is applied again from
-// its record.
+// its record. Under RandomOwn (MF-PBT) each copy then takes back the
+// receiver's own random state, staged in stage-G before any copy
+// (inherit.go).
 package population
 
 import (
@@ -132,6 +136,10 @@ type Definition struct {
 	// Backend is the Slurm submission's settings, opaque here (empty for
 	// a local run).
 	Backend json.RawMessage `json:"backend,omitempty"`
+	// ReceiverRandom is what an exploited member's random state becomes
+	// (inherit.go): RandomDonor (absent: every definition written before
+	// the field existed, and PBT's and PB2's) or RandomOwn (MF-PBT's).
+	ReceiverRandom string `json:"receiver_random,omitempty"`
 }
 
 // Validate checks the definition's numbers; errors name the field.
@@ -156,6 +164,9 @@ func (d *Definition) Validate() error {
 	}
 	if err := d.Settings.Validate(); err != nil {
 		return fmt.Errorf("settings: %w", err)
+	}
+	if err := validReceiverRandom(d.ReceiverRandom, d.Settings.Method); err != nil {
+		return fmt.Errorf("receiver_random: %w", err)
 	}
 	if err := d.Settings.ValidateSize(d.Size); err != nil {
 		return fmt.Errorf("settings: %w", err)

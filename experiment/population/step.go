@@ -65,7 +65,7 @@ func StepAfter(out string, g int, hook Hook) error {
 	if len(st.Members) != def.Size {
 		return fmt.Errorf("population step: the record of generation %d has %d members, the population %d", g, len(st.Members), def.Size)
 	}
-	src, err := stageDonors(out, def, st, hook)
+	src, own, err := stageDonors(out, def, st, hook)
 	if err != nil {
 		return fmt.Errorf("population step after generation %d: %w", g, err)
 	}
@@ -73,7 +73,7 @@ func StepAfter(out string, g int, hook Hook) error {
 		if m.Donor < 0 {
 			continue
 		}
-		if err := copyMember(src(m.Donor), def.MemberDir(out, k)); err != nil {
+		if err := copyMember(src(m.Donor), def.MemberDir(out, k), own(k)); err != nil {
 			return fmt.Errorf("population step after generation %d: member %d copies member %d: %w", g, k, m.Donor, err)
 		}
 		if err := call(hook, PhaseCopied, g); err != nil {
@@ -117,48 +117,65 @@ func stageDir(out string, g int) string {
 // overwritten in the step (a chain: i copies j while j copies k; only
 // t-test selection makes them) is first copied into the stage folder,
 // which is renamed into place complete, before any member is overwritten;
-// its readers copy from there. A step without chains stages nothing, and
-// every donor is read from its own folder, which the step never writes.
-// It returns where each donor is read from.
-func stageDonors(out string, def Definition, st Step, hook Hook) (func(d int) string, error) {
+// its readers copy from there. Under RandomOwn every receiver's own random
+// state is staged there too (stageOwn). A step that stages nothing reads
+// every donor from its own folder, which the step never writes. It
+// returns where each donor is read from, and where receiver k's own state
+// is ("" under RandomDonor).
+func stageDonors(out string, def Definition, st Step, hook Hook) (src, own func(k int) string, err error) {
 	staged := map[int]bool{}
-	for _, m := range st.Members {
+	var receivers []int
+	for k, m := range st.Members {
 		if m.Donor >= 0 && st.Members[m.Donor].Donor >= 0 {
 			staged[m.Donor] = true
 		}
+		if m.Donor >= 0 && def.ReceiverRandom == RandomOwn {
+			receivers = append(receivers, k)
+		}
 	}
 	stage := stageDir(out, st.Generation)
-	src := func(d int) string {
+	src = func(d int) string {
 		if staged[d] {
 			return filepath.Join(stage, fmt.Sprintf("member-%d", d))
 		}
 		return def.MemberDir(out, d)
 	}
-	if len(staged) == 0 {
-		return src, nil
+	own = func(k int) string {
+		if def.ReceiverRandom != RandomOwn {
+			return ""
+		}
+		return filepath.Join(stage, fmt.Sprintf("own-%d", k))
+	}
+	if len(staged) == 0 && len(receivers) == 0 {
+		return src, own, nil
 	}
 	if _, err := os.Stat(stage); err == nil {
-		return src, nil // staged by an earlier attempt: members may be overwritten since
+		return src, own, nil // staged by an earlier attempt: members may be overwritten since
 	}
 	tmp := stage + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for d := range def.Size {
 		if !staged[d] {
 			continue
 		}
-		if err := copyMember(def.MemberDir(out, d), filepath.Join(tmp, fmt.Sprintf("member-%d", d))); err != nil {
-			return nil, fmt.Errorf("staging donor %d: %w", d, err)
+		if err := copyMember(def.MemberDir(out, d), filepath.Join(tmp, fmt.Sprintf("member-%d", d)), ""); err != nil {
+			return nil, nil, fmt.Errorf("staging donor %d: %w", d, err)
+		}
+	}
+	for _, k := range receivers {
+		if err := stageOwn(def.MemberDir(out, k), filepath.Join(tmp, fmt.Sprintf("own-%d", k))); err != nil {
+			return nil, nil, fmt.Errorf("staging member %d's own random state: %w", k, err)
 		}
 	}
 	if err := os.Rename(tmp, stage); err != nil {
-		return nil, fmt.Errorf("staging donors: %w", err)
+		return nil, nil, fmt.Errorf("staging donors: %w", err)
 	}
 	if err := safefile.SyncDir(filepath.Dir(stage)); err != nil {
-		return nil, fmt.Errorf("staging donors: %w", err)
+		return nil, nil, fmt.Errorf("staging donors: %w", err)
 	}
-	return src, call(hook, PhaseStaged, st.Generation)
+	return src, own, call(hook, PhaseStaged, st.Generation)
 }
 
 func call(hook Hook, p Phase, g int) error {
@@ -169,8 +186,9 @@ func call(hook Hook, p Phase, g int) error {
 }
 
 // copyMember makes dst a copy of the run in src, holding both folders'
-// locks.
-func copyMember(src, dst string) error {
+// locks; with own set (RandomOwn), dst then keeps the random state staged
+// there (keepOwn).
+func copyMember(src, dst, own string) error {
 	ls, err := rundir.Acquire(src)
 	if err != nil {
 		return err
@@ -181,7 +199,10 @@ func copyMember(src, dst string) error {
 		return err
 	}
 	defer ld.Release()
-	return rundir.CopyRun(src, dst)
+	if err := rundir.CopyRun(src, dst); err != nil || own == "" {
+		return err
+	}
+	return keepOwn(own, dst)
 }
 
 // decide reads every member's score at the end of generation plan and
