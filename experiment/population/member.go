@@ -33,6 +33,9 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	if err != nil {
 		return fmt.Errorf("population member: %w", err)
 	}
+	if _, err := Verify(out); err != nil {
+		return fmt.Errorf("population member %d, generation %d: refused before training: %w", k, g, err)
+	}
 	if k < 0 || k >= def.Size {
 		return fmt.Errorf("population member: member %d of a population of %d", k, def.Size)
 	}

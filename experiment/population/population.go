@@ -291,9 +291,19 @@ func ReadDefinitionLegacy(out string) (d Definition, legacy bool, err error) {
 
 func readDefinition(out string, strict Strictness) (Definition, bool, error) {
 	var d Definition
-	legacy, err := readJSON(filepath.Join(out, DefinitionFile), &d, strict)
+	path := filepath.Join(out, DefinitionFile)
+	legacy, err := readJSON(path, &d, Legacy)
 	if err != nil {
 		return d, legacy, err
+	}
+	if legacy {
+		var p Plan
+		if old, err := readJSON(genPath(out, "plan", 0), &p, Legacy); err == nil && !old {
+			return d, false, fmt.Errorf("%s is refused: %w", path, errNoSeal)
+		}
+		if strict == Sealed {
+			return d, true, fmt.Errorf("%s is refused: %w", path, ErrUnsealed)
+		}
 	}
 	if err := d.Validate(); err != nil {
 		return d, legacy, fmt.Errorf("%s: %w", filepath.Join(out, DefinitionFile), err)

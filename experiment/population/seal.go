@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 )
@@ -20,14 +21,20 @@ import (
 //     the line's bytes with that field left out (the record's JSON).
 //
 // Any changed byte of a sealed file or record fails its check. A file or
-// record without the field (written before sealing) is legacy: it is
-// decoded strictly (no unknown field, so a sealed file whose field was
-// damaged is not taken for one) and only the readers that steer nothing
-// accept it (see Strictness).
+// record without the field is damaged (its checksum line deleted), except
+// in a legacy population, written before population files were sealed:
+// one whose population.json and generation 0's plan both lack it
+// (readDefinition). A legacy file is decoded strictly (no unknown field,
+// so a sealed file whose field was damaged is not taken for one) and only
+// the readers that steer nothing accept it (see Strictness).
 
-// ErrUnsealed is wrapped by the error about a legacy (unsealed) file or
-// record where a sealed one is needed.
-var ErrUnsealed = errors.New("written without a checksum (by hyperctl before population files were sealed)")
+// ErrUnsealed is wrapped by the error about a legacy population (its
+// population.json and plan-0000.json without checksums) where a sealed one
+// is needed.
+var ErrUnsealed = errors.New("written without checksums (its population.json and generations/plan-0000.json have none: written by hyperctl before population files were sealed, or both damaged)")
+
+// errNoSeal is the damage of a file or record without its checksum.
+var errNoSeal = fmt.Errorf("%w: it has no checksum (every file of a sealed population has one; it was deleted)", ErrDamaged)
 
 // ErrDamaged is wrapped by the error about a sealed file or record that
 // fails its check, and about one that is not JSON of its kind.
@@ -69,7 +76,7 @@ func sealJSON(v any) ([]byte, error) {
 
 // openJSON checks the seal of a file's bytes b and decodes them into v;
 // legacy reports a file without a seal (accepted only when strict is
-// Legacy). Errors wrap ErrDamaged or ErrUnsealed.
+// Legacy). Errors wrap ErrDamaged.
 func openJSON(b []byte, v any, strict Strictness) (legacy bool, err error) {
 	if body, ok, err := splitFileSeal(b); ok {
 		if err != nil {
@@ -78,7 +85,7 @@ func openJSON(b []byte, v any, strict Strictness) (legacy bool, err error) {
 		return false, decodeStrict(body, v)
 	}
 	if strict == Sealed {
-		return true, ErrUnsealed
+		return true, errNoSeal
 	}
 	return true, decodeStrict(b, v)
 }
@@ -113,7 +120,7 @@ func sealRecord(r Record) ([]byte, error) {
 }
 
 // openRecord checks and decodes one log line (without its newline); legacy
-// reports a record without a seal (an error wrapping ErrUnsealed unless
+// reports a record without a seal (an error wrapping ErrDamaged unless
 // strict is Legacy).
 func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err error) {
 	n := len(recordSealSuffix) + 8 + 2
@@ -129,7 +136,7 @@ func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err erro
 		return r, false, decodeStrict(body, &r)
 	}
 	if strict == Sealed {
-		return r, true, ErrUnsealed
+		return r, true, errNoSeal
 	}
 	return r, true, decodeStrict(line, &r)
 }
@@ -155,4 +162,16 @@ func decodeStrict(b []byte, v any) error {
 		return fmt.Errorf("%w: more than one JSON value", ErrDamaged)
 	}
 	return nil
+}
+
+// folderStrictness is how the files of the population in out are read by
+// a reader that steers nothing: Legacy when its population.json is legacy
+// (readDefinition) or missing (a folder that is no population), else
+// Sealed.
+func folderStrictness(out string) (Strictness, error) {
+	_, legacy, err := readDefinition(out, Legacy)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && legacy {
+		return Legacy, nil
+	}
+	return Sealed, err
 }

@@ -23,6 +23,9 @@ import (
 // next plan, calling hook (if set) after each phase. The caller holds the
 // population's lock; StepAfter takes each copied folder's lock.
 func StepAfter(out string, g int, hook Hook) error {
+	if _, err := Verify(out); err != nil {
+		return err
+	}
 	if _, done, err := ReadPlan(out, g+1); err != nil || done {
 		if err == nil {
 			err = os.RemoveAll(stageDir(out, g)) // left by a kill after the plan
@@ -316,6 +319,9 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	}
 	def, err := ReadDefinition(out)
 	if err != nil {
+		return Result{}, err
+	}
+	if _, err := Verify(out); err != nil {
 		return Result{}, err
 	}
 	plan, ok, err := ReadPlan(out, g)
