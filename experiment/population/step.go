@@ -198,6 +198,9 @@ func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, e
 	}
 	in := popmethod.Input{Settings: def.Settings, Space: sp, Seed: uint64(def.Seed), Generation: g}
 	for k, pm := range plan.Members {
+		if err := checkReady(out, def, g, k, alive[k]); err != nil {
+			return Step{}, fmt.Errorf("population step after generation %d: %w", g, err)
+		}
 		r, err := Score(def.MemberDir(out, k))
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
@@ -338,6 +341,9 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	for k := range def.Size {
 		dir := def.MemberDir(out, k)
 		rel, _ := filepath.Rel(out, dir)
+		if err := checkReady(out, def, g, k, alive[k]); err != nil {
+			return res, fmt.Errorf("population: %w", err)
+		}
 		r, err := Score(dir)
 		if err != nil {
 			return res, fmt.Errorf("population: member %d: %w", k, err)
