@@ -53,55 +53,24 @@ const (
 )
 
 // sealKey is the checksum's JSON key.
-const sealKey = "crc32c"
+const sealKey = statecodec.SealKey
 
-// fileSealPrefix opens a sealed JSON file; 8 hex digits and `",\n` follow.
-const fileSealPrefix = "{\n  \"" + sealKey + "\": \""
-
-// sealJSON returns v's indented JSON, sealed, with a final newline.
-func sealJSON(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if len(b) < 2 || b[0] != '{' || b[1] != '\n' {
-		return nil, fmt.Errorf("seal: %T is not a JSON object with fields", v)
-	}
-	out := make([]byte, 0, len(b)+len(fileSealPrefix)+12)
-	out = append(out, fileSealPrefix...)
-	out = fmt.Appendf(out, "%08x\",\n", statecodec.Checksum(b))
-	out = append(out, b[2:]...)
-	return append(out, '\n'), nil
-}
+// sealJSON returns v's indented JSON, sealed, with a final newline
+// (statecodec.SealJSON).
+func sealJSON(v any) ([]byte, error) { return statecodec.SealJSON(v) }
 
 // openJSON checks the seal of a file's bytes b and decodes them into v;
 // legacy reports a file without a seal (accepted only when strict is
 // Legacy). Errors wrap ErrDamaged.
 func openJSON(b []byte, v any, strict Strictness) (legacy bool, err error) {
-	if body, ok, err := splitFileSeal(b); ok {
-		if err != nil {
-			return false, err
-		}
-		return false, decodeStrict(body, v)
+	body, sealed, err := statecodec.OpenJSON(b)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrDamaged, err)
 	}
-	if strict == Sealed {
+	if !sealed && strict == Sealed {
 		return true, errNoSeal
 	}
-	return true, decodeStrict(b, v)
-}
-
-// splitFileSeal returns the bytes a sealed file's checksum covers; ok is
-// false when b does not open with the seal.
-func splitFileSeal(b []byte) (body []byte, ok bool, err error) {
-	n := len(fileSealPrefix)
-	if !bytes.HasPrefix(b, []byte(fileSealPrefix)) {
-		return nil, false, nil
-	}
-	if len(b) < n+11 || string(b[n+8:n+11]) != "\",\n" {
-		return nil, true, fmt.Errorf("%w: its checksum line is cut or changed", ErrDamaged)
-	}
-	body = append([]byte("{\n"), bytes.TrimSuffix(b[n+11:], []byte("\n"))...)
-	return body, true, checkSum(b[n:n+8], body)
+	return !sealed, decodeStrict(body, v)
 }
 
 // recordSealSuffix closes a sealed log record before its 8 hex digits and

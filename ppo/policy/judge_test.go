@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
@@ -136,7 +137,8 @@ func TestReadJudgementRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.edit(m)
-			bad, err := json.Marshal(m)
+			delete(m, statecodec.SealKey)
+			bad, err := statecodec.SealJSON(m) // sealed again: the damage is in the content
 			if err != nil {
 				t.Fatal(err)
 			}
