@@ -69,13 +69,19 @@ judge' uses its mean as the run's score.
 func judgeOne(cmd *cobra.Command, dir string, episodes int) error {
 	// The same run folder rules as eval's, and a policy that fits the
 	// run's config.toml.
-	_, runDir, err := loadRunPolicy(cmd, dir, "best")
+	p, runDir, err := loadRunPolicy(cmd, dir, "best")
 	if err != nil {
 		return err
 	}
 	j, written, err := policy.JudgeRun(cmd.Context(), runDir, policy.Best, episodes, versionString())
 	if err != nil {
 		return err
+	}
+	if note := p.UnsealedNote(runDir, policy.Best); note != "" {
+		say(cmd, "note: %s\n", note)
+	}
+	if j.Unsealed {
+		say(cmd, "note: %s: written by an older hyperctl (no format_version) without a checksum: read as it is\n", filepath.Join(runDir, policy.JudgeFile))
 	}
 	what := "wrote"
 	if !written {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 )
 
@@ -134,13 +136,28 @@ func decodeStrict(b []byte, v any) error {
 }
 
 // folderStrictness is how the files of the population in out are read by
-// a reader that steers nothing: Legacy when its population.json is legacy
-// (readDefinition) or missing (a folder that is no population), else
-// Sealed.
+// a reader that steers nothing: Legacy when its population.json has no
+// seal and neither has generation 0's plan (readDefinition's rule), or
+// when it is missing (a folder that is no population); else Sealed. It
+// does not validate the definition.
 func folderStrictness(out string) (Strictness, error) {
-	_, legacy, err := readDefinition(out, Legacy)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && legacy {
+	sealed := func(path string) (bool, error) {
+		b, err := safefile.ReadRegular(path, maxJSONBytes)
+		if err != nil {
+			return false, err
+		}
+		_, ok, _ := statecodec.OpenJSON(b)
+		return ok, nil
+	}
+	ok, err := sealed(filepath.Join(out, DefinitionFile))
+	if errors.Is(err, fs.ErrNotExist) {
 		return Legacy, nil
 	}
-	return Sealed, err
+	if err != nil || ok {
+		return Sealed, err
+	}
+	if ok, err := sealed(genPath(out, "plan", 0)); err == nil && ok {
+		return Sealed, nil
+	}
+	return Legacy, nil
 }
