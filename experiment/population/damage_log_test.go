@@ -246,3 +246,55 @@ func TestChangedRowsBeforeTheStep(t *testing.T) {
 		})
 	}
 }
+
+// A deleted checksum (a file's line, a log record's field) in a sealed
+// population is damage, and is called so: never "written by an older
+// hyperctl", which only a folder whose population.json and first plan both
+// lack one may be.
+func TestDeletedChecksumIsDamage(t *testing.T) {
+	const size = 3
+	ref := setup(t, t.TempDir(), popmethod.PBT, size)
+	if _, err := runPop(t, ref, 0); err != nil {
+		t.Fatal(err)
+	}
+	dropLine := func(b []byte) []byte {
+		i := bytes.IndexByte(b, '\n')
+		j := bytes.IndexByte(b[i+1:], '\n')
+		return append(append([]byte{}, b[:i+1]...), b[i+1+j+1:]...)
+	}
+	dropField := logLines(func(l [][]byte) [][]byte {
+		i := bytes.LastIndex(l[1], []byte(`,"crc32c"`))
+		l[1] = append(append([]byte{}, l[1][:i]...), "}\n"...)
+		return l
+	})
+	for _, c := range []struct {
+		rel  string
+		edit func([]byte) []byte
+	}{
+		{DefinitionFile, dropLine},
+		{filepath.Join(GenerationsDir, "plan-0001.json"), dropLine},
+		{filepath.Join(GenerationsDir, "step-0000.json"), dropLine},
+		{ResultFile, dropLine},
+		{LogFile, dropField},
+	} {
+		t.Run(c.rel, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "pop")
+			copyTree(t, ref, out)
+			path := filepath.Join(out, c.rel)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, c.edit(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, serr := ReadStatus(out)
+			_, rerr := runPop(t, out, 0)
+			for what, err := range map[string]error{"status": serr, "run": rerr} {
+				if err == nil || !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), c.rel) || strings.Contains(err.Error(), "before population files were sealed") {
+					t.Errorf("%s: %v; want it called damaged, naming %s", what, err, c.rel)
+				}
+			}
+		})
+	}
+}
