@@ -46,6 +46,21 @@ func (fx *damageFixture) lastEnd() int {
 // fixture makes its last record cross one).
 func (fx *damageFixture) sectorIn() int { return (fx.lastEnd() - 1) / sectorSize * sectorSize }
 
+// newDamageServer is a server on a new state folder with the serve
+// defaults (64 KiB log chunks, no snapshot before the stop) and the
+// sessions "s" and "ok".
+func newDamageServer(t *testing.T) (string, *Server) {
+	t.Helper()
+	dir := t.TempDir()
+	s := newTestServer(t, dir, func(o *Options) { o.logChunk, o.SnapshotEvery, o.KeepAwake = logChunk, 1000, -1 })
+	for _, id := range []string{"s", "ok"} {
+		if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams(), Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, s
+}
+
 // newDamageFixture drives s and ok (the serve defaults: 64 KiB log chunks,
 // no snapshot before the stop) until at least 10 observations are
 // acknowledged and s's last record crosses a sector boundary, so that a
@@ -53,14 +68,8 @@ func (fx *damageFixture) sectorIn() int { return (fx.lastEnd() - 1) / sectorSize
 // clean stop (a final snapshot) or as kill -9 would.
 func newDamageFixture(t *testing.T, clean bool) *damageFixture {
 	t.Helper()
-	dir := t.TempDir()
-	s := newTestServer(t, dir, func(o *Options) { o.logChunk, o.SnapshotEvery, o.KeepAwake = logChunk, 1000, -1 })
+	dir, s := newDamageServer(t)
 	ctx := context.Background()
-	for _, id := range []string{"s", "ok"} {
-		if _, _, err := s.Create(ctx, &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams(), Seed: 5}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	n := 0
 	for ; n < 200; n++ {
@@ -431,14 +440,8 @@ func TestLostTailIsAnIterationGap(t *testing.T) {
 // record's reward in the log.
 func newZeroFixture(t *testing.T) (fx *damageFixture, rewardAt int) {
 	t.Helper()
-	dir := t.TempDir()
-	s := newTestServer(t, dir, func(o *Options) { o.logChunk, o.SnapshotEvery, o.KeepAwake = logChunk, 1000, -1 })
+	dir, s := newDamageServer(t)
 	ctx := context.Background()
-	for _, id := range []string{"s", "ok"} {
-		if _, _, err := s.Create(ctx, &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams(), Seed: 5}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n = 10
 	driveDirect(t, s, "s", 0, n-1, rng)

@@ -33,6 +33,22 @@ func memberFiles(t *testing.T, out string, size int) map[string]string {
 	return got
 }
 
+// refAndSnap returns a finished PBT population of size members and the
+// same population stopped once the step after generation 1 is done.
+func refAndSnap(t *testing.T, size int) (ref, snap string) {
+	t.Helper()
+	dir := t.TempDir()
+	ref = setup(t, filepath.Join(dir, "ref"), popmethod.PBT, size)
+	if _, err := runPop(t, ref, 0); err != nil {
+		t.Fatal(err)
+	}
+	snap = setup(t, filepath.Join(dir, "snap"), popmethod.PBT, size)
+	if _, err := runPop(t, snap, 10); !errors.Is(err, errKilled) { // planned@1
+		t.Fatal(err)
+	}
+	return ref, snap
+}
+
 // logLines edits a log's lines (each with its newline).
 func logLines(edit func(lines [][]byte) [][]byte) func([]byte) []byte {
 	return func(b []byte) []byte {
@@ -48,15 +64,7 @@ func logLines(edit func(lines [][]byte) [][]byte) func([]byte) []byte {
 // and the line, and the refused run changes nothing.
 func TestLogSequenceDamage(t *testing.T) {
 	const size = 3
-	dir := t.TempDir()
-	ref := setup(t, filepath.Join(dir, "ref"), popmethod.PBT, size)
-	if _, err := runPop(t, ref, 0); err != nil {
-		t.Fatal(err)
-	}
-	snap := setup(t, filepath.Join(dir, "snap"), popmethod.PBT, size)
-	if _, err := runPop(t, snap, 10); !errors.Is(err, errKilled) { // planned@1
-		t.Fatal(err)
-	}
+	ref, snap := refAndSnap(t, size)
 	for _, c := range []struct {
 		name     string
 		from     string
@@ -128,15 +136,7 @@ func TestLogSequenceDamage(t *testing.T) {
 // that step's record), and status refuses it in a finished population.
 func TestDamagedStepRefusedBeforeTraining(t *testing.T) {
 	const size = 3
-	dir := t.TempDir()
-	ref := setup(t, filepath.Join(dir, "ref"), popmethod.PBT, size)
-	if _, err := runPop(t, ref, 0); err != nil {
-		t.Fatal(err)
-	}
-	snap := setup(t, filepath.Join(dir, "snap"), popmethod.PBT, size)
-	if _, err := runPop(t, snap, 10); !errors.Is(err, errKilled) { // planned@1
-		t.Fatal(err)
-	}
+	ref, snap := refAndSnap(t, size)
 	step0 := filepath.Join(GenerationsDir, "step-0000.json")
 	for _, from := range []string{ref, snap} {
 		out := filepath.Join(t.TempDir(), "pop")

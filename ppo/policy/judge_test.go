@@ -100,8 +100,10 @@ func TestJudgeRun(t *testing.T) {
 	}
 }
 
-// ReadJudgement refuses a judge.json that does not hold together.
-func TestReadJudgementRefuses(t *testing.T) {
+// judged returns a new folder holding a Reacher policy-best and its
+// judge.json.
+func judged(t *testing.T) string {
+	t.Helper()
 	spec, err := envs.Lookup("reacher")
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +115,12 @@ func TestReadJudgementRefuses(t *testing.T) {
 	if _, _, err := policy.JudgeRun(context.Background(), dir, policy.Best, policy.MinJudgeEpisodes, "test"); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// ReadJudgement refuses a judge.json that does not hold together.
+func TestReadJudgementRefuses(t *testing.T) {
+	dir := judged(t)
 	good, err := os.ReadFile(filepath.Join(dir, policy.JudgeFile))
 	if err != nil {
 		t.Fatal(err)

@@ -10,9 +10,7 @@ import (
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
-	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
-	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
 
 // unsealed returns a sealed file's JSON without its checksum line, with
@@ -64,17 +62,7 @@ func bumpAfter(t *testing.T, b []byte, key string) []byte {
 // damaged policy; the unsealed form of an older version is read only
 // where its own version field proves it old, and said so.
 func TestSealedPolicyFiles(t *testing.T) {
-	spec, err := envs.Lookup("reacher")
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := t.TempDir()
-	if err := policytest.ForEnv(spec, 5).Save(good, policy.Best); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := policy.JudgeRun(context.Background(), good, policy.Best, policy.MinJudgeEpisodes, "test"); err != nil {
-		t.Fatal(err)
-	}
+	good := judged(t)
 	_, meta := policy.Paths(good, policy.Best)
 	sidecar, err := os.ReadFile(meta)
 	if err != nil {
