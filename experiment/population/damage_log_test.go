@@ -152,6 +152,13 @@ func TestDamagedStepRefusedBeforeTraining(t *testing.T) {
 		if _, _, err := ReadStatus(out); err == nil || !strings.Contains(err.Error(), step0) {
 			t.Errorf("status of %s: %v; want a refusal naming %s", filepath.Base(filepath.Dir(from)), err, step0)
 		}
+		def, err := ReadDefinition(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (PrunedRuns{}).At(def.MemberDir(out, 0), MemberSeed(def.Seed, def.Size, 0)); err == nil || !strings.Contains(err.Error(), step0) {
+			t.Errorf("report's reading of %s: %v; want a refusal naming %s", filepath.Base(filepath.Dir(from)), err, step0)
+		}
 		before := memberFiles(t, out, size)
 		if _, err := runPop(t, out, 0); err == nil || !strings.Contains(err.Error(), step0) {
 			t.Errorf("run of %s: %v; want a refusal naming %s", filepath.Base(filepath.Dir(from)), err, step0)
