@@ -83,7 +83,7 @@ judge' uses its mean as the run's score.
 func judgeOne(cmd *cobra.Command, dir, which string, episodes int) error {
 	// The same run folder rules as eval's, and a policy that fits the
 	// run's config.toml.
-	_, runDir, err := loadRunPolicy(cmd, dir, which)
+	p, runDir, err := loadRunPolicy(cmd, dir, which)
 	if err != nil {
 		return err
 	}
@@ -91,6 +91,12 @@ func judgeOne(cmd *cobra.Command, dir, which string, episodes int) error {
 	j, written, err := policy.JudgeRun(cmd.Context(), runDir, name, episodes, versionString())
 	if err != nil {
 		return err
+	}
+	if note := p.UnsealedNote(runDir, name); note != "" {
+		say(cmd, "note: %s\n", note)
+	}
+	if j.Unsealed {
+		say(cmd, "note: %s: written by an older hyperctl (no format_version) without a checksum: read as it is\n", filepath.Join(runDir, policy.JudgeFile))
 	}
 	what := "wrote"
 	if !written {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,6 +46,21 @@ func (fx *damageFixture) lastEnd() int {
 // fixture makes its last record cross one).
 func (fx *damageFixture) sectorIn() int { return (fx.lastEnd() - 1) / sectorSize * sectorSize }
 
+// newDamageServer is a server on a new state folder with the serve
+// defaults (64 KiB log chunks, no snapshot before the stop) and the
+// sessions "s" and "ok".
+func newDamageServer(t *testing.T) (string, *Server) {
+	t.Helper()
+	dir := t.TempDir()
+	s := newTestServer(t, dir, func(o *Options) { o.logChunk, o.SnapshotEvery, o.KeepAwake = logChunk, 1000, -1 })
+	for _, id := range []string{"s", "ok"} {
+		if _, _, err := s.Create(context.Background(), &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams(), Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, s
+}
+
 // newDamageFixture drives s and ok (the serve defaults: 64 KiB log chunks,
 // no snapshot before the stop) until at least 10 observations are
 // acknowledged and s's last record crosses a sector boundary, so that a
@@ -51,14 +68,8 @@ func (fx *damageFixture) sectorIn() int { return (fx.lastEnd() - 1) / sectorSize
 // clean stop (a final snapshot) or as kill -9 would.
 func newDamageFixture(t *testing.T, clean bool) *damageFixture {
 	t.Helper()
-	dir := t.TempDir()
-	s := newTestServer(t, dir, func(o *Options) { o.logChunk, o.SnapshotEvery, o.KeepAwake = logChunk, 1000, -1 })
+	dir, s := newDamageServer(t)
 	ctx := context.Background()
-	for _, id := range []string{"s", "ok"} {
-		if _, _, err := s.Create(ctx, &hyperctlv1.CreateSessionRequest{SessionId: id, Space: twoParams(), Seed: 5}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	n := 0
 	for ; n < 200; n++ {
@@ -272,9 +283,9 @@ func zeroed(b []byte, from, to int) []byte {
 // Fault injection (issue 40, point 5): a byte of a session log flipped
 // (three masks) at each position class of the last record (length,
 // checksum, payload) and of records before it, and the log cut short or
-// left with unwritten sectors. serve follows etcd's rule: only a torn last
-// record (the file ends inside it, or a sector of it is still the
-// preallocated zeros) is cut; any other damage quarantines the session,
+// left with zeroed sectors. serve follows etcd's rule: only a torn last
+// record (the file ends inside it) is cut; any other damage (zeroed
+// sectors of a record the file holds whole included) quarantines the session,
 // whose files then stay as they are, while the other session is served;
 // a damaged record is never served.
 func TestDamagedLogFaultInjection(t *testing.T) {
@@ -308,10 +319,12 @@ func TestDamagedLogFaultInjection(t *testing.T) {
 		tc{"short/only the header", fx.log[:off+frameHeaderLen], cutTorn},
 		tc{"short/inside the payload", fx.log[:off+frameHeaderLen+p/2], cutTorn},
 		tc{"short/one byte short", fx.log[:end-1], cutTorn},
-		tc{"unwritten sector/the record's last", zeroed(fx.log, fx.sectorIn(), end), cutTorn},
-		tc{"unwritten sector/the record's first", zeroed(fx.log, off, fx.sectorIn()), cutTorn},
-		// Not a lost sector: bytes inside one written sector are zeros.
-		tc{"zeros inside a written sector/payload tail", zeroed(fx.log, end-3, end), quarantined},
+		// A sector of the record lost in the preallocated zeros: the
+		// file holds every byte the length field gives, so the record
+		// is complete and damaged, whatever its bytes are.
+		tc{"zero sector/the record's last", zeroed(fx.log, fx.sectorIn(), end), quarantined},
+		tc{"zero sector/the record's first", zeroed(fx.log, off, fx.sectorIn()), quarantined},
+		tc{"zeros inside a sector/payload tail", zeroed(fx.log, end-3, end), quarantined},
 		tc{"zeros inside a written sector/header", zeroed(fx.log, off, off+frameHeaderLen), quarantined},
 		tc{"intact", fx.log, served},
 	)
@@ -340,7 +353,7 @@ func TestDamageAfterCleanStopQuarantines(t *testing.T) {
 		{"one bit of the last record's payload", flipped(fx.log, off+frameHeaderLen+3, 0x04)},
 		{"one bit of the last record's length", flipped(fx.log, off, 0x01)},
 		{"file ends inside the last record", fx.log[:end-5]},
-		{"unwritten last sector", zeroed(fx.log, fx.sectorIn(), end)},
+		{"zeroed last sector", zeroed(fx.log, fx.sectorIn(), end)},
 		{"log cut at a record boundary", fx.log[:off]},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkOutcome(t, fx, c.log, quarantined, 0) })
@@ -418,4 +431,92 @@ func TestLostTailIsAnIterationGap(t *testing.T) {
 			t.Fatalf("iteration %d: %v, first acknowledged as %v", i, o, fx.history[i])
 		}
 	}
+}
+
+// newZeroFixture is a state folder like newDamageFixture's after kill -9,
+// whose last record of s holds 130 episode returns of 0: its payload holds
+// over 1,000 zero bytes, a whole 512-byte sector of them, though the record
+// was written whole and acknowledged. rewardAt is the offset of that
+// record's reward in the log.
+func newZeroFixture(t *testing.T) (fx *damageFixture, rewardAt int) {
+	t.Helper()
+	dir, s := newDamageServer(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 10
+	driveDirect(t, s, "s", 0, n-1, rng)
+	driveDirect(t, s, "ok", 0, n, rng)
+	if _, err := s.Suggest(ctx, "s", nil); err != nil {
+		t.Fatal(err)
+	}
+	const r = -51.25
+	if _, err := s.Observe(ctx, &hyperctlv1.ObserveRequest{SessionId: "s", Iteration: n - 1, Reward: r, Frames: 64, ElapsedSeconds: 0.01, Returns: make([]float64, 130)}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Get(ctx, &hyperctlv1.GetSessionRequest{SessionId: "s", History: true})
+	if err != nil || len(h.History) != n {
+		t.Fatalf("history: %v %v", h, err)
+	}
+	crash(s)
+	fx = &damageFixture{dir: dir, n: n, history: h.History}
+	p := filepath.Join(dir, sessionsDir, "s", logName)
+	if fx.log, err = os.ReadFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if fx.frames, _, _, err = readFrames(p, fx.log, headerLen); err != nil || len(fx.frames) < 2 {
+		t.Fatalf("fixture: %d records, %v", len(fx.frames), err)
+	}
+	last := fx.last()
+	if !zeroSector(fx.log, int(last.off), fx.lastEnd()) {
+		t.Fatal("fixture: the last record holds no zero sector")
+	}
+	var bits [8]byte
+	binary.LittleEndian.PutUint64(bits[:], math.Float64bits(r))
+	i := bytes.Index(last.payload, bits[:])
+	if i < 0 {
+		t.Fatal("fixture: the reward is not in the last record")
+	}
+	return fx, int(last.off) + frameHeaderLen + i
+}
+
+// A complete, acknowledged record is never taken for a torn one because
+// its payload holds zeros: the torn-tail rule reads the framing (the
+// length field against the end of the file), not the bytes' values. The
+// record whole is served; with a flipped bit in its reward it is damaged
+// (its checksum fails, the file holds all of it), and the session is
+// quarantined, by --check and by a restart alike.
+func TestZerosInACompleteRecordAreNotATornWrite(t *testing.T) {
+	fx, at := newZeroFixture(t)
+	end, off := fx.lastEnd(), int(fx.last().off)
+	for _, c := range []struct {
+		name  string
+		log   []byte
+		want  outcome
+		iters int
+	}{
+		{"intact", fx.log, served, fx.n},
+		{"a flipped bit of its reward", flipped(fx.log, at+2, 0x10), quarantined, 0},
+		{"a flipped bit of its last payload byte", flipped(fx.log, end-1, 0x01), quarantined, 0},
+		{"its header zeroed", zeroed(fx.log, off, off+frameHeaderLen), quarantined, 0},
+		{"cut short by the end of the file", fx.log[:end-1], cutTorn, fx.n - 1},
+		{"cut inside its header", fx.log[:off+3], cutTorn, fx.n - 1},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkOutcome(t, fx, c.log, c.want, c.iters) })
+	}
+}
+
+// sectorSize is the smallest disk sector.
+const sectorSize = 512
+
+// zeroSector reports whether a sector-aligned piece of b[from:to] is all
+// zeros.
+func zeroSector(b []byte, from, to int) bool {
+	for p := from; p < to; {
+		end := min(to, (p/sectorSize+1)*sectorSize)
+		if allZero(b[p:end]) {
+			return true
+		}
+		p = end
+	}
+	return false
 }

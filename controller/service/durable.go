@@ -80,22 +80,27 @@ type frame struct {
 }
 
 // readFrames reads the records of b[start:]. The log is preallocated with
-// zeros (see sessionFiles.appendObserved), so an all-zero rest is its clean
-// end. A record that is not intact (a zero or oversized length, a bad
-// checksum, cut short by the file's end) is one of three things:
+// zeros (see sessionFiles.appendObserved), so a zero length field with
+// nothing but zeros after it is its clean end. A record that is not
+// intact (a zero or oversized length, a bad checksum, cut short by the
+// file's end) is one of three things:
 //
 //   - followed by an intact record: damage in the middle of the log, an
 //     error naming the file and both offsets;
-//   - the last record, and torn (tornTail): a write cut short by a crash,
-//     which was never acknowledged, since records are written one at a
-//     time, each after the previous one was on disk, into space that was
-//     zeros on disk. It is reported through torn, with good the length of
-//     the intact prefix, for the caller to cut;
-//   - the last record, and complete: damage (a flipped bit, a bad
-//     sector), an error. It may be an acknowledged observation, so it is
-//     never dropped; etcd's WAL makes the same distinction (it repairs
-//     only a tail that ends early, io.ErrUnexpectedEOF, and refuses a
-//     complete record whose checksum fails).
+//   - the last record, and torn (tornTail): its length field, or the
+//     length it gives, runs past the end of the file, as only a write
+//     cut short leaves it (a write that never completed was never
+//     acknowledged, since records are written one at a time, each after
+//     the previous one was on disk). It is reported through torn, with
+//     good the length of the intact prefix, for the caller to cut;
+//   - the last record, and complete: the file holds every byte its
+//     length field gives, and its checksum fails: damage (a flipped bit,
+//     a bad sector), an error. It may be an acknowledged observation, so
+//     it is never dropped, whatever its bytes are: zeros in a payload
+//     (130 returns of 0) are data, not a sign of an unwritten sector.
+//     etcd's WAL makes the same distinction (it repairs only a tail that
+//     ends early, io.ErrUnexpectedEOF, and refuses a complete record
+//     whose checksum fails).
 func readFrames(path string, b []byte, start int) (frames []frame, good int64, torn bool, err error) {
 	off := start
 	for off < len(b) {
@@ -119,21 +124,14 @@ func readFrames(path string, b []byte, start int) (frames []frame, good int64, t
 	return frames, int64(off), false, nil
 }
 
-// sectorSize is the unit a crash tears a write in: a disk writes a sector
-// whole or not at all, the assumption of etcd's WAL (minSectorSize), and
-// 512 bytes is the smallest sector.
-const sectorSize = 512
-
 // tornTail returns nil when the damaged last record at b[off:] is torn:
-// incomplete, as only a write cut short leaves it. That is when the file
-// ends inside it (a log appended past its preallocated end, as hand-made
-// or older logs are), or when a whole sector of it is still zeros (in the
-// preallocated space, a sector the crash kept from the disk): its header
-// is all zeros and so is the rest of the header's sector, or one of the
-// sectors its length spans is. Otherwise the record is complete and
-// damaged, and the error says why. A length field that was damaged makes a
-// complete record claim bytes past its end; its checksum, which still
-// matches the bytes it was written with, tells it apart.
+// cut short by the end of the file, inside its header or inside the
+// payload its length field gives. The rule reads the framing only, never
+// the values of the bytes. A length field that was damaged may make a
+// complete record claim bytes past the file's end; its checksum, which
+// still matches the bytes it was written with, tells it apart, and a
+// length beyond any record's is damage too. Otherwise the record is
+// complete and damaged, and the error says why.
 func tornTail(b []byte, off int) error {
 	rest := b[off:]
 	if len(rest) < frameHeaderLen {
@@ -141,42 +139,19 @@ func tornTail(b []byte, off int) error {
 	}
 	n := int64(binary.LittleEndian.Uint32(rest[:4]))
 	sum := binary.LittleEndian.Uint32(rest[4:8])
-	if n == 0 && sum == 0 {
-		sector := min(len(rest), max(frameHeaderLen, sectorSize-off%sectorSize))
-		if allZero(rest[:sector]) {
-			return nil // the header's sector was never written
-		}
-		return errors.New("its header is zeros but the rest of its sector is not")
+	switch {
+	case n == 0:
+		return errors.New("its length field is zero but bytes after it are not")
+	case n > maxRecord:
+		return fmt.Errorf("its length field says %d bytes, more than a record holds (%d)", n, maxRecord)
 	}
-	if m := checksumPrefix(rest[frameHeaderLen:], sum); m > 0 {
+	if m := checksumPrefix(rest[frameHeaderLen:], sum); m > 0 && int64(m) != n {
 		return fmt.Errorf("its length field says %d bytes, but its checksum matches its first %d (a damaged length)", n, m)
 	}
 	if n > int64(len(rest)-frameHeaderLen) {
 		return nil // the file ends inside the record
 	}
-	if unwrittenSector(b, off, off+frameHeaderLen+int(n)) {
-		return nil
-	}
-	switch {
-	case n == 0:
-		return errors.New("its length field is zero")
-	case n > maxRecord:
-		return fmt.Errorf("its length field says %d bytes, more than a record holds (%d)", n, maxRecord)
-	}
-	return errors.New("it is complete but its checksum does not match")
-}
-
-// unwrittenSector reports whether a sector-aligned piece of b[from:to] is
-// all zeros.
-func unwrittenSector(b []byte, from, to int) bool {
-	for p := from; p < to; {
-		end := min(to, (p/sectorSize+1)*sectorSize)
-		if allZero(b[p:end]) {
-			return true
-		}
-		p = end
-	}
-	return false
+	return errors.New("it is complete (the file holds every byte its length field gives) but its checksum does not match")
 }
 
 // checksumPrefix returns the length m of the shortest prefix b[:m] (m >= 1,

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/hyperctl/hyperctl/configs/ground/httpguard"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
 )
@@ -86,71 +86,31 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 	}
 	path, h := hyperctlv1connect.NewControllerServiceHandler(&api{s: s}, opts...)
 	mux := http.NewServeMux()
-	mux.Handle(path, withDeadlines(http.MaxBytesHandler(h, o.MaxBody), o.BodyTimeout, o.HandlerTimeout))
+	mux.Handle(path, withDeadlines(http.MaxBytesHandler(h, o.MaxBody), o.HandlerTimeout))
 	if s.awake == nil {
-		return mux
+		return httpguard.Handler(mux, o.BodyTimeout)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return httpguard.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.awake.begin()
 		defer s.awake.end()
 		mux.ServeHTTP(w, r)
-	})
+	}), o.BodyTimeout)
 }
 
-// withDeadlines sets a request's body and handler deadlines when its
-// headers have been read (the handler starts then): the connection's read
-// deadline to now + body, lifted once the body has been read to its end
-// (a deadline passing later would cancel the request's context while it
-// is handled), and its write deadline and the request context's deadline
-// to now + handler. Where the connection does not support deadlines (a
-// test's recorder) they are skipped.
-//
-// A body that cannot be read to its end (it stalled past the deadline, or
-// the connection failed) leaves the rest of it on the wire, where the next
-// request would be parsed from: an HTTP/1 reply then carries
-// "Connection: close" and net/http closes the connection after it, at the
-// body timeout rather than the idle timeout. (On HTTP/2 a stream's body
-// ends on its own; the connection's other streams go on.)
-func withDeadlines(h http.Handler, body, handler time.Duration) http.Handler {
+// withDeadlines sets a request's handler deadline when its headers have
+// been read (the handler starts then): the connection's write deadline and
+// the request context's deadline to now + handler. The body deadline is
+// httpguard's, which wraps the whole handler (Handler). Where the
+// connection does not support deadlines (a test's recorder) they are
+// skipped.
+func withDeadlines(h http.Handler, handler time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		now := time.Now()
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(now.Add(body)) == nil && r.Body != nil {
-			bd := &bodyDeadline{ReadCloser: r.Body, rc: rc}
-			if r.ProtoMajor == 1 {
-				bd.header = w.Header()
-			}
-			r.Body = bd
-		}
-		_ = rc.SetWriteDeadline(now.Add(handler))
+		_ = http.NewResponseController(w).SetWriteDeadline(now.Add(handler))
 		ctx, cancel := context.WithDeadline(r.Context(), now.Add(handler))
 		defer cancel()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// bodyDeadline lifts the connection's read deadline when the body has been
-// read to its end, and asks for the connection to be closed after the
-// reply (header, when set: HTTP/1) when reading it failed.
-type bodyDeadline struct {
-	io.ReadCloser
-	rc     *http.ResponseController
-	header http.Header
-	done   bool
-}
-
-func (b *bodyDeadline) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	switch {
-	case b.done || err == nil:
-	case err == io.EOF:
-		b.done = true
-		_ = b.rc.SetReadDeadline(time.Time{})
-	case b.header != nil:
-		b.done = true
-		b.header.Set("Connection", "close")
-	}
-	return n, err
 }
 
 // api adapts the Server to the generated Connect interface.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hyperctl/hyperctl/configs/ground/httpguard"
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 )
 
@@ -156,14 +157,17 @@ func Run(ctx context.Context, cfg RunConfig) error {
 			return fmt.Errorf("--addr-file: %w", err)
 		}
 	}
-	hs := httpServer(srv.Handler(HandlerOptions{Token: tok, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout, HandlerTimeout: cfg.HandlerTimeout}), cfg.HeaderTimeout, cfg.IdleTimeout)
-	cfg.Log.Info().Str("addr", addr).Str("state", cfg.StateDir).Bool("token", tok != "").Int("sessions", srv.Count()).Msg("serving")
+	var pages http.Handler
 	if cfg.Pages != nil {
-		hs.Handler = withPages(hs.Handler, cfg.Pages(srv, tok))
+		pages = cfg.Pages(srv, tok)
+	}
+	hs := httpServer(serveHandler(srv, HandlerOptions{Token: tok, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout, HandlerTimeout: cfg.HandlerTimeout}, pages), cfg.HeaderTimeout, cfg.IdleTimeout)
+	cfg.Log.Info().Str("addr", addr).Str("state", cfg.StateDir).Bool("token", tok != "").Int("sessions", srv.Count()).Msg("serving")
+	if pages != nil {
 		cfg.Log.Info().Str("url", "http://"+addr+"/").Msg("dashboard of the sessions")
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(httpguard.Listener(ln, MaxConns)) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -176,6 +180,25 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return srv.Close()
+}
+
+// MaxConns caps the connections `hyperctl serve` holds open at once
+// (httpguard.Listener): more clients wait in the kernel's backlog, so no
+// number of them, with a token or without, holds more of the server's file
+// descriptors. Each connection is bounded in time by the header, body,
+// handler and idle timeouts.
+const MaxConns = 256
+
+// serveHandler is what Run serves: the API (Server.Handler) and, when
+// pages is not nil, every other path with pages, the whole behind
+// httpguard, so that the body timeout and its Connection: close hold on
+// every path (a page, a 404, the API's prefix without its slash).
+func serveHandler(srv *Server, o HandlerOptions, pages http.Handler) http.Handler {
+	h := srv.Handler(o)
+	if pages == nil {
+		return h
+	}
+	return httpguard.Handler(withPages(h, pages), o.BodyTimeout)
 }
 
 // httpServer is the HTTP server of `hyperctl serve`: HTTP/1.1 and h2c (gRPC

@@ -483,37 +483,40 @@ func TestDamagedFiles(t *testing.T) {
 		}
 	}
 	// A damaged last record is cut only when it is torn (readFrames): the
-	// file ends inside it, or a sector of it is zeros. Written after the
-	// file's end (a log written by hand or by an older hyperctl) every tail
-	// below is torn: the file ends inside it, or, after the preallocated
-	// zeros, its header's sector is zeros. In the preallocated zeros (a
-	// crash mid-append) only the oversized length is: the others are
-	// complete within one sector, which a crash writes whole or not at
-	// all, so they are damage, and the session is quarantined unchanged.
+	// file ends inside its header or inside the payload its length field
+	// gives. At the end of a log without preallocated zeros (a log written
+	// by hand or by an older hyperctl) the short header and the short body
+	// below are torn; in the preallocated zeros every tail is complete
+	// (the file holds every byte its length field gives) and damaged, and
+	// so are a complete record with a bad checksum, a zero length before
+	// other bytes and a length beyond any record's anywhere: the session
+	// is quarantined unchanged.
 	t.Run("damaged tail record: torn is cut with a warning, complete is quarantined", func(t *testing.T) {
 		for _, c := range []struct {
-			name           string
-			tail           []byte
-			tornInPrealloc bool
+			name      string
+			tail      []byte
+			tornAtEOF bool
 		}{
-			{"short header", []byte{7, 0, 0}, false},
-			{"short body", appendFrame(nil, []byte("0123456789"))[:12], false},
+			{"short header", []byte{7, 0, 0}, true},
+			{"short body", appendFrame(nil, []byte("0123456789"))[:12], true},
 			{"bad checksum", func() []byte { b := appendFrame(nil, []byte("0123456789")); b[len(b)-1] ^= 1; return b }(), false},
 			{"zero header", append(make([]byte, frameHeaderLen), "0123456789"...), false},
-			{"oversized length", []byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5}, true},
+			{"oversized length", []byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5}, false},
 		} {
-			for _, where := range []string{"in the preallocated space", "after the file's end"} {
+			for _, where := range []string{"in the preallocated space", "at the end of an unpreallocated log"} {
 				t.Run(c.name+"/"+where, func(t *testing.T) {
 					dir, sdir := prepare(t)
 					p := filepath.Join(sdir, logName)
-					if where == "after the file's end" {
-						appendTo(t, p, c.tail)
-					} else {
-						writeAt(t, p, c.tail, recordsEnd(t, p))
+					end := recordsEnd(t, p)
+					if where == "at the end of an unpreallocated log" {
+						if err := os.Truncate(p, end); err != nil {
+							t.Fatal(err)
+						}
 					}
+					writeAt(t, p, c.tail, end)
 					damaged, _ := os.ReadFile(p)
 					err, logs := openErr(dir)
-					if !c.tornInPrealloc && where == "in the preallocated space" {
+					if !c.tornAtEOF || where == "in the preallocated space" {
 						if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not dropped") {
 							t.Fatalf("got %v, want a refusal naming %s", err, p)
 						}

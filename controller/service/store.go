@@ -206,7 +206,7 @@ func (l *loaded) repair(readOnly bool, log zerolog.Logger) error {
 	path := filepath.Join(sf.dir, logName)
 	if l.torn > 0 {
 		ev := log.Warn().Str("file", path).Int64("offset", sf.size).Int64("torn_bytes", l.torn)
-		const why = "a torn last record (the file ends inside it, or a sector of it was never written: a write cut short by a crash, never acknowledged)"
+		const why = "a torn last record (the file ends inside it: a write cut short by a crash, never acknowledged)"
 		if readOnly {
 			ev.Msg(why + "; serve cuts it")
 			return nil
@@ -274,9 +274,10 @@ func chunkEnd(n, chunk int64) int64 { return (n/chunk + 1) * chunk }
 // before returning: the record goes into the log's preallocated zeros and is
 // fdatasync'd. When it does not fit, the log first grows by a chunk of zeros
 // that is fsync'd on its own (size and data) before the record is written,
-// so the space after the last record is always zeros on disk and a crash
-// mid-append leaves a torn record (some of its sectors still zeros) followed
-// by zeros, which readFrames reports and repair cuts.
+// so the space after the last record is always zeros on disk. A crash
+// mid-append that loses a sector of the record leaves a complete record
+// with a bad checksum, which readFrames refuses (the session is
+// quarantined): a torn record is only one the file's end cuts short.
 // Records are written one at a time (the session's lock is held), each
 // after the previous one is on disk. On failure the record's bytes are
 // zeroed again.

@@ -14,6 +14,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/hyperctl/hyperctl/configs/ground/httpguard/httpguardtest"
 	"github.com/hyperctl/hyperctl/controller"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
@@ -243,5 +244,47 @@ func TestStalledBodyClosesItsConnection(t *testing.T) {
 				t.Fatalf("%d sessions: the bytes after the 504 were parsed as a request", s.Count())
 			}
 		})
+	}
+}
+
+// The body timeout holds on every path and every response of serve, the
+// API's and the pages' alike: a stalled body on a page, a 404, the API's
+// prefix without its slash, an API call without the token (401) and one
+// with it is answered with Connection: close, and the connection is
+// closed by --body-timeout (the header and idle timeouts are an hour), no
+// byte after the reply parsed as a request.
+func TestStalledBodyOnEveryPath(t *testing.T) {
+	s := newTestServer(t, "", func(o *Options) { o.KeepAwake = -1 })
+	defer s.Close()
+	const long = time.Hour
+	o := HandlerOptions{Token: "tok", BodyTimeout: 200 * time.Millisecond, HandlerTimeout: long}
+	pages := http.NewServeMux()
+	pages.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the dashboard") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httpServer(serveHandler(s, o, pages), long, long)
+	go hs.Serve(ln)
+	defer hs.Close()
+	api := "/" + hyperctlv1connect.ControllerServiceName
+	for _, c := range []struct {
+		name, path, header string
+		want               int
+	}{
+		{"page", "/", "", http.StatusOK},
+		{"404", "/nope", "", http.StatusNotFound},
+		{"API prefix without its slash", api, "", http.StatusTemporaryRedirect},
+		{"401", api + "/CreateSession", "Content-Type: application/json\r\n", http.StatusUnauthorized},
+		{"API call", api + "/CreateSession", "Content-Type: application/json\r\nAuthorization: Bearer tok\r\n", http.StatusGatewayTimeout},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := httpguardtest.StalledBody(t, ln.Addr().String(), "POST", c.path, c.header); got != c.want {
+				t.Errorf("status %d, want %d", got, c.want)
+			}
+		})
+	}
+	if s.Count() != 0 {
+		t.Fatalf("%d sessions: bytes of a stalled body were parsed as a request", s.Count())
 	}
 }

@@ -165,10 +165,15 @@ func Load(dir string) (*Set, error) {
 		}
 		seen[key] = f.Dir
 		run.Env, run.Controller, run.Seed = env, ctrl, seed
+		// A population's files are verified (at its first member) whether
+		// its runs finished or not: damage is reported once, naming the
+		// file, and its members read as their folders say, never pruned.
+		at, err := pruned.At(f.Dir, seed)
+		if err != nil {
+			s.Problems = append(s.Problems, err.Error())
+		}
 		if !run.Finished {
-			if run.Pruned, err = pruned.At(f.Dir, seed); err != nil {
-				s.Problems = append(s.Problems, err.Error())
-			}
+			run.Pruned = at
 		}
 		s.Runs = append(s.Runs, run)
 	}

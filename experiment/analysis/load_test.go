@@ -109,7 +109,16 @@ func TestLoadAnyFolder(t *testing.T) {
 		{"a nested unfinished run", filepath.Join(root, "runs/old"), []string{"pusher/random/4/false"}, nil},
 		{"a matrix names its cells", filepath.Join(root, "pop"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true"}, nil},
 		{"matrices below the root name their cells", filepath.Join(root, "pops"), []string{"reacher/pb2/0/true", "reacher/pb2/1/true", "reacher/pb2/2/true", "reacher/pb2/3/true"}, nil},
-		{"populations of different sizes", filepath.Join(root, "sizes"), []string{"reacher/pb2-2/0/true", "reacher/pb2-2/1/true", "reacher/pb2-3/0/true", "reacher/pb2-3/1/true", "reacher/pb2-3/2/true"}, nil},
+		// Their population.json ("{}") is no valid definition: every
+		// population is verified, finished or not, and said once.
+		{"populations of different sizes", filepath.Join(root, "sizes"), []string{"reacher/pb2-2/0/true", "reacher/pb2-2/1/true", "reacher/pb2-3/0/true", "reacher/pb2-3/1/true", "reacher/pb2-3/2/true"}, func() []string {
+			var out []string
+			for _, n := range []int{2, 3} {
+				pop := filepath.Join(root, fmt.Sprintf("sizes/pb2-%d/seed0", n))
+				out = append(out, pop+": "+filepath.Join(pop, matrix.PopulationFile)+": format: 0, this hyperctl reads 1")
+			}
+			return out
+		}()},
 		{"a corrupt matrix below the root", filepath.Join(root, "corrupt"), nil, []string{"report: " + filepath.Join(corrupt, matrix.ManifestFile) + ": unexpected end of JSON input"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

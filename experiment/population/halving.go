@@ -52,9 +52,15 @@ func allAlive(n int) []bool {
 // records: it stops early, after the last generation whose preceding steps
 // are all recorded.
 func aliveSets(out string, def Definition, rungs []popmethod.Rung, upto int) ([][]bool, error) {
+	return promote(def, rungs, upto, func(h int) (Step, bool, error) { return ReadStep(out, h) })
+}
+
+// promote is aliveSets with the step after generation h given by step
+// (ok false: not recorded, and the sets stop there).
+func promote(def Definition, rungs []popmethod.Rung, upto int, step func(h int) (Step, bool, error)) ([][]bool, error) {
 	sets := [][]bool{allAlive(def.Size)}
 	for h := 0; h < upto; h++ {
-		st, ok, err := ReadStep(out, h)
+		st, ok, err := step(h)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +68,7 @@ func aliveSets(out string, def Definition, rungs []popmethod.Rung, upto int) ([]
 			break // the step after generation h has not run yet
 		}
 		if len(st.Members) != def.Size {
-			return nil, fmt.Errorf("successive halving: %s: the step record of generation %d has %d members, the population %d", out, h, len(st.Members), def.Size)
+			return nil, fmt.Errorf("successive halving: the step record of generation %d has %d members, the population %d", h, len(st.Members), def.Size)
 		}
 		alive := sets[h]
 		var members []int
@@ -119,6 +125,31 @@ func Pruned(out string, def Definition) ([]PrunedMember, error) {
 	if err != nil {
 		return nil, err
 	}
+	return prunedFrom(def, rungs, sets), nil
+}
+
+// pruned is Pruned for a verified folder, from the steps Verify read.
+func (v *Verified) pruned() ([]PrunedMember, error) {
+	rungs, err := v.Def.Rungs()
+	if err != nil || rungs == nil {
+		return nil, err
+	}
+	sets, err := v.alive()
+	if err != nil {
+		return nil, err
+	}
+	for g, s := range sets {
+		if s == nil { // a legacy folder without the step before g
+			sets = sets[:g]
+			break
+		}
+	}
+	return prunedFrom(v.Def, rungs, sets), nil
+}
+
+// prunedFrom lists the members that are alive in a generation of sets
+// and not in the next, in member order.
+func prunedFrom(def Definition, rungs []popmethod.Rung, sets [][]bool) []PrunedMember {
 	var pruned []PrunedMember
 	for k := range def.Size { // member order
 		for g := 0; g+1 < len(sets); g++ {
@@ -127,5 +158,5 @@ func Pruned(out string, def Definition) ([]PrunedMember, error) {
 			}
 		}
 	}
-	return pruned, nil
+	return pruned
 }

@@ -104,10 +104,14 @@ func ReadLog(out string) ([]Record, error) {
 }
 
 // ReadLogLegacy is ReadLog for readers that steer nothing (status,
-// report): it also accepts legacy (unsealed) records, and says whether it
-// met any.
+// report): in a legacy population (folderStrictness) it also accepts
+// unsealed records, and says whether it met any.
 func ReadLogLegacy(out string) (recs []Record, legacy bool, err error) {
-	return readLog(out, Legacy)
+	strict, err := folderStrictness(out)
+	if err != nil {
+		return nil, false, err
+	}
+	return readLog(out, strict)
 }
 
 func readLog(out string, strict Strictness) ([]Record, bool, error) {

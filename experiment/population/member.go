@@ -33,6 +33,9 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	if err != nil {
 		return fmt.Errorf("population member: %w", err)
 	}
+	if _, err := Verify(out); err != nil {
+		return fmt.Errorf("population member %d, generation %d: refused before training: %w", k, g, err)
+	}
 	if k < 0 || k >= def.Size {
 		return fmt.Errorf("population member: member %d of a population of %d", k, def.Size)
 	}
@@ -88,6 +91,12 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	}
 	if !def.Last(g) && !res.Paused {
 		return fmt.Errorf("population member %d, generation %d: the run ended before its target of %d frames (its iterations cap is %d); raise iterations in the config", k, g, plan.Target, cfg.Iterations)
+	}
+	if _, decided, err := ReadStep(out, g); err != nil || decided {
+		return err // the step is being applied: its copies may have replaced the folder
+	}
+	if err := sealReady(out, def, g, k); err != nil {
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}
 	return nil
 }

@@ -142,9 +142,13 @@ func ReadResult(out string) (Result, error) {
 }
 
 // ReadResultLegacy is ReadResult for readers that steer nothing (status,
-// report, eval): it also accepts a legacy (unsealed) result.json, and says
-// so.
+// report, eval): in a legacy population (folderStrictness) it also
+// accepts an unsealed result.json, and says so.
 func ReadResultLegacy(out string) (r Result, legacy bool, err error) {
-	legacy, err = readJSON(filepath.Join(out, ResultFile), &r, Legacy)
+	strict, err := folderStrictness(out)
+	if err != nil {
+		return r, false, err
+	}
+	legacy, err = readJSON(filepath.Join(out, ResultFile), &r, strict)
 	return r, legacy, err
 }

@@ -30,6 +30,9 @@
 //	                         where its interval starts and the frame target
 //	generations/step-G.json  the step after generation G (Step): every member's score,
 //	                         donor and next configuration, written before it is applied
+//	generations/ready-G/member-K.json
+//	                         member K's digests of the files the step after G reads
+//	                         (MemberReady), written when it reaches G's target
 //	generations/stage-G/     while the step after G is applied: the donors it also
 //	                         overwrites (t-test selection's chains) and, under
 //	                         RandomOwn, the receivers' own random state (own-K),
@@ -44,13 +47,16 @@
 //
 // # Seals
 //
-// population.json, the plans, the steps and result.json open with a
-// "crc32c" field, and every log record ends with one: the CRC-32C of the
-// rest of the file or line (statecodec.Checksum, the checksum of the run
-// folder's checkpoints; seal.go says which bytes it covers). A file or
-// record that fails its check is refused with its name (and line), never
-// used, and never cut from the log: only a torn last line (no newline)
-// is. A member's resume from a checkpoint older than its current settings
+// population.json, the plans, the steps, the members' digests and
+// result.json open with a "crc32c" field, and every log record ends with
+// one: the CRC-32C of the rest of the file or line (statecodec.Checksum,
+// the checksum of the run folder's checkpoints; seal.go says which bytes
+// it covers). A file or record that fails its check is refused with its
+// name (and line), never used, and never cut from the log: only a torn
+// last line (no newline) of a step not yet done is. Verify checks the
+// files together and the log against the steps and result it is written
+// from (verify.go); every reader verifies first. A member's files that a
+// step reads are checked against its digests (ready.go). A member's resume from a checkpoint older than its current settings
 // (the previous checkpoint, when the newest fails its check) is refused
 // naming the member, since it would redo rows with other settings; one
 // that redoes rows with the settings they had is exact and goes ahead.
@@ -302,9 +308,19 @@ func ReadDefinitionLegacy(out string) (d Definition, legacy bool, err error) {
 
 func readDefinition(out string, strict Strictness) (Definition, bool, error) {
 	var d Definition
-	legacy, err := readJSON(filepath.Join(out, DefinitionFile), &d, strict)
+	path := filepath.Join(out, DefinitionFile)
+	legacy, err := readJSON(path, &d, Legacy)
 	if err != nil {
 		return d, legacy, err
+	}
+	if legacy {
+		var p Plan
+		if old, err := readJSON(genPath(out, "plan", 0), &p, Legacy); err == nil && !old {
+			return d, false, fmt.Errorf("%s is refused: %w", path, errNoSeal)
+		}
+		if strict == Sealed {
+			return d, true, fmt.Errorf("%s is refused: %w", path, ErrUnsealed)
+		}
 	}
 	if err := d.Validate(); err != nil {
 		return d, legacy, fmt.Errorf("%s: %w", filepath.Join(out, DefinitionFile), err)

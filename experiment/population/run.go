@@ -2,9 +2,7 @@ package population
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -53,7 +51,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if _, err := ReadLog(o.Out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Verify(o.Out); err != nil {
 		return Result{}, err // refused before any member trains
 	}
 	g, err := Current(o.Out)

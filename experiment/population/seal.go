@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 
+	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 )
 
@@ -20,14 +23,20 @@ import (
 //     the line's bytes with that field left out (the record's JSON).
 //
 // Any changed byte of a sealed file or record fails its check. A file or
-// record without the field (written before sealing) is legacy: it is
-// decoded strictly (no unknown field, so a sealed file whose field was
-// damaged is not taken for one) and only the readers that steer nothing
-// accept it (see Strictness).
+// record without the field is damaged (its checksum line deleted), except
+// in a legacy population, written before population files were sealed:
+// one whose population.json and generation 0's plan both lack it
+// (readDefinition). A legacy file is decoded strictly (no unknown field,
+// so a sealed file whose field was damaged is not taken for one) and only
+// the readers that steer nothing accept it (see Strictness).
 
-// ErrUnsealed is wrapped by the error about a legacy (unsealed) file or
-// record where a sealed one is needed.
-var ErrUnsealed = errors.New("written without a checksum (by hyperctl before population files were sealed)")
+// ErrUnsealed is wrapped by the error about a legacy population (its
+// population.json and plan-0000.json without checksums) where a sealed one
+// is needed.
+var ErrUnsealed = errors.New("written without checksums (its population.json and generations/plan-0000.json have none: written by hyperctl before population files were sealed, or both damaged)")
+
+// errNoSeal is the damage of a file or record without its checksum.
+var errNoSeal = fmt.Errorf("%w: it has no checksum (every file of a sealed population has one; it was deleted)", ErrDamaged)
 
 // ErrDamaged is wrapped by the error about a sealed file or record that
 // fails its check, and about one that is not JSON of its kind.
@@ -46,55 +55,24 @@ const (
 )
 
 // sealKey is the checksum's JSON key.
-const sealKey = "crc32c"
+const sealKey = statecodec.SealKey
 
-// fileSealPrefix opens a sealed JSON file; 8 hex digits and `",\n` follow.
-const fileSealPrefix = "{\n  \"" + sealKey + "\": \""
-
-// sealJSON returns v's indented JSON, sealed, with a final newline.
-func sealJSON(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if len(b) < 2 || b[0] != '{' || b[1] != '\n' {
-		return nil, fmt.Errorf("seal: %T is not a JSON object with fields", v)
-	}
-	out := make([]byte, 0, len(b)+len(fileSealPrefix)+12)
-	out = append(out, fileSealPrefix...)
-	out = fmt.Appendf(out, "%08x\",\n", statecodec.Checksum(b))
-	out = append(out, b[2:]...)
-	return append(out, '\n'), nil
-}
+// sealJSON returns v's indented JSON, sealed, with a final newline
+// (statecodec.SealJSON).
+func sealJSON(v any) ([]byte, error) { return statecodec.SealJSON(v) }
 
 // openJSON checks the seal of a file's bytes b and decodes them into v;
 // legacy reports a file without a seal (accepted only when strict is
-// Legacy). Errors wrap ErrDamaged or ErrUnsealed.
+// Legacy). Errors wrap ErrDamaged.
 func openJSON(b []byte, v any, strict Strictness) (legacy bool, err error) {
-	if body, ok, err := splitFileSeal(b); ok {
-		if err != nil {
-			return false, err
-		}
-		return false, decodeStrict(body, v)
+	body, sealed, err := statecodec.OpenJSON(b)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrDamaged, err)
 	}
-	if strict == Sealed {
-		return true, ErrUnsealed
+	if !sealed && strict == Sealed {
+		return true, errNoSeal
 	}
-	return true, decodeStrict(b, v)
-}
-
-// splitFileSeal returns the bytes a sealed file's checksum covers; ok is
-// false when b does not open with the seal.
-func splitFileSeal(b []byte) (body []byte, ok bool, err error) {
-	n := len(fileSealPrefix)
-	if !bytes.HasPrefix(b, []byte(fileSealPrefix)) {
-		return nil, false, nil
-	}
-	if len(b) < n+11 || string(b[n+8:n+11]) != "\",\n" {
-		return nil, true, fmt.Errorf("%w: its checksum line is cut or changed", ErrDamaged)
-	}
-	body = append([]byte("{\n"), bytes.TrimSuffix(b[n+11:], []byte("\n"))...)
-	return body, true, checkSum(b[n:n+8], body)
+	return !sealed, decodeStrict(body, v)
 }
 
 // recordSealSuffix closes a sealed log record before its 8 hex digits and
@@ -113,7 +91,7 @@ func sealRecord(r Record) ([]byte, error) {
 }
 
 // openRecord checks and decodes one log line (without its newline); legacy
-// reports a record without a seal (an error wrapping ErrUnsealed unless
+// reports a record without a seal (an error wrapping ErrDamaged unless
 // strict is Legacy).
 func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err error) {
 	n := len(recordSealSuffix) + 8 + 2
@@ -129,7 +107,7 @@ func openRecord(line []byte, strict Strictness) (r Record, legacy bool, err erro
 		return r, false, decodeStrict(body, &r)
 	}
 	if strict == Sealed {
-		return r, true, ErrUnsealed
+		return r, true, errNoSeal
 	}
 	return r, true, decodeStrict(line, &r)
 }
@@ -155,4 +133,31 @@ func decodeStrict(b []byte, v any) error {
 		return fmt.Errorf("%w: more than one JSON value", ErrDamaged)
 	}
 	return nil
+}
+
+// folderStrictness is how the files of the population in out are read by
+// a reader that steers nothing: Legacy when its population.json has no
+// seal and neither has generation 0's plan (readDefinition's rule), or
+// when it is missing (a folder that is no population); else Sealed. It
+// does not validate the definition.
+func folderStrictness(out string) (Strictness, error) {
+	sealed := func(path string) (bool, error) {
+		b, err := safefile.ReadRegular(path, maxJSONBytes)
+		if err != nil {
+			return false, err
+		}
+		_, ok, _ := statecodec.OpenJSON(b)
+		return ok, nil
+	}
+	ok, err := sealed(filepath.Join(out, DefinitionFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Legacy, nil
+	}
+	if err != nil || ok {
+		return Sealed, err
+	}
+	if ok, err := sealed(genPath(out, "plan", 0)); err == nil && ok {
+		return Sealed, nil
+	}
+	return Legacy, nil
 }

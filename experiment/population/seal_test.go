@@ -59,8 +59,8 @@ func TestSealEveryByte(t *testing.T) {
 }
 
 // Files written before sealing (plain indented JSON, plain JSON lines) are
-// read by the readers that steer nothing, which say so, and refused by the
-// others with the file named.
+// read by the readers that steer nothing, which say so, and refused as
+// damaged by the others with the file named.
 func TestLegacyFiles(t *testing.T) {
 	dir := t.TempDir()
 	res := Result{Members: []ResultMember{{Dir: "reacher/pbt/seed0", Frames: 768, Score: 1}}, Best: -1}
@@ -78,10 +78,10 @@ func TestLegacyFiles(t *testing.T) {
 	if recs, legacy, err := ReadLogLegacy(dir); err != nil || !legacy || len(recs) != 1 {
 		t.Errorf("ReadLogLegacy: %+v, legacy %v, %v", recs, legacy, err)
 	}
-	if _, err := ReadResult(dir); !errors.Is(err, ErrUnsealed) || !strings.Contains(err.Error(), ResultFile) {
+	if _, err := ReadResult(dir); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), ResultFile) {
 		t.Errorf("ReadResult of a legacy file: %v", err)
 	}
-	if err := AppendGeneration(dir, 1, nil); !errors.Is(err, ErrUnsealed) || !strings.Contains(err.Error(), LogFile+": line 1") {
+	if err := AppendGeneration(dir, 1, nil); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), LogFile+": line 1") {
 		t.Errorf("AppendGeneration to a legacy log: %v", err)
 	}
 	// A sealed file whose checksum key was changed is not taken for a

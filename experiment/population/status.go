@@ -55,42 +55,37 @@ type Status struct {
 // ReadStatus reads dir as a population folder; ok is false when dir holds
 // no population.json.
 func ReadStatus(dir string) (ps Status, ok bool, err error) {
-	def, legacy, err := ReadDefinitionLegacy(dir)
+	v, err := verifyRead(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ps, false, nil
 	}
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
-	ps = Status{Method: def.Settings.Method, Label: def.Settings.Label(), Size: def.Size, Generations: def.Generations(), Legacy: legacy,
+	def := v.Def
+	ps = Status{Method: def.Settings.Method, Label: def.Settings.Label(), Size: def.Size, Generations: def.Generations(), Legacy: v.Legacy,
 		FramesPlanned: def.PlannedFrames()}
 	for k := range def.Size {
 		if _, frames, ok := rundir.LastRow(def.MemberDir(dir, k)); ok {
 			ps.FramesTrained += frames
 		}
 	}
-	recs, legacy, err := ReadLogLegacy(dir)
-	ps.Legacy = ps.Legacy || legacy
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ps, false, fmt.Errorf("status: %w", err)
-	}
-	for _, r := range recs {
+	for _, r := range v.Records {
 		ps.Logged = max(ps.Logged, r.Generation+1)
 	}
-	l, err := Lineages(recs, def.Size)
+	l, err := Lineages(v.Records, def.Size)
 	if err != nil {
 		return ps, false, fmt.Errorf("status: %s: %w", filepath.Join(dir, LogFile), err)
 	}
 	ps.Origins, ps.Lineages = l.Origin, l.Roots
-	if ps.Pruned, err = Pruned(dir, def); err != nil {
+	if ps.Pruned, err = v.pruned(); err != nil {
 		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	if l.OneSince >= 0 {
 		ps.OneSince = &l.OneSince
 	}
-	switch res, legacy, err := ReadResultLegacy(dir); {
-	case err == nil:
-		ps.Finished, ps.Legacy = true, ps.Legacy || legacy
+	if res := v.Result; res != nil {
+		ps.Finished = true
 		if _, k, ret, err := res.BestMember(dir); err == nil {
 			ps.Best, ps.BestReturn = &k, &ret
 		}
@@ -98,10 +93,22 @@ func ReadStatus(dir string) (ps Status, ok bool, err error) {
 			used := res.FramesUsed()
 			ps.FramesUsed = &used
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return ps, false, fmt.Errorf("status: %w", err)
 	}
 	return ps, true, nil
+}
+
+// verifyRead is Verify for a reader that steers nothing: when the folder's
+// lock is held (its population runs), a refusal is read again once, in
+// case a step was written between the files Verify read.
+func verifyRead(dir string) (Verified, error) {
+	v, err := Verify(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return v, err
+	}
+	if _, held, herr := safefile.Holder(dir, LockFile); herr == nil && held {
+		return Verify(dir)
+	}
+	return v, err
 }
 
 // WriteStatus writes the population's lines above `hyperctl status`'s run
@@ -155,18 +162,19 @@ func WriteLineages(w io.Writer, ps Status) error {
 	return err
 }
 
-// PrunedIn is Pruned for the folder dir, with its number of rungs; nil
-// when dir is not a successive halving population.
+// PrunedIn is Pruned for the folder dir, with its number of rungs, its
+// files verified (Verify) first; nil when dir is not a successive halving
+// population.
 func PrunedIn(dir string) (pruned []PrunedMember, rungs int, err error) {
-	def, _, err := ReadDefinitionLegacy(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && def.Settings.Method != popmethod.Halving {
+	v, err := verifyRead(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && v.Def.Settings.Method != popmethod.Halving {
 		return nil, 0, nil
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	pruned, err = Pruned(dir, def)
-	return pruned, def.Generations(), err
+	pruned, err = v.pruned()
+	return pruned, v.Def.Generations(), err
 }
 
 // PrunedText is how status and report describe a member that successive

@@ -23,6 +23,9 @@ import (
 // next plan, calling hook (if set) after each phase. The caller holds the
 // population's lock; StepAfter takes each copied folder's lock.
 func StepAfter(out string, g int, hook Hook) error {
+	if _, err := Verify(out); err != nil {
+		return err
+	}
 	if _, done, err := ReadPlan(out, g+1); err != nil || done {
 		if err == nil {
 			err = os.RemoveAll(stageDir(out, g)) // left by a kill after the plan
@@ -216,6 +219,9 @@ func decide(out string, def Definition, sp controller.Space, plan Plan) (Step, e
 	}
 	in := popmethod.Input{Settings: def.Settings, Space: sp, Seed: uint64(def.Seed), Generation: g}
 	for k, pm := range plan.Members {
+		if err := checkReady(out, def, g, k, alive[k]); err != nil {
+			return Step{}, fmt.Errorf("population step after generation %d: %w", g, err)
+		}
 		r, err := Score(def.MemberDir(out, k))
 		if err != nil {
 			return Step{}, fmt.Errorf("population step after generation %d: member %d: %w", g, k, err)
@@ -339,6 +345,9 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if _, err := Verify(out); err != nil {
+		return Result{}, err
+	}
 	plan, ok, err := ReadPlan(out, g)
 	if err != nil || !ok || !def.Last(g) {
 		return Result{}, fmt.Errorf("population: generation %d is not the last planned one (%v)", g, err)
@@ -353,6 +362,9 @@ func Finish(out string, g int, hook Hook) (Result, error) {
 	for k := range def.Size {
 		dir := def.MemberDir(out, k)
 		rel, _ := filepath.Rel(out, dir)
+		if err := checkReady(out, def, g, k, alive[k]); err != nil {
+			return res, fmt.Errorf("population: %w", err)
+		}
 		r, err := Score(dir)
 		if err != nil {
 			return res, fmt.Errorf("population: member %d: %w", k, err)

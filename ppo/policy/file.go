@@ -17,6 +17,7 @@ import (
 	"github.com/nlpodyssey/safetensors"
 
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 )
 
 // Names of the policies a training run keeps.
@@ -117,14 +118,14 @@ func (p *Policy) Save(dir, name string) error {
 	}
 	sum := sha256.Sum256(w)
 	p.Meta.WeightsSHA256 = hex.EncodeToString(sum[:])
-	meta, err := json.MarshalIndent(p.Meta, "", "  ")
+	meta, err := statecodec.SealJSON(p.Meta)
 	if err != nil {
 		return fmt.Errorf("policy: encode %s: %w", mpath, err)
 	}
 	if err := safefile.WriteAtomic(wpath, w); err != nil {
 		return fmt.Errorf("policy: %w", err) // names the file
 	}
-	if err := safefile.WriteAtomic(mpath, append(meta, '\n')); err != nil {
+	if err := safefile.WriteAtomic(mpath, meta); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
 	return nil
@@ -140,7 +141,17 @@ func widths(obs int, ls []Layer) []int {
 
 // ErrTorn reports a weights file that does not match its sidecar's hash:
 // the pair is being rewritten (Load retries once) or was damaged.
-var ErrTorn = errors.New("weights file does not match the sidecar's weights_sha256")
+var ErrTorn = errors.New("weights file does not match the sidecar's weights_sha256: being rewritten, or damaged")
+
+// UnsealedNote says that p's sidecar was written before sidecars were
+// sealed ("" when it is sealed), for the commands that read it to show.
+func (p *Policy) UnsealedNote(dir, name string) string {
+	if !p.Unsealed {
+		return ""
+	}
+	_, mpath := Paths(dir, name)
+	return fmt.Sprintf("%s: written by an older hyperctl (format_version before %d) without a checksum: read as it is; a damaged byte in it would go unnoticed", mpath, firstSealedVersion)
+}
 
 // Load reads the policy name from dir and validates it. A weights file
 // whose hash differs from the sidecar's (a save in progress) is re-read once.
@@ -159,13 +170,23 @@ func load(dir, name string) (*Policy, error) {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	var meta Meta
-	dec := json.NewDecoder(bytes.NewReader(mb))
+	body, sealed, err := statecodec.OpenJSON(mb)
+	if err != nil {
+		return nil, fmt.Errorf("policy: sidecar %s is damaged: %w", mpath, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&meta); err != nil {
-		return nil, fmt.Errorf("policy: sidecar %s: %w", mpath, err)
+		return nil, fmt.Errorf("policy: sidecar %s is damaged: %w", mpath, err)
 	}
 	if meta.Format != Format || meta.FormatVersion < 1 || meta.FormatVersion > FormatVersion {
 		return nil, fmt.Errorf("policy: sidecar %s: format %q version %d, want %q version 1 to %d", mpath, meta.Format, meta.FormatVersion, Format, FormatVersion)
+	}
+	if !sealed && meta.FormatVersion >= firstSealedVersion {
+		return nil, fmt.Errorf("policy: sidecar %s is damaged: it has no checksum line, and its format_version %d is sealed", mpath, meta.FormatVersion)
+	}
+	if meta.WeightsSHA256 == "" {
+		return nil, fmt.Errorf("policy: sidecar %s is damaged: its weights_sha256 is empty, so its weights cannot be checked", mpath)
 	}
 	if meta.FormatVersion == 1 {
 		meta.Iteration-- // version 1 counted iterations completed
@@ -179,13 +200,14 @@ func load(dir, name string) (*Policy, error) {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	sum := sha256.Sum256(wb)
-	if meta.WeightsSHA256 != "" && hex.EncodeToString(sum[:]) != meta.WeightsSHA256 {
+	if hex.EncodeToString(sum[:]) != meta.WeightsSHA256 {
 		return nil, fmt.Errorf("policy: %s: %w", wpath, ErrTorn)
 	}
 	p, err := Decode(meta, wb)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %s: %w", wpath, err)
 	}
+	p.Unsealed = !sealed
 	return p, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 )
 
 // FreshSeedBase is the seed of the first fresh episode: the episodes that
@@ -54,9 +55,23 @@ const JudgeFile = "judge.json"
 // JudgeFormat names judge.json's format.
 const JudgeFormat = "hyperctl-judge"
 
+// JudgeFormatVersion is the version of judge.json this package writes:
+// version 2 is sealed (its first line is a CRC-32C of the rest,
+// statecodec.SealJSON). A judge.json without a format_version was written
+// before judgements were sealed (version 1): it is read as it is, and
+// Judgement.Unsealed says so; one of version 2 or later without its
+// checksum line is damaged.
+const JudgeFormatVersion = 2
+
 // Judgement is a selected policy's score on fresh episodes: judge.json.
 type Judgement struct {
 	Format string `json:"format"`
+	// FormatVersion is JudgeFormatVersion; absent (0) in the unsealed
+	// judgements of older versions.
+	FormatVersion int `json:"format_version,omitempty"`
+	// Unsealed: read from a judge.json of an older version, without a
+	// checksum (not written).
+	Unsealed bool `json:"-"`
 	// Policy is the judged policy's name (policy-best).
 	Policy string `json:"policy"`
 	// WeightsSHA256 and SidecarSHA256 are the hex SHA-256 of the policy's
@@ -115,7 +130,7 @@ func CheckJudgeEpisodes(episodes int) error {
 // [MinJudgeEpisodes, MaxJudgeEpisodes]. It does not write judge.json
 // (JudgeRun does).
 func Judge(ctx context.Context, dir, name string, episodes int, version string) (Judgement, error) {
-	j := Judgement{Format: JudgeFormat, Policy: name, SeedBase: FreshSeedBase, Episodes: episodes, HyperctlVersion: version}
+	j := Judgement{Format: JudgeFormat, FormatVersion: JudgeFormatVersion, Policy: name, SeedBase: FreshSeedBase, Episodes: episodes, HyperctlVersion: version}
 	if err := CheckJudgeEpisodes(episodes); err != nil {
 		return j, fmt.Errorf("judge %s: episodes: %w", dir, err)
 	}
@@ -157,13 +172,26 @@ func ReadJudgement(dir string) (Judgement, error) {
 	if err != nil {
 		return j, fmt.Errorf("judge: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	body, sealed, err := statecodec.OpenJSON(b)
+	if err != nil {
+		return j, fmt.Errorf("judge: %s is damaged: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
-		return j, fmt.Errorf("judge: %s: %w", path, err)
+		return j, fmt.Errorf("judge: %s is damaged: %w", path, err)
 	}
+	switch {
+	case j.FormatVersion > JudgeFormatVersion || j.FormatVersion < 0 || j.FormatVersion == 1:
+		return j, fmt.Errorf("judge: %s: format_version %d, this hyperctl reads %d (or none, from before judgements were sealed)", path, j.FormatVersion, JudgeFormatVersion)
+	case !sealed && j.FormatVersion >= 2:
+		return j, fmt.Errorf("judge: %s is damaged: it has no checksum line, and its format_version %d is sealed", path, j.FormatVersion)
+	case sealed && j.FormatVersion == 0:
+		return j, fmt.Errorf("judge: %s is damaged: it is sealed but has no format_version", path)
+	}
+	j.Unsealed = !sealed
 	if err := j.check(); err != nil {
-		return j, fmt.Errorf("judge: %s: %w", path, err)
+		return j, fmt.Errorf("judge: %s is damaged: %w", path, err)
 	}
 	return j, nil
 }
@@ -213,6 +241,9 @@ func JudgeRun(ctx context.Context, dir, name string, episodes int, version strin
 		if ok, err := old.Current(dir, name, episodes); err != nil {
 			return old, false, err
 		} else if ok {
+			if _, err := Load(dir, name); err != nil {
+				return old, false, err // the judged files are damaged
+			}
 			return old, false, nil
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -221,11 +252,11 @@ func JudgeRun(ctx context.Context, dir, name string, episodes int, version strin
 	if j, err = Judge(ctx, dir, name, episodes, version); err != nil {
 		return j, false, err
 	}
-	b, err := json.MarshalIndent(j, "", "  ")
+	b, err := statecodec.SealJSON(j)
 	if err != nil {
 		return j, false, fmt.Errorf("judge: encode %s: %w", filepath.Join(dir, JudgeFile), err)
 	}
-	if err := safefile.WriteAtomic(filepath.Join(dir, JudgeFile), append(b, '\n')); err != nil {
+	if err := safefile.WriteAtomic(filepath.Join(dir, JudgeFile), b); err != nil {
 		return j, false, fmt.Errorf("judge: %w", err)
 	}
 	return j, true, nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
@@ -99,8 +100,10 @@ func TestJudgeRun(t *testing.T) {
 	}
 }
 
-// ReadJudgement refuses a judge.json that does not hold together.
-func TestReadJudgementRefuses(t *testing.T) {
+// judged returns a new folder holding a Reacher policy-best and its
+// judge.json.
+func judged(t *testing.T) string {
+	t.Helper()
 	spec, err := envs.Lookup("reacher")
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +115,12 @@ func TestReadJudgementRefuses(t *testing.T) {
 	if _, _, err := policy.JudgeRun(context.Background(), dir, policy.Best, policy.MinJudgeEpisodes, "test"); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// ReadJudgement refuses a judge.json that does not hold together.
+func TestReadJudgementRefuses(t *testing.T) {
+	dir := judged(t)
 	good, err := os.ReadFile(filepath.Join(dir, policy.JudgeFile))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +145,8 @@ func TestReadJudgementRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.edit(m)
-			bad, err := json.Marshal(m)
+			delete(m, statecodec.SealKey)
+			bad, err := statecodec.SealJSON(m) // sealed again: the damage is in the content
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
@@ -122,8 +123,13 @@ func TestKeeperBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.Replace(b, []byte(`"format_version": 2`), []byte(`"format_version": 1`), 1)
-	if err := os.WriteFile(meta, b, 0o644); err != nil {
+	body, _, err := statecodec.OpenJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As a version 1 sidecar was written: unsealed.
+	body = bytes.Replace(body, []byte(`"format_version": 3`), []byte(`"format_version": 1`), 1)
+	if err := os.WriteFile(meta, append(body, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := policy.Load(dir, policy.Best); err != nil || p.Meta.Iteration != 6 {

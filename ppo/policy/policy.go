@@ -46,10 +46,17 @@ import (
 // Format identifies hyperctl policy sidecars.
 const Format = "hyperctl-ppo-policy"
 
-// FormatVersion is the sidecar version this package writes. It reads
-// version 1 too, whose iteration counted the iterations completed (one
-// more than the 0-based index train.csv and eval.csv give the same row).
-const FormatVersion = 2
+// FormatVersion is the sidecar version this package writes: version 3 is
+// sealed (its first line is a CRC-32C of the rest, statecodec.SealJSON).
+// It reads versions 1 and 2 too, written before sidecars were sealed,
+// and says so (Policy.Unsealed); version 1's iteration counted the
+// iterations completed (one more than the 0-based index train.csv and
+// eval.csv give the same row).
+const FormatVersion = 3
+
+// firstSealedVersion is the first sidecar version that is sealed: a
+// sidecar of this version or later without its checksum line is damaged.
+const firstSealedVersion = 3
 
 // NormEpsilon is the variance epsilon of the observation normalisation
 // (Gymnasium's NormalizeObservation).
@@ -129,10 +136,14 @@ type Layer struct {
 // Policy is a trained actor-critic. Act is safe for concurrent use; the
 // fields must not change while it runs.
 type Policy struct {
-	Meta   Meta
-	Actor  []Layer
-	Critic []Layer
-	LogStd []float32 // the Gaussian policy's state-independent log std
+	Meta Meta
+	// Unsealed: the sidecar was written before sidecars were sealed (its
+	// format_version, before 3, proves it), so a damaged byte in it would
+	// go unnoticed; UnsealedNote says so.
+	Unsealed bool
+	Actor    []Layer
+	Critic   []Layer
+	LogStd   []float32 // the Gaussian policy's state-independent log std
 }
 
 // Validate checks that the networks and the sidecar agree: sizes, layer

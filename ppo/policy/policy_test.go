@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/hyperctl/hyperctl/envs/all"
 
+	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
@@ -268,7 +269,18 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 		dir, _ := save(t)
 		_, m := policy.Paths(dir, policy.Final)
 		b, _ := os.ReadFile(m)
-		b = bytes.Replace(b, []byte(`"env"`), []byte(`"bogus": 1, "env"`), 1)
+		body, _, err := statecodec.OpenJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		v["bogus"] = 1
+		if b, err = statecodec.SealJSON(v); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(m, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +292,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 		dir, p := save(t)
 		p.Meta.ObsSize = 11
 		_, m := policy.Paths(dir, policy.Final)
-		b, _ := json.Marshal(p.Meta)
+		b, _ := statecodec.SealJSON(p.Meta)
 		if err := os.WriteFile(m, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
