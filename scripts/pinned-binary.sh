@@ -2,11 +2,14 @@
 # commit for a whole study (tune-control.sh, decide-control.sh,
 # wrong-start-tune.sh): it builds $HYPERCTL from commit $BUILD in a
 # temporary worktree when that binary is not there yet, so later commits
-# and sessions run the same code. The caller sets BUILD and HYPERCTL.
+# and sessions run the same code. The caller sets BUILD and HYPERCTL. The
+# binary's version is BUILD (-X main.version), so every run it trains
+# records the commit in its summary.json and policy files, whatever the
+# machine's Go VCS stamping does (GOFLAGS here holds -buildvcs=false).
 : "${BUILD:?pinned-binary.sh: set BUILD}" "${HYPERCTL:?pinned-binary.sh: set HYPERCTL}"
 if [ ! -x "$HYPERCTL" ]; then
   wt=$(mktemp -d)
   git worktree add --detach "$wt" "$BUILD" >/dev/null
-  (cd "$wt" && bash scripts/setup.sh && go build -o "$HYPERCTL" ./cmd/hyperctl)
+  (cd "$wt" && bash scripts/setup.sh && go build -ldflags "-X main.version=$BUILD" -o "$HYPERCTL" ./cmd/hyperctl)
   git worktree remove --force "$wt"
 fi

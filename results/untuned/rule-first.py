@@ -9,7 +9,8 @@ before its runs, and that one binary trained them all.
      the time of its first log line, the moment it started. Each must be
      later than the rule's commit.
   3. Every finished run (summary.json) records the study's binary:
-     hyperctl_version "dev+<commit>" with the commit in build.txt.
+     hyperctl_version equal to the commit in build.txt (the pinned
+     binary is built with that version: scripts/pinned-binary.sh).
 
 Prints the counts, the earliest start and every violation; exit 1 on any
 violation, 0 otherwise.
@@ -71,8 +72,8 @@ def main():
             if "summary.json" in files:
                 finished += 1
                 v = json.load(open(os.path.join(root, "summary.json"))).get("hyperctl_version")
-                if build is None or v != f"dev+{build}":
-                    bad.append(f"{rel}: summary.json hyperctl_version {v!r}, want 'dev+{build}'")
+                if build is None or v != build:
+                    bad.append(f"{rel}: summary.json hyperctl_version {v!r}, want {build!r}")
     print(f"runs: {runs} started, {finished} finished; earliest start {earliest.isoformat() if earliest else '–'}")
     for b in bad:
         print("violation:", b)
