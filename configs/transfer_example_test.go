@@ -1,17 +1,17 @@
-package run_test
+package configs_test
 
 import (
 	"fmt"
 
 	_ "github.com/hyperctl/hyperctl/baselines/all"
-	"github.com/hyperctl/hyperctl/experiment/run"
+	"github.com/hyperctl/hyperctl/configs"
 )
 
 // Which registered controllers take a folder of earlier runs to transfer
 // from (`--transfer-from`): DeltaBO does, GP-UCB does not.
 func ExampleSupportsTransfer() {
 	for _, name := range []string{"deltabo", "gpucb", "nonexistent"} {
-		fmt.Println(name, run.SupportsTransfer(name))
+		fmt.Println(name, configs.SupportsTransfer(name))
 	}
 	// Output:
 	// deltabo true
