@@ -40,7 +40,8 @@ func newRootCmd() *cobra.Command {
 its hyperparameters while it trains.
 
 By default ('fixed') a run trains with the hyperparameters of its config: no
-controller beat them in the deciding matrix of the README's Study. With
+controller beat them in the control study (docs/study.md; which controller to
+use when: docs/advice.md). With
 --controller NAME, a controller chooses the rollout batch size, PPO clip, GAE
 lambda and learning rate every few iterations instead: hypercontroller
 (HyperController, Gornet et al.: a learned predictor forecasts which values
