@@ -46,7 +46,7 @@ type Options struct {
 	Force   bool           // overwrite the run in Out
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
-	Version string         // hyperctl's version, recorded in the policies
+	Version string         // hyperctl's version, recorded in the policies (empty: Version())
 	Video   *VideoOptions  // record evaluation episodes into videos/ (nil: none)
 
 	// member is set by TrainMember alone: a population member's part of
@@ -99,6 +99,9 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	reuse, err := prepareFolder(plan, opts)
 	if err != nil || reuse == rundir.Nothing {
 		return Result{AlreadyFinished: err == nil}, err
+	}
+	if opts.Version == "" {
+		opts.Version = Version()
 	}
 	s := &session{plan: plan, opts: opts, out: opts.Out, log: opts.Log, reuse: reuse, runOpts: plan.Run}
 	defer s.close()
