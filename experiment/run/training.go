@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/internal/member"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
@@ -91,11 +94,19 @@ var errPaused = errors.New("paused at the frame target")
 // rows, evaluation and checkpoint) and its outcome: paused, interrupted,
 // failed or finished (the summary).
 func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error) {
+	_, statErr := os.Stat(opts.Out)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	lock, err := rundir.Acquire(opts.Out)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	defer lock.Release()
+	opened := false
+	defer func() {
+		lock.Release()
+		if created && !opened { // a failed start leaves no folder behind
+			os.RemoveAll(opts.Out)
+		}
+	}()
 	reuse, err := prepareFolder(plan, opts)
 	if err != nil || reuse == rundir.Nothing {
 		return Result{AlreadyFinished: err == nil}, err
@@ -120,6 +131,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 	if err := s.open(); err != nil {
 		return Result{}, err
 	}
+	opened = true
 	return s.train(ctx)
 }
 
@@ -213,6 +225,9 @@ type session struct {
 // build makes the trainer and the controller before anything else is
 // written, so a failure here leaves the folder as it was.
 func (s *session) build() error {
+	if err := checkpointable(s.plan.Env); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	tr, err := ppo.New(s.plan.Env, s.plan.PPO, s.plan.Seed, ppo.WithLogger(s.log))
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -222,6 +237,18 @@ func (s *session) build() error {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil
+}
+
+// checkpointable refuses, before the first iteration, an environment
+// whose state cannot be checkpointed (envs.CheckStateSaver): every run
+// writes checkpoints.
+func checkpointable(name string) error {
+	env, err := envs.Make(name)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	return envs.CheckStateSaver(env)
 }
 
 // resume restores the trainer and the controller from the folder's newest
