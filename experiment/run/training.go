@@ -526,7 +526,7 @@ func (s *session) interrupted() error {
 	if err := s.art.final(); err != nil {
 		return fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", s.ps.Iteration, policy.Final, err)
 	}
-	return fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", s.ps.Iteration, s.out)
+	return fmt.Errorf("train: %w", &rundir.StoppedError{Dir: s.out, Iteration: s.ps.Iteration})
 }
 
 // finish writes a finished run's policy-final and summary.json (which
