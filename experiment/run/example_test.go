@@ -18,10 +18,18 @@ import (
 )
 
 // The short path: the shipped environments (envs/all), an environment's
-// built-in config with a few overrides (configs.Default), resolved, and
-// trained into a folder (run.Train): here 3 small iterations of Reacher.
+// built-in config with a few overrides (configs.Default), resolved
+// (Resolve) and trained into a folder (run.Train, in trainTiny below):
+// here 3 small iterations of Reacher.
 func ExampleTrain() {
 	cfg, err := configs.Default("reacher", configs.WithSet("iterations=3", "ppo.num_envs=2", "ppo.batch_size=64", "ppo.minibatch_size=32", "ppo.threads=1"))
+	trainTiny(cfg, err)
+	// Output: reacher fixed 3 iterations, 192 frames
+}
+
+// trainTiny is the rest of the path, shared by the examples: resolve the
+// config, train it into a fresh folder, print what its summary says.
+func trainTiny(cfg configs.Run, err error) {
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,13 +42,12 @@ func ExampleTrain() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	res, err := run.Train(context.Background(), plan, run.Options{Out: filepath.Join(dir, "reacher"), Log: zerolog.Nop()})
+	res, err := run.Train(context.Background(), plan, run.Options{Out: filepath.Join(dir, cfg.Env), Log: zerolog.Nop()})
 	if err != nil {
 		log.Fatal(err)
 	}
 	s := res.Summary
 	fmt.Println(s.Env, s.Controller, s.Iterations, "iterations,", s.Frames, "frames")
-	// Output: reacher fixed 3 iterations, 192 frames
 }
 
 // drift is a one-dimensional environment of the user's own: the action
@@ -97,23 +104,6 @@ batch_size = 40
 minibatch_size = 20
 threads = 1
 `)
-	if err != nil {
-		log.Fatal(err)
-	}
-	plan, err := cfg.Resolve()
-	if err != nil {
-		log.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "hyperctl-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	res, err := run.Train(context.Background(), plan, run.Options{Out: filepath.Join(dir, "drift"), Log: zerolog.Nop()})
-	if err != nil {
-		log.Fatal(err)
-	}
-	s := res.Summary
-	fmt.Println(s.Env, s.Controller, s.Iterations, "iterations,", s.Frames, "frames")
+	trainTiny(cfg, err)
 	// Output: drift fixed 2 iterations, 80 frames
 }
