@@ -202,7 +202,7 @@ func TestCheckpointFile(t *testing.T) {
 		t.Fatalf("round trip: %+v, %+v, %v", got, rd, err)
 	}
 	os.WriteFile(CheckpointPath(dir), []byte("garbage"), 0o644)
-	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) || !strings.Contains(err.Error(), "--force") {
+	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) || !strings.Contains(err.Error(), "Options.Force") {
 		t.Fatalf("corrupt checkpoint: %v", err)
 	}
 	for _, n := range []string{ConfigFile, TrainCSV, EvalCSV, SummaryFile, LogFile} {

@@ -1,6 +1,9 @@
 package rundir
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Words name the settings that a refusal or a stop asks its caller to
 // change, so that a library error speaks Go and a command line speaks
@@ -56,3 +59,26 @@ func (e *StoppedError) Error() string { return e.In(GoWords) }
 func (e *StoppedError) In(w Words) string {
 	return fmt.Sprintf("interrupted at iteration %d; checkpoint written; continue with: %s", e.Iteration, fmt.Sprintf(w.Continue, e.Dir))
 }
+
+// AdviceError is an error whose advice names settings as placeholders:
+// {resume}, {force} and {out} in Msg become w's words; Err, if any,
+// follows Msg and is what it wraps.
+type AdviceError struct {
+	Msg string
+	Err error
+}
+
+// Error is the error in GoWords.
+func (e *AdviceError) Error() string { return e.In(GoWords) }
+
+// In is the error in w's words.
+func (e *AdviceError) In(w Words) string {
+	s := strings.NewReplacer("{resume}", w.Resume, "{force}", w.Force, "{out}", w.Out).Replace(e.Msg)
+	if e.Err != nil {
+		s += e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *AdviceError) Unwrap() error { return e.Err }

@@ -24,6 +24,9 @@ func TestWorded(t *testing.T) {
 		{&StoppedError{Dir: "runs/a", Iteration: 7},
 			"interrupted at iteration 7; checkpoint written; continue with: run.Train with Options.Out = runs/a and Options.Resume set",
 			"interrupted at iteration 7; checkpoint written; continue with: hyperctl train --out runs/a --resume"},
+		{&AdviceError{Msg: "runs/a has no usable checkpoint; start it over with {force} or use another {out}:\n", Err: errors.New("checkpoint: bad")},
+			"runs/a has no usable checkpoint; start it over with Options.Force or use another Options.Out:\ncheckpoint: bad",
+			"runs/a has no usable checkpoint; start it over with --force or use another --out:\ncheckpoint: bad"},
 	} {
 		if got := tc.err.Error(); got != tc.goText {
 			t.Errorf("Error() = %q, want %q", got, tc.goText)

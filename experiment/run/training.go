@@ -123,7 +123,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, err
 	}
 	if s.ps.Iteration >= s.runOpts.Iterations {
-		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", s.ps.Iteration, s.runOpts.Iterations, s.out)
+		return Result{}, fmt.Errorf("train: resume: %w", &rundir.AdviceError{Msg: fmt.Sprintf("the checkpoint is at iteration %d of %d but the run has no summary; remove %s or use {force}", s.ps.Iteration, s.runOpts.Iterations, s.out)})
 	}
 	if pausesAt(s.runOpts, opts.member.Until, s.tr.Frames()) {
 		return Result{Paused: true, Frames: s.tr.Frames()}, nil
@@ -164,10 +164,10 @@ func prepareFolder(plan *configs.Plan, opts Options) (rundir.Plan, error) {
 		// unfinished run.
 		old, err := configs.ResolveFile(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
-			return 0, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train: resume: %w", err)
 		}
 		if err := rundir.CheckSameConfig(out, old.Comparable, plan.Comparable); err != nil {
-			return 0, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train: resume: %w", err)
 		}
 	}
 	if reuse == rundir.Nothing {
@@ -259,7 +259,7 @@ func (s *session) resume() error {
 	}
 	ck, rd, err := rundir.ReadCheckpoint(s.out)
 	if err != nil {
-		return fmt.Errorf("train --resume: %w", err)
+		return fmt.Errorf("train: resume: %w", err)
 	}
 	if rd.Refused != nil {
 		s.log.Warn().Str("refused", rd.Refused.Error()).Str("using", rd.Path).Int("iteration", ck.Progress.Iteration).
@@ -267,18 +267,18 @@ func (s *session) resume() error {
 	}
 	if ck == nil {
 		if s.opts.member.Given != nil && s.opts.member.GivenSince > 0 {
-			return fmt.Errorf("train --resume: %w: %s has no checkpoint, and starting over with the settings given now would redo %d frames trained with other settings",
+			return fmt.Errorf("train: resume: %w: %s has no checkpoint, and starting over with the settings given now would redo %d frames trained with other settings",
 				ErrInexactResume, s.out, s.opts.member.GivenSince)
 		}
 		s.log.Info().Str("out", s.out).Msg("no checkpoint yet: starting the run over")
 		return nil
 	}
 	if err := s.tr.Restore(ck.Trainer); err != nil {
-		return fmt.Errorf("train --resume: %w", err)
+		return fmt.Errorf("train: resume: %w", err)
 	}
 	if s.ctl != nil {
 		if err := s.ctl.Restore(ck.Controller); err != nil {
-			return fmt.Errorf("train --resume: %w", err)
+			return fmt.Errorf("train: resume: %w", err)
 		}
 	}
 	if err := s.checkGivenSince(rd); err != nil {
@@ -301,7 +301,7 @@ func (s *session) checkGivenSince(rd rundir.CheckpointRead) error {
 	if rd.Refused != nil {
 		why = fmt.Sprintf("the newest failed its check (%v)", rd.Refused)
 	}
-	return fmt.Errorf("train --resume: %w: checkpoint %s (%s) is at %d frames, before %d, where the settings given now took over: the rows between were trained with other settings, and redoing them with these would not be exact",
+	return fmt.Errorf("train: resume: %w: checkpoint %s (%s) is at %d frames, before %d, where the settings given now took over: the rows between were trained with other settings, and redoing them with these would not be exact",
 		ErrInexactResume, rd.Path, why, f, s.opts.member.GivenSince)
 }
 
