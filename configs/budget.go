@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
@@ -128,4 +130,28 @@ func (r *Run) LoggedHyper() []string {
 		}
 	}
 	return slices.Clip(out)
+}
+
+// ParseFrames reads a number of frames as the command line writes it: an
+// integer, or a float with no fractional part (1e6, 2.5e5), in [0,
+// MaxFrames]; the error says what is wanted.
+func ParseFrames(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n < 0 || n > MaxFrames {
+			return 0, fmt.Errorf("want a number of frames in [0, %d], got %d", int64(MaxFrames), n)
+		}
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("want a number of frames: an integer such as 1000000, or 1e6")
+	}
+	if f != math.Trunc(f) {
+		return 0, fmt.Errorf("want a whole number of frames, got %s (not an integer)", t)
+	}
+	if f < 0 || f > MaxFrames {
+		return 0, fmt.Errorf("want a number of frames in [0, %d], got %s", int64(MaxFrames), t)
+	}
+	return int64(f), nil
 }

@@ -157,7 +157,7 @@ func leaves(err error) []error {
 
 // DefaultController is the controller of a run whose config names none
 // (and the one the default configs name): fixed, because no controller
-// passed the rule of issue 25's deciding matrix (docs/study.md).
+// passed the rule of the control study's deciding matrix (docs/study.md).
 const DefaultController = Fixed
 
 // Base returns the built-in defaults that every file is decoded over: the

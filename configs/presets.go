@@ -36,7 +36,10 @@ import (
 //     computed from the period's mean reward, instead of every iteration's
 //     (the per-iteration delta of a noisy reward is mean-reverting).
 //
-// "rl" is the three together; "paper" switches all three off (Algorithm 1
+// "rl" is the three together; "seven-keys" is no deviation but the
+// configuration of the wrong-start study's hoof row
+// (results/wrong-start/variants/configs/hoof.toml), shipped so that its
+// advice (docs/advice.md) is one flag from any folder; "paper" switches all three off (Algorithm 1
 // as the paper states it, with the paper's space), so that it stays one flag
 // away whatever the defaults become. Names combine with "+", applied left to
 // right: "intercept+kframe".
@@ -60,6 +63,7 @@ var presets = []preset{
 	{"lr-scale", fmt.Sprintf("the tuned lr is replaced by lr_scale in [%g, %g] (log), a multiplier of the annealed lr", LRScaleLow, LRScaleHigh), applyLRScale},
 	{"period", `the controller observes one objective per decision period, from the period's mean reward (observe = "period")`, applyPeriod},
 	{"rl", "intercept + kframe + lr-scale", nil},
+	{"seven-keys", "HOOF only: every iteration, over the paper's four keys and entropy_coef, epochs and gamma (the wrong-start study's hoof row, docs/advice.md)", applySevenKeys},
 }
 
 // PresetNames lists the presets.
@@ -255,5 +259,26 @@ func applyPaper(r *Run) error {
 		}
 		hs.Intercept = false
 	}
+	return nil
+}
+
+// sevenKeys are the keys outside the paper's four that the wrong-start
+// study's kept starts got wrong, each range holding the start and
+// CleanRL's default: entropy_coef (0.1 / 0), epochs (1 / 10), gamma
+// (0.9 / 0.99).
+var sevenKeys = []TuneParam{
+	{Name: "entropy_coef", Low: 0, High: 0.1, Scale: controller.Linear},
+	{Name: "epochs", Low: 1, High: 10, Scale: controller.Linear, Integer: true},
+	{Name: "gamma", Low: 0.9, High: 0.99, Scale: controller.Linear},
+}
+
+// applySevenKeys makes a HOOF run the wrong-start study's hoof row: a
+// decision every iteration over the paper's space and sevenKeys.
+func applySevenKeys(r *Run) error {
+	if r.Controller.Name != hoof.Name {
+		return fmt.Errorf("the wrong-start study ran it with %s alone; this run's controller is %s", hoof.Name, r.Controller.Name)
+	}
+	r.Controller.Interval = 1
+	r.Controller.Tune = append(PaperSpace(), sevenKeys...)
 	return nil
 }

@@ -40,7 +40,10 @@ import (
 type Method interface {
 	// Init prepares a fresh run over space.
 	Init(space Space, rng *rand.Rand) error
-	// Suggest writes the next configuration into dst (len(dst) == space.Dim()).
+	// Suggest writes the next configuration into dst (len(dst) ==
+	// space.Dim()), in the parameters' natural units (an lr of 3e-4 is
+	// 3e-4, a batch size an integer), each within its range: not the
+	// [0, 1] of Space.ToUnit, which a method maps back with FromUnit.
 	Suggest(dst Config) error
 	// Observe records one iteration's outcome under the configuration that was
 	// in force. o.Objective is finite.

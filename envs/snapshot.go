@@ -86,6 +86,22 @@ const (
 // environment, number of copies or time limit.
 var ErrSnapshot = statecodec.ErrCorrupt
 
+// CheckStateSaver returns an error unless env (or, for a TimeLimit, the
+// environment it wraps) implements StateSaver, which checkpoints need. The
+// error names the type and the two methods to implement, so a trainer can
+// refuse an environment before its first iteration instead of failing at
+// its first checkpoint.
+func CheckStateSaver(env Env) error {
+	inner := env
+	if t, ok := env.(*TimeLimit); ok {
+		inner = t.Env
+	}
+	if _, ok := inner.(StateSaver); !ok {
+		return fmt.Errorf("environment %s: %T does not implement envs.StateSaver, which checkpoints need: add SaveState() ([]byte, error) and LoadState([]byte) error", env.Spec().ID, inner)
+	}
+	return nil
+}
+
 // Snapshot encodes env's complete state: see StateSaver. env (or, for a
 // TimeLimit, the environment it wraps) must implement StateSaver; all
 // registered environments do.

@@ -59,7 +59,7 @@
 // kernels autograd would run (mm, row sums, tanh_backward) without
 // building a graph, and clipping + Adam are one vectorised pass over θ, m
 // and v, so a minibatch costs three cgo calls (forward, backward, Adam)
-// instead of about 80 libtorch ops and 40 more cgo calls (issue 18);
+// instead of about 80 libtorch ops and 40 more cgo calls (results/speed);
 // inference runs through the same forward. TestGradientMatchesAutograd
 // checks the gradient against autograd through the whole loss graph. gotch
 // v0.7.0's Adam is an opaque libtorch C++ object whose moments cannot be

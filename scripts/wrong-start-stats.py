@@ -46,6 +46,10 @@ Modes:
            paper's four keys (hypercontroller@hc-narrow, hoof@hoof-c) beside
            it; strata are the environments, P is against `fixed`; a row is
            level with `fixed` when P's CI contains 0.5, else below or above
+  defaults-env
+           the same, per environment (each environment alone: its IQM and
+           P over its runs), read after the verdict for the advice's cost
+           at the defaults (defaults/per-env.md)
   figure ROW
            the runs of the README's trace figure, from the deciding matrix:
            the stratum (start, environment) where ROW's median normalised
@@ -54,7 +58,7 @@ Modes:
            of the stratum's seeds (the upper one of an even count); prints
            "START ENV SEED" (scripts/wrong-start-figure.sh draws them)
 
-  scripts/wrong-start-stats.py tune|decide|defaults [RESAMPLES] [SEED]
+  scripts/wrong-start-stats.py tune|decide|defaults|defaults-env [RESAMPLES] [SEED]
   scripts/wrong-start-stats.py figure ROW
 """
 import glob
@@ -180,7 +184,7 @@ def table(out, ref):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("tune", "decide", "defaults", "figure") or (argv[1] == "figure" and len(argv) != 3):
+    if len(argv) < 2 or argv[1] not in ("tune", "decide", "defaults", "defaults-env", "figure") or (argv[1] == "figure" and len(argv) != 3):
         print(__doc__, file=sys.stderr)
         return 2
     if argv[1] == "figure":
@@ -192,8 +196,8 @@ def main(argv):
         return 0
     resamples = int(argv[2]) if len(argv) > 2 else 10000
     seed = int(argv[3]) if len(argv) > 3 else 0
-    if argv[1] == "defaults":
-        return defaults(resamples, seed)
+    if argv[1] in ("defaults", "defaults-env"):
+        return defaults(resamples, seed, argv[1] == "defaults-env")
     starts = kept_starts()
     rows = {}
     if argv[1] == "tune":
@@ -245,8 +249,9 @@ def main(argv):
     return 0
 
 
-def defaults(resamples, seed):
-    """The check at the defaults (see the docstring's defaults mode)."""
+def defaults(resamples, seed, per_env=False):
+    """The check at the defaults (see the docstring's defaults mode), over
+    the environments together or (per_env) each alone."""
     norm = normalisation("results/decide-control/report/report.md")
     variants = sorted(os.path.basename(d.rstrip("/")) for d in glob.glob("results/wrong-start/defaults/*/"))
     issue25 = {"hc-narrow": "hypercontroller@hc-narrow", "hoof": "hoof@hoof-c"}
@@ -260,6 +265,13 @@ def defaults(resamples, seed):
     rows = {}
     for name, (folder, row) in sources.items():
         rows[name] = {("defaults", e): [v for k, v in finals_by_seed(folder, e, row).items() if k in SEEDS] for e in ENVS}
+    if per_env:
+        print(f"From CleanRL's defaults, seeds {SEEDS[0]}-{SEEDS[-1]}, per environment; {resamples} resamples, seed {seed}; normalised by issue 25's matrix.\n")
+        for e in ENVS:
+            print(f"{e}:\n")
+            table(stats({row: {k: v for k, v in data.items() if k[1] == e} for row, data in rows.items()}, "fixed", norm, resamples, seed), "fixed")
+            print()
+        return 0
     print(f"From CleanRL's defaults, seeds {SEEDS[0]}-{SEEDS[-1]}; {resamples} resamples, seed {seed}; normalised by issue 25's matrix.\n")
     out = stats(rows, "fixed", norm, resamples, seed)
     table(out, "fixed")

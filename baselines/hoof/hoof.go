@@ -65,7 +65,7 @@ type Settings struct {
 
 // DefaultSettings are hyperctl's defaults: the tuning variant hoof-c, the
 // best of the four HOOF variants on the tuning seeds 100-104 (docs/study.md,
-// issue 25: aggregate IQM 1.01 [0.99, 1.03] against the paper-like
+// the control study: aggregate IQM 1.01 [0.99, 1.03] against the paper-like
 // hoof-a's 0.90 [0.84, 0.94]). Candidate 0 is the configuration in force,
 // WIS runs over 64-step pieces and candidates beyond a mean KL of 0.005 are
 // discarded. PaperSettings are the paper's.

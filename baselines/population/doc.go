@@ -41,7 +41,7 @@
 // before them, byte for byte: TestStepGolden):
 //
 //   - Settings.FirstExploit: no member is exploited before every member has
-//     reached this frame (Ray Tune's burn_in_period). Issue 26 found that a
+//     reached this frame (Ray Tune's burn_in_period). The population study found that a
 //     HalfCheetah run's final mode cannot be read from its training score
 //     before about 400,000 frames.
 //   - Settings.Selection = SelectTTest: Jaderberg et al.'s t-test selection

@@ -73,7 +73,7 @@ import (
 // sizes run here (N = 8): two sub-populations of 4 evolving every 1 and 10
 // ready intervals, the paper's two fastest. With --ready 50000 and 1M
 // frames the fast half evolves at every ready point and the slow half once,
-// after 500,000 frames (where issue 26 found a HalfCheetah run's final mode
+// after 500,000 frames (where the population study found a HalfCheetah run's final mode
 // readable from its score: ROC AUC 0.96).
 func DefaultFrequencies() []int { return []int{1, 10} }
 

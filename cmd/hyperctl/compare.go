@@ -18,7 +18,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
-	"github.com/hyperctl/hyperctl/experiment/run"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -132,7 +131,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 		if f.spec.TransferFrom == "" {
 			return usagef("--transfer-from: want a folder of finished runs")
 		}
-		if !slices.ContainsFunc(ctrls, func(c string) bool { n, _ := matrix.SplitVariant(c); return run.SupportsTransfer(n) }) {
+		if !slices.ContainsFunc(ctrls, func(c string) bool { n, _ := matrix.SplitVariant(c); return configs.SupportsTransfer(n) }) {
 			return usagef("--transfer-from: none of --controllers %s transfers from earlier runs (deltabo does)", strings.Join(ctrls, ","))
 		}
 		abs, err := filepath.Abs(f.spec.TransferFrom)

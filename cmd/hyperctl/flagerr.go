@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -109,9 +108,9 @@ func newFramesValue(p *int64, def int64) *framesValue {
 	return &framesValue{p}
 }
 
-// Set parses s (parseFrames).
+// Set parses s (configs.ParseFrames).
 func (v *framesValue) Set(s string) error {
-	n, err := parseFrames(s)
+	n, err := configs.ParseFrames(s)
 	if err != nil {
 		return err
 	}
@@ -124,27 +123,3 @@ func (v *framesValue) String() string { return strconv.FormatInt(*v.p, 10) }
 
 // Type names the value in --help.
 func (v *framesValue) Type() string { return "frames" }
-
-// parseFrames reads a number of frames: an integer, or a float with no
-// fractional part (1e6), in [0, configs.MaxFrames]; the error says what is
-// wanted.
-func parseFrames(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-		if n < 0 || n > configs.MaxFrames {
-			return 0, fmt.Errorf("want a number of frames in [0, %d], got %d", int64(configs.MaxFrames), n)
-		}
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("want a number of frames: an integer such as 1000000, or 1e6")
-	}
-	if f != math.Trunc(f) {
-		return 0, fmt.Errorf("want a whole number of frames, got %s (not an integer)", t)
-	}
-	if f < 0 || f > configs.MaxFrames {
-		return 0, fmt.Errorf("want a number of frames in [0, %d], got %s", int64(configs.MaxFrames), t)
-	}
-	return int64(f), nil
-}

@@ -56,6 +56,9 @@ func isDryRun(ctx context.Context) bool {
 	return v
 }
 
+// flagWords are the settings of rundir.Worded errors as flags.
+var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume"}
+
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
 // usage errors (a resume that would change its run's config included), 3
 // when the run folder is being written by another process,
@@ -73,7 +76,11 @@ func execute(ctx context.Context, args []string) int {
 		sayTo(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
 		return exitUsage
 	}
-	sayTo(os.Stderr, "hyperctl: %v\n", err)
+	msg, w := err.Error(), rundir.Worded(nil)
+	if errors.As(err, &w) { // the library's advice, in flags
+		msg = strings.Replace(msg, w.Error(), w.In(flagWords), 1)
+	}
+	sayTo(os.Stderr, "hyperctl: %s\n", msg)
 	var le *rundir.LockedError
 	if errors.As(err, &le) {
 		return exitLocked

@@ -21,6 +21,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
+	"github.com/hyperctl/hyperctl/experiment/run"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
@@ -359,7 +360,7 @@ func newPopulationMemberCmd(a *app) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := population.MemberOptions{Threads: threads, Log: a.log, Version: versionString()}
+			o := population.MemberOptions{Threads: threads, Log: a.log, Version: versionString(), Train: run.TrainMember}
 			if out != "" && g == -1 && k == -1 {
 				return population.ServeMembers(cmd.Context(), out, o)
 			} else if out == "" || g < 0 || k < 0 {

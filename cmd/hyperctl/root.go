@@ -19,6 +19,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
+	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -40,7 +41,8 @@ func newRootCmd() *cobra.Command {
 its hyperparameters while it trains.
 
 By default ('fixed') a run trains with the hyperparameters of its config: no
-controller beat them in the deciding matrix of the README's Study. With
+controller beat them in the control study (docs/study.md; which controller to
+use when: docs/advice.md). With
 --controller NAME, a controller chooses the rollout batch size, PPO clip, GAE
 lambda and learning rate every few iterations instead: hypercontroller
 (HyperController, Gornet et al.: a learned predictor forecasts which values
@@ -190,32 +192,13 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionString is hyperctl's version: the -ldflags one, else the module
-// version, else "dev" with the VCS revision the binary was built from.
+// versionString is hyperctl's version: the -ldflags one, else what the
+// build information records (run.Version).
 func versionString() string {
 	if version != "dev" {
 		return version
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision" && len(s.Value) >= 12:
-			rev = s.Value[:12]
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "-dirty"
-		}
-	}
-	if rev == "" {
-		return version
-	}
-	return version + "+" + rev + dirty
+	return run.Version()
 }
 
 func goVersion() string {

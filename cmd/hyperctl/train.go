@@ -394,7 +394,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 // the objective its source runs must have logged (this run's).
 func applyTransferFrom(r *configs.Run, dir string) error {
 	name := r.Controller.Name
-	if name == configs.Fixed || !run.SupportsTransfer(name) {
+	if name == configs.Fixed || !configs.SupportsTransfer(name) {
 		return usagef("--transfer-from: only for controllers that transfer from earlier runs (deltabo); this run's controller is %s", name)
 	}
 	if dir == "" {
@@ -404,7 +404,7 @@ func applyTransferFrom(r *configs.Run, dir string) error {
 	if err != nil {
 		return usagef("--transfer-from %s: %v", dir, err)
 	}
-	return run.SetTransferFrom(r, abs)
+	return configs.SetTransferFrom(r, abs)
 }
 
 func fmtF(v float64) string { return fmt.Sprintf("%.6g", v) }

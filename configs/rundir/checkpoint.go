@@ -248,8 +248,7 @@ func ReadCheckpoint(dir string) (*Checkpoint, CheckpointRead, error) {
 	if missing == 2 {
 		return nil, CheckpointRead{}, nil
 	}
-	return nil, CheckpointRead{}, fmt.Errorf("%s has no usable checkpoint, so the run cannot continue; start it over with --force (its rows are discarded) or use another --out:\n%w",
-		dir, errors.Join(errs...))
+	return nil, CheckpointRead{}, &AdviceError{Msg: dir + " has no usable checkpoint, so the run cannot continue; start it over with {force} (its rows are discarded) or use another {out}:\n", Err: errors.Join(errs...)}
 }
 
 // RemoveCheckpoint removes dir's checkpoints (a finished run needs none).

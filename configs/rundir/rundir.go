@@ -188,8 +188,8 @@ const (
 
 // Decide applies the rules for reusing the folder dir in state st, given
 // whether the user asked to resume and to force. It refuses a finished run
-// without force, and an unfinished one without resume or force, with an
-// error naming the flag to use.
+// without force, and an unfinished one without resume or force, with a
+// *ReuseError naming the setting to use.
 func Decide(dir string, st State, resume, force bool) (Plan, error) {
 	switch {
 	case st == Empty:
@@ -199,9 +199,9 @@ func Decide(dir string, st State, resume, force bool) (Plan, error) {
 	case st == Finished && resume:
 		return Nothing, nil
 	case st == Finished:
-		return 0, fmt.Errorf("%s holds a finished run; use --force to overwrite it or --out for another folder", dir)
+		return 0, &ReuseError{Dir: dir, Finished: true}
 	case !resume:
-		return 0, fmt.Errorf("%s holds an unfinished run; use --resume to continue it or --force to start over", dir)
+		return 0, &ReuseError{Dir: dir}
 	}
 	return Continue, nil
 }

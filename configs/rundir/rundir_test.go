@@ -147,11 +147,11 @@ func TestDecide(t *testing.T) {
 		{Empty, false, false, Start, ""},
 		{Empty, true, false, Start, ""},
 		{Empty, false, true, Start, ""},
-		{Finished, false, false, 0, "holds a finished run; use --force"},
+		{Finished, false, false, 0, "holds a finished run; use Options.Force"},
 		{Finished, true, false, Nothing, ""},
 		{Finished, false, true, Overwrite, ""},
 		{Finished, true, true, Overwrite, ""},
-		{Unfinished, false, false, 0, "holds an unfinished run; use --resume"},
+		{Unfinished, false, false, 0, "holds an unfinished run; use Options.Resume"},
 		{Unfinished, true, false, Continue, ""},
 		{Unfinished, false, true, Overwrite, ""},
 		{Unfinished, true, true, Overwrite, ""},
@@ -202,7 +202,7 @@ func TestCheckpointFile(t *testing.T) {
 		t.Fatalf("round trip: %+v, %+v, %v", got, rd, err)
 	}
 	os.WriteFile(CheckpointPath(dir), []byte("garbage"), 0o644)
-	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) || !strings.Contains(err.Error(), "--force") {
+	if _, _, err := ReadCheckpoint(dir); err == nil || !strings.Contains(err.Error(), CheckpointPath(dir)) || !strings.Contains(err.Error(), "Options.Force") {
 		t.Fatalf("corrupt checkpoint: %v", err)
 	}
 	for _, n := range []string{ConfigFile, TrainCSV, EvalCSV, SummaryFile, LogFile} {

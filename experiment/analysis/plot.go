@@ -58,7 +58,7 @@ type curve struct{ xs, ys []float64 }
 // the runs at each index, a run past its last row held at that row. Over
 // the runs that reached an index alone, the curve's tail was the median of
 // the few runs with the most rows (a controller's runs with small batches
-// run more iterations on a frame budget): in issue 25's matrix,
+// run more iterations on a frame budget): in the control study's matrix,
 // HyperController's HalfCheetah runs had 249 to 771 rows, and its "median"
 // past row 708 was one run's.
 func medianCurve(n int, get func(run, row int) (x, y float64, ok bool), runs int) curve {

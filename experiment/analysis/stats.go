@@ -516,7 +516,7 @@ func fmtIv(iv Interval, prec int) string {
 }
 
 // RuleText states the rule: against `fixed` (configs.Fixed) the one that
-// chooses the default controller (issue 25), against another reference (a
+// chooses the default controller (the control study, docs/study.md), against another reference (a
 // population's best-of-N fixed runs, say) which rows beat it.
 func RuleText(ref string) string {
 	if ref != configs.Fixed {

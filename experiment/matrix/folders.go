@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/envs"
 )
 
 // Run-folder states of a run outside a compare's matrix.
@@ -31,6 +32,17 @@ type FolderRun struct {
 	FramesDone int64  `json:"frames_done"`
 	Frames     int64  `json:"frames,omitempty"` // the config's frame budget (absent: none)
 	Detail     string `json:"detail,omitempty"`
+}
+
+// continueHint says how to continue the stopped run in dir, of the
+// environment env: with hyperctl train, or, for an environment this
+// process does not register (a user's own, trained by their program
+// through experiment/run), from that program.
+func continueHint(dir, env string) string {
+	if _, err := envs.Lookup(env); err != nil && env != "?" {
+		return fmt.Sprintf("continue it from the program that trained it: run.Train with Options{Out: %q, Resume: true} (environment %s is not one of hyperctl's)", dir, env)
+	}
+	return "continue with: hyperctl train --out " + dir + " --resume"
 }
 
 // Folders is the state of every run folder in root (rundir.Runs), decided
@@ -70,7 +82,7 @@ func Folders(root string) ([]FolderRun, error) {
 		case rs.State == Running:
 			r.State, r.Detail = FolderRunning, fmt.Sprintf("pid %d", rs.PID)
 		default:
-			r.State, r.Detail = FolderStopped, "continue with: hyperctl train --out "+f.Dir+" --resume"
+			r.State, r.Detail = FolderStopped, continueHint(f.Dir, r.Env)
 			// A population's member continues with its population, never
 			// alone (its next generation may copy it, or into it); a
 			// compare's cell waits while a local compare runs there.

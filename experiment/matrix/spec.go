@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // Spec is what every run of a compare shares beyond its cell: the config
@@ -85,7 +84,7 @@ func (s Spec) TrainArgs(c Cell, dir string) []string {
 	if preset != "" {
 		args = append(args, "--preset", preset)
 	}
-	if s.TransferFrom != "" && run.SupportsTransfer(name) {
+	if s.TransferFrom != "" && configs.SupportsTransfer(name) {
 		args = append(args, "--transfer-from", s.TransferFrom)
 	}
 	return args

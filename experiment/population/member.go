@@ -10,7 +10,7 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/experiment/run"
+	"github.com/hyperctl/hyperctl/experiment/internal/member"
 )
 
 // MemberOptions configure TrainMember.
@@ -18,7 +18,9 @@ type MemberOptions struct {
 	Threads int // libtorch threads and environment workers (0: the config's)
 	Log     zerolog.Logger
 	Version string
-	Monitor run.Monitor // optional
+	// Train trains the member's run folder: experiment/run's TrainMember
+	// (required; this package leaves training, and so cgo, to its caller).
+	Train member.Trainer
 }
 
 // TrainMember trains member k of the population in out through generation
@@ -29,6 +31,9 @@ type MemberOptions struct {
 // whose step is done, return at once. It holds the member's run folder
 // lock while it trains (a second writer gets a *rundir.LockedError).
 func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) error {
+	if o.Train == nil {
+		return fmt.Errorf("population member: MemberOptions.Train is nil; pass experiment/run's TrainMember")
+	}
 	def, err := ReadDefinition(out)
 	if err != nil {
 		return fmt.Errorf("population member: %w", err)
@@ -81,15 +86,15 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}
 	dir := def.MemberDir(out, k)
-	res, err := run.Train(ctx, rp, run.Options{Out: dir, Resume: true, Given: given, GivenSince: since, Until: until, Log: o.Log, Monitor: o.Monitor, Version: o.Version,
-		Episodes: def.Settings.Selection == popmethod.SelectTTest})
-	if errors.Is(err, run.ErrInexactResume) {
+	paused, err := o.Train(ctx, rp, dir, member.Generation{Given: given, GivenSince: since, Until: until,
+		Episodes: def.Settings.Selection == popmethod.SelectTTest}, o.Log, o.Version)
+	if errors.Is(err, member.ErrInexactResume) {
 		return fmt.Errorf("population member %d, generation %d: refused, so that the population stays exact: %w. Restore the member's newest checkpoint, or start the population over in another --out (a population has no --force that would redo these rows inexactly)", k, g, err)
 	}
 	if err != nil {
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)
 	}
-	if !def.Last(g) && !res.Paused {
+	if !def.Last(g) && !paused {
 		return fmt.Errorf("population member %d, generation %d: the run ended before its target of %d frames (its iterations cap is %d); raise iterations in the config", k, g, plan.Target, cfg.Iterations)
 	}
 	if _, decided, err := ReadStep(out, g); err != nil || decided {

@@ -20,6 +20,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	_ "github.com/hyperctl/hyperctl/envs/all" // the environments
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // membersConfig is the members' config of the population tests, shared
@@ -107,7 +108,7 @@ func runWith(t *testing.T, out string, stop int, at func(p Phase, g int)) ([]str
 	var phases []string
 	_, err := Run(context.Background(), Options{Out: out, Jobs: 1, Log: zerolog.Nop(),
 		Train: func(ctx context.Context, g, k int) error {
-			return TrainMember(ctx, out, g, k, MemberOptions{Log: zerolog.Nop()})
+			return TrainMember(ctx, out, g, k, MemberOptions{Log: zerolog.Nop(), Train: run.TrainMember})
 		},
 		Hook: func(p Phase, g int) error {
 			phases = append(phases, fmt.Sprintf("%s@%d", p, g))

@@ -9,6 +9,7 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
+	exprun "github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // BenchmarkMemberResume is what a worker pays per member and generation
@@ -30,7 +31,7 @@ func BenchmarkMemberResume(b *testing.B) {
 	if err := Init(out, def, run); err != nil {
 		b.Fatal(err)
 	}
-	o := MemberOptions{Threads: 1, Log: zerolog.Nop()}
+	o := MemberOptions{Threads: 1, Log: zerolog.Nop(), Train: exprun.TrainMember}
 	if err := TrainMember(context.Background(), out, 0, 0, o); err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/experiment/internal/member"
 )
 
 // A population member paused at frame targets and continued writes the
@@ -25,12 +26,12 @@ func TestPauseAndContinue(t *testing.T) {
 	given := controller.Config{96, 0.2, 0.95, 3e-4}
 	dir := t.TempDir()
 	whole, paused := filepath.Join(dir, "whole"), filepath.Join(dir, "paused")
-	if err := train(t, run, Options{Out: whole, Given: given}); err != nil {
+	if err := train(t, run, Options{Out: whole, member: member.Generation{Given: given}}); err != nil {
 		t.Fatal(err)
 	}
 	do := func(until int64, resume bool) Result {
 		t.Helper()
-		res, err := Train(context.Background(), plan(t, run), Options{Out: paused, Given: given, Until: until, Resume: resume, Log: zerolog.Nop()})
+		res, err := Train(context.Background(), plan(t, run), Options{Out: paused, member: member.Generation{Given: given, Until: until}, Resume: resume, Log: zerolog.Nop()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func TestPauseAndContinue(t *testing.T) {
 		t.Errorf("a member without its configuration: %v", err)
 	}
 	fixed := resumeConfig(t, "reacher", configs.Fixed, "")
-	if _, err := Train(context.Background(), plan(t, fixed), Options{Out: filepath.Join(dir, "fixed"), Given: given, Log: zerolog.Nop()}); err == nil {
+	if _, err := Train(context.Background(), plan(t, fixed), Options{Out: filepath.Join(dir, "fixed"), member: member.Generation{Given: given}, Log: zerolog.Nop()}); err == nil {
 		t.Error("a fixed run accepted a given configuration")
 	}
 }

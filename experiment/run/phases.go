@@ -9,8 +9,8 @@ import (
 )
 
 // phases is where this process's training time went, logged once at the
-// end of a finished run as the "time split" line (the profile of issue 39,
-// scripts/bench.sh): the trainer's phases (environment stepping, rollout
+// end of a finished run as the "time split" line (the speed profile of
+// scripts/bench.sh, results/speed): the trainer's phases (environment stepping, rollout
 // inference, GAE, update and the rest of each iteration, ppo.IterStats),
 // the controller, evaluation, the run folder's rows and artifacts (I/O) and
 // checkpoints. It covers this process's segment only: a resumed run's

@@ -327,7 +327,7 @@ func TestCorruptCheckpointSweep(t *testing.T) {
 			c, rd, err := rundir.ReadCheckpoint(trialDir)
 			switch {
 			case err != nil:
-				if withPrev || !strings.Contains(err.Error(), rundir.CheckpointPath(trialDir)) || !strings.Contains(err.Error(), "--force") {
+				if withPrev || !strings.Contains(err.Error(), rundir.CheckpointPath(trialDir)) || !strings.Contains(err.Error(), "Options.Force") {
 					t.Errorf("%s (previous file present: %v): %v", tr.what, withPrev, err)
 				}
 				refused++
@@ -371,7 +371,7 @@ func TestCorruptCheckpointSweep(t *testing.T) {
 	copyDir(t, base, dir)
 	os.WriteFile(rundir.CheckpointPath(dir), good[:100], 0o644)
 	os.Remove(rundir.PrevCheckpointPath(dir))
-	if err := train(t, run, Options{Out: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "start it over with --force") {
+	if err := train(t, run, Options{Out: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "start it over with Options.Force") {
 		t.Fatalf("no usable checkpoint: %v", err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -21,6 +23,8 @@ import (
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/experiment/internal/member"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
@@ -45,30 +49,12 @@ type Options struct {
 	Force   bool           // overwrite the run in Out
 	Log     zerolog.Logger // where warnings and progress events go
 	Monitor Monitor        // optional
-	Version string         // hyperctl's version, recorded in the policies
+	Version string         // hyperctl's version, recorded in the policies (empty: Version())
 	Video   *VideoOptions  // record evaluation episodes into videos/ (nil: none)
 
-	// Given is the configuration of the tuned keys of a population member
-	// (controller name configs.Population) for this generation; such a run
-	// needs it, and any other run refuses it.
-	Given controller.Config
-	// Until pauses the run after the first iteration at which it has
-	// collected Until frames (0: never), when that is before its end: the
-	// checkpoint and policy-final are written and Train returns with
-	// Result.Paused, without a summary. A run whose checkpoint already
-	// holds Until frames returns at once. A population trains its members
-	// generation by generation this way.
-	Until int64
-	// Episodes records every finished training episode's return in the
-	// run folder's episodes.csv (rundir.EpisodeLog), for a population's
-	// t-test selection.
-	Episodes bool
-	// GivenSince is the frame count from which Given has been the
-	// configuration in force for every row of the folder (a population
-	// member's lineage). Resuming from a checkpoint with fewer frames (the
-	// previous checkpoint, when the newest fails its check) would redo
-	// rows with settings other than theirs, so it is refused.
-	GivenSince int64
+	// member is set by TrainMember alone: a population member's part of
+	// its generation.
+	member member.Generation
 }
 
 // Result says what Train did.
@@ -85,9 +71,9 @@ type Result struct {
 }
 
 // ErrInexactResume is wrapped by the error of a resume that would redo
-// rows with settings other than those they were trained with
-// (Options.GivenSince).
-var ErrInexactResume = errors.New("no exact resume")
+// rows with settings other than those they were trained with (a
+// population member's lineage, TrainMember).
+var ErrInexactResume = member.ErrInexactResume
 
 // errPaused stops ppo.Run at Options.Until.
 var errPaused = errors.New("paused at the frame target")
@@ -108,14 +94,25 @@ var errPaused = errors.New("paused at the frame target")
 // rows, evaluation and checkpoint) and its outcome: paused, interrupted,
 // failed or finished (the summary).
 func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error) {
+	_, statErr := os.Stat(opts.Out)
+	created := errors.Is(statErr, fs.ErrNotExist)
 	lock, err := rundir.Acquire(opts.Out)
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	defer lock.Release()
+	opened := false
+	defer func() {
+		lock.Release()
+		if created && !opened { // a failed start leaves no folder behind
+			os.RemoveAll(opts.Out)
+		}
+	}()
 	reuse, err := prepareFolder(plan, opts)
 	if err != nil || reuse == rundir.Nothing {
 		return Result{AlreadyFinished: err == nil}, err
+	}
+	if opts.Version == "" {
+		opts.Version = Version()
 	}
 	s := &session{plan: plan, opts: opts, out: opts.Out, log: opts.Log, reuse: reuse, runOpts: plan.Run}
 	defer s.close()
@@ -126,15 +123,25 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, err
 	}
 	if s.ps.Iteration >= s.runOpts.Iterations {
-		return Result{}, fmt.Errorf("train --resume: checkpoint is at iteration %d of %d but the run has no summary; remove %s or use --force", s.ps.Iteration, s.runOpts.Iterations, s.out)
+		return Result{}, fmt.Errorf("train: resume: %w", &rundir.AdviceError{Msg: fmt.Sprintf("the checkpoint is at iteration %d of %d but the run has no summary; remove %s or use {force}", s.ps.Iteration, s.runOpts.Iterations, s.out)})
 	}
-	if pausesAt(s.runOpts, opts.Until, s.tr.Frames()) {
+	if pausesAt(s.runOpts, opts.member.Until, s.tr.Frames()) {
 		return Result{Paused: true, Frames: s.tr.Frames()}, nil
 	}
 	if err := s.open(); err != nil {
 		return Result{}, err
 	}
+	opened = true
 	return s.train(ctx)
+}
+
+// TrainMember is Train for a member of a population (experiment/population)
+// in the folder out, resumed from its checkpoint: g is its part of the
+// generation. It is the population's member.Trainer; paused reports that
+// it stopped at g.Until.
+func TrainMember(ctx context.Context, plan *configs.Plan, out string, g member.Generation, log zerolog.Logger, version string) (paused bool, err error) {
+	res, err := Train(ctx, plan, Options{Out: out, Resume: true, Log: log, Version: version, member: g})
+	return res.Paused, err
 }
 
 // prepareFolder applies the reuse rules to opts.Out (rundir.Decide): a
@@ -157,10 +164,10 @@ func prepareFolder(plan *configs.Plan, opts Options) (rundir.Plan, error) {
 		// unfinished run.
 		old, err := configs.ResolveFile(filepath.Join(out, rundir.ConfigFile))
 		if err != nil {
-			return 0, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train: resume: %w", err)
 		}
 		if err := rundir.CheckSameConfig(out, old.Comparable, plan.Comparable); err != nil {
-			return 0, fmt.Errorf("train --resume: %w", err)
+			return 0, fmt.Errorf("train: resume: %w", err)
 		}
 	}
 	if reuse == rundir.Nothing {
@@ -218,15 +225,30 @@ type session struct {
 // build makes the trainer and the controller before anything else is
 // written, so a failure here leaves the folder as it was.
 func (s *session) build() error {
+	if err := checkpointable(s.plan.Env); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	tr, err := ppo.New(s.plan.Env, s.plan.PPO, s.plan.Seed, ppo.WithLogger(s.log))
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	s.tr = tr
-	if s.ctl, err = buildController(s.plan.Controller, s.opts.Given, s.log); err != nil {
+	if s.ctl, err = buildController(s.plan.Controller, s.opts.member.Given, s.log); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil
+}
+
+// checkpointable refuses, before the first iteration, an environment
+// whose state cannot be checkpointed (envs.CheckStateSaver): every run
+// writes checkpoints.
+func checkpointable(name string) error {
+	env, err := envs.Make(name)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	return envs.CheckStateSaver(env)
 }
 
 // resume restores the trainer and the controller from the folder's newest
@@ -237,26 +259,26 @@ func (s *session) resume() error {
 	}
 	ck, rd, err := rundir.ReadCheckpoint(s.out)
 	if err != nil {
-		return fmt.Errorf("train --resume: %w", err)
+		return fmt.Errorf("train: resume: %w", err)
 	}
 	if rd.Refused != nil {
 		s.log.Warn().Str("refused", rd.Refused.Error()).Str("using", rd.Path).Int("iteration", ck.Progress.Iteration).
 			Msg("the newest checkpoint failed its check; falling back to the previous checkpoint (the rows after it are redone)")
 	}
 	if ck == nil {
-		if s.opts.Given != nil && s.opts.GivenSince > 0 {
-			return fmt.Errorf("train --resume: %w: %s has no checkpoint, and starting over with the settings given now would redo %d frames trained with other settings",
-				ErrInexactResume, s.out, s.opts.GivenSince)
+		if s.opts.member.Given != nil && s.opts.member.GivenSince > 0 {
+			return fmt.Errorf("train: resume: %w: %s has no checkpoint, and starting over with the settings given now would redo %d frames trained with other settings",
+				ErrInexactResume, s.out, s.opts.member.GivenSince)
 		}
 		s.log.Info().Str("out", s.out).Msg("no checkpoint yet: starting the run over")
 		return nil
 	}
 	if err := s.tr.Restore(ck.Trainer); err != nil {
-		return fmt.Errorf("train --resume: %w", err)
+		return fmt.Errorf("train: resume: %w", err)
 	}
 	if s.ctl != nil {
 		if err := s.ctl.Restore(ck.Controller); err != nil {
-			return fmt.Errorf("train --resume: %w", err)
+			return fmt.Errorf("train: resume: %w", err)
 		}
 	}
 	if err := s.checkGivenSince(rd); err != nil {
@@ -272,15 +294,15 @@ func (s *session) resume() error {
 // other than the ones they were trained with.
 func (s *session) checkGivenSince(rd rundir.CheckpointRead) error {
 	f := s.tr.Frames()
-	if s.opts.Given == nil || f >= s.opts.GivenSince {
+	if s.opts.member.Given == nil || f >= s.opts.member.GivenSince {
 		return nil
 	}
 	why := "it is the newest checkpoint"
 	if rd.Refused != nil {
 		why = fmt.Sprintf("the newest failed its check (%v)", rd.Refused)
 	}
-	return fmt.Errorf("train --resume: %w: checkpoint %s (%s) is at %d frames, before %d, where the settings given now took over: the rows between were trained with other settings, and redoing them with these would not be exact",
-		ErrInexactResume, rd.Path, why, f, s.opts.GivenSince)
+	return fmt.Errorf("train: resume: %w: checkpoint %s (%s) is at %d frames, before %d, where the settings given now took over: the rows between were trained with other settings, and redoing them with these would not be exact",
+		ErrInexactResume, rd.Path, why, f, s.opts.member.GivenSince)
 }
 
 // open writes config.toml and opens what the run appends to: train.csv,
@@ -297,7 +319,7 @@ func (s *session) open() error {
 	if s.elog, err = rundir.OpenEvalLog(s.out, s.ps.Iteration); err != nil {
 		return err
 	}
-	if s.opts.Episodes {
+	if s.opts.member.Episodes {
 		if s.eps, err = rundir.OpenEpisodeLog(s.out, s.ps.Iteration); err != nil {
 			return err
 		}
@@ -402,7 +424,7 @@ func (s *session) iteration(ctx context.Context, rep ppo.Report) error {
 	s.ps.Iteration, s.lastFrames = st.Iteration+1, st.TotalFrames
 	runOpts, tc := s.runOpts, time.Now()
 	s.ph.io += tc.Sub(t0)
-	pause := s.ps.Iteration < runOpts.Iterations && pausesAt(runOpts, s.opts.Until, s.lastFrames)
+	pause := s.ps.Iteration < runOpts.Iterations && pausesAt(runOpts, s.opts.member.Until, s.lastFrames)
 	if pause || s.ps.Iteration%s.plan.CheckpointEvery == 0 && s.ps.Iteration < runOpts.Iterations && !runOpts.BudgetReached(s.lastFrames) {
 		if err := s.checkpoint(); err != nil {
 			return err
@@ -504,7 +526,7 @@ func (s *session) interrupted() error {
 	if err := s.art.final(); err != nil {
 		return fmt.Errorf("train: interrupted at iteration %d; checkpoint written, but %s failed: %w", s.ps.Iteration, policy.Final, err)
 	}
-	return fmt.Errorf("train: interrupted at iteration %d; checkpoint written; continue with: hyperctl train --out %s --resume", s.ps.Iteration, s.out)
+	return fmt.Errorf("train: %w", &rundir.StoppedError{Dir: s.out, Iteration: s.ps.Iteration})
 }
 
 // finish writes a finished run's policy-final and summary.json (which

@@ -9,5 +9,9 @@
 // Reference-style links ([text][ref]) and indented code blocks are not
 // recognised. Its test, part of `make test`, runs the check over the
 // repository and names every broken link with its file, line and reason;
-// another checks that scripts/README.md lists every file of scripts/.
+// another checks that scripts/README.md lists every file of scripts/, and
+// TestNoIssueNumbers that no user-facing text (README.md, docs/*.md,
+// examples/, and the comments and string literals of the module's non-test
+// Go files) names a project issue number; results/ and scripts/, the study
+// records, are not covered.
 package doclinks

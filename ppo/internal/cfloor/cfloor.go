@@ -1,5 +1,5 @@
 // Package cfloor is the C floor of one PPO minibatch step, a measuring
-// stick for package ppo's libtorch shim (issue 39, scripts/bench.sh): a
+// stick for package ppo's libtorch shim (scripts/bench.sh, results/speed): a
 // tanh actor and critic (two hidden layers each), their forward pass, a
 // hand-written backward pass and Adam with gradient-norm clipping, in plain
 // C over OpenBLAS's cblas_sgemm and Sleef's AVX2 tanh, with every buffer

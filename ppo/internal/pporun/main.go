@@ -1,6 +1,6 @@
 // Command pporun trains PPO with fixed hyperparameters (no controller, the
 // reference baseline) and writes per-iteration and evaluation CSVs. It is
-// the experiment runner behind results/ppo (the bars of issue 4); the
+// the experiment runner behind results/ppo (its learning bars); the
 // project's CLI is cmd/hyperctl.
 //
 //	go run ./ppo/internal/pporun -env halfcheetah -seed 0 -frames 1000000 -out results/ppo/halfcheetah/seed0
