@@ -8,7 +8,7 @@ import (
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/ppo"
+	"github.com/hyperctl/hyperctl/experiment/internal/member"
 )
 
 // What an exploited member (the receiver) inherits from its donor. Its run
@@ -90,7 +90,7 @@ func stageOwn(dir, dst string) error {
 
 // keepOwn makes the run folder dst, just copied from its donor, continue
 // with the random state stageOwn saved in own: its checkpoint's trainer
-// snapshot becomes ppo.Graft(donor's, own's) and its config.toml the
+// snapshot becomes ppo.Graft(donor's, own's) (member.Graft) and its config.toml the
 // receiver's. dst's previous checkpoint stays the donor's copy: a resume
 // that falls back to it is refused (its seed is not the receiver's). The
 // caller holds dst's lock.
@@ -115,7 +115,10 @@ func keepOwn(own, dst string) error {
 	if err != nil {
 		return fmt.Errorf("the donor's copied checkpoint: %w", err)
 	}
-	if c.Trainer, err = ppo.Graft(c.Trainer, o.Trainer); err != nil {
+	if member.Graft == nil {
+		return fmt.Errorf("a receiver keeps its own random state, which needs the trainer: import experiment/run, which provides it")
+	}
+	if c.Trainer, err = member.Graft(c.Trainer, o.Trainer); err != nil {
 		return err
 	}
 	cfg, err := safefile.ReadRegular(filepath.Join(own, rundir.ConfigFile), maxConfigBytes)

@@ -30,6 +30,10 @@ import (
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
+// A population's receiver that keeps its own random state grafts
+// snapshots with the trainer's code (experiment/population reads it there).
+func init() { member.Graft = ppo.Graft }
+
 // Monitor follows a run's progress (a progress bar, log lines).
 type Monitor interface {
 	// Start is called once before training, with the iteration the run

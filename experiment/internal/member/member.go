@@ -49,3 +49,9 @@ var ErrInexactResume = errors.New("no exact resume")
 // policies; paused reports that it stopped at g.Until rather than at its
 // end. experiment/run's TrainMember is the one trainer.
 type Trainer func(ctx context.Context, plan *configs.Plan, out string, g Generation, log zerolog.Logger, version string) (paused bool, err error)
+
+// Graft builds the trainer snapshot of a member that takes a donor's
+// weights but keeps its own random state (MF-PBT's receivers): ppo.Graft,
+// which needs cgo, so experiment/run sets it when it is linked (its init)
+// and experiment/population reads it here. Nil when no trainer is linked.
+var Graft func(donor, own []byte) ([]byte, error)
