@@ -588,3 +588,64 @@ func TestMedianCurve(t *testing.T) {
 		})
 	}
 }
+
+// TestExpectedSeeds: a row expects only the seeds its controller was given
+// (its compare's matrix, else its runs on disk), never the seeds of
+// another controller: a fixed run beside two tuned seeds, populations of
+// two sizes side by side, and a compare whose matrix really misses a run.
+func TestExpectedSeeds(t *testing.T) {
+	type run struct {
+		ctrl string
+		seed int64
+	}
+	type want struct {
+		finished, expected int
+		missing            []int64
+	}
+	cases := []struct {
+		name     string
+		manifest *matrix.Manifest
+		runs     []run
+		want     map[string]want
+	}{
+		{"fixed seed 0 beside hoof seeds 0-1", nil,
+			[]run{{"fixed", 0}, {"hoof", 0}, {"hoof", 1}},
+			map[string]want{"fixed": {1, 1, nil}, "hoof": {2, 2, nil}}},
+		{"populations of 4 and 8 members", nil,
+			[]run{{"pb2-4", 0}, {"pb2-4", 1}, {"pb2-4", 2}, {"pb2-4", 3},
+				{"pb2-8", 0}, {"pb2-8", 1}, {"pb2-8", 2}, {"pb2-8", 3}, {"pb2-8", 4}, {"pb2-8", 5}, {"pb2-8", 6}, {"pb2-8", 7}},
+			map[string]want{"pb2-4": {4, 4, nil}, "pb2-8": {8, 8, nil}}},
+		{"a compare missing hoof seed 1", &matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "hoof"}, Seeds: []int64{0, 1}, Iterations: 20},
+			[]run{{"fixed", 0}, {"fixed", 1}, {"hoof", 0}},
+			map[string]want{"fixed": {2, 2, nil}, "hoof": {1, 2, []int64{1}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.manifest != nil {
+				if err := matrix.WriteManifest(dir, *c.manifest); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range c.runs {
+				d := filepath.Join(dir, "reacher", r.ctrl, fmt.Sprintf("seed%d", r.seed))
+				writeRun(t, d, 20, 1, 1, 0, true)
+				writeConfig(t, d, "reacher", r.ctrl, r.seed)
+			}
+			s, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := s.Table("reacher")
+			if len(rows) != len(c.want) {
+				t.Fatalf("%d rows, want %d", len(rows), len(c.want))
+			}
+			for _, r := range rows {
+				w := c.want[r.Controller]
+				if r.Finished != w.finished || r.Expected != w.expected || !reflect.DeepEqual(r.Missing, w.missing) {
+					t.Errorf("%s: %d/%d, missing %v; want %d/%d, missing %v", r.Controller, r.Finished, r.Expected, r.Missing, w.finished, w.expected, w.missing)
+				}
+			}
+		})
+	}
+}
