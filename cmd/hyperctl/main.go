@@ -57,7 +57,9 @@ func isDryRun(ctx context.Context) bool {
 }
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
-// usage errors (a resume that would change its run's config included), 3
+// usage errors (a resume that would change its run's config, a config
+// that --set or --preset break, a taken --out without --resume or --force
+// included), 3
 // when the run folder is being written by another process,
 // 1 for other runtime failures.
 func execute(ctx context.Context, args []string) int {
@@ -79,9 +81,11 @@ func execute(ctx context.Context, args []string) int {
 		return exitLocked
 	}
 	// cobra reports an unknown subcommand as a plain error: a usage error
-	// too, as is a resume that would change its run's config.
+	// too, as are a resume that would change its run's config and a run
+	// folder the flags do not say what to do with.
 	var me *rundir.ConfigMismatchError
-	if ue != nil || errors.As(err, &me) || strings.HasPrefix(err.Error(), "unknown command") {
+	var re *rundir.ReuseError
+	if ue != nil || errors.As(err, &me) || errors.As(err, &re) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintln(os.Stderr, "Run 'hyperctl --help' for usage.")
 		return exitUsage
 	}

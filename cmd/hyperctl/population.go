@@ -206,13 +206,7 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 	if f.iterations > 0 {
 		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
 	}
-	var base configs.Run
-	var err error
-	if f.config != "" {
-		base, err = configs.Load(f.config, set...)
-	} else {
-		base, err = configs.Default(f.env, set...)
-	}
+	base, err := loadConfig(f.config, f.env, set)
 	if err != nil {
 		return population.Definition{}, base, err
 	}

@@ -133,6 +133,9 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 		}
 		o.env = spec.Name
 	}
+	if o.resume && o.force {
+		return usagef("train: --resume and --force contradict each other: --resume continues the run in --out, --force starts it over; give one")
+	}
 	changed := cmd.Flags().Changed
 	if changed("controller") && o.controller != configs.Fixed {
 		if _, err := controller.Lookup(o.controller); err != nil {
@@ -211,12 +214,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		o.config = p
 	}
 	var err error
-	if o.config != "" {
-		o.run, err = configs.Load(o.config, set...)
-	} else {
-		o.run, err = configs.Default(o.env, set...)
-	}
-	if err != nil {
+	if o.run, err = loadConfig(o.config, o.env, set); err != nil {
 		return err
 	}
 	if err := o.resumeFromFolder(set, setFlags); err != nil {
@@ -240,6 +238,38 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		o.out, o.outDefault = defaultOut(*run, o.preset), true
 	}
 	return nil
+}
+
+// loadConfig loads the config file (the built-in one of env without
+// one) with the flags' overrides set; a failure is configFault's.
+func loadConfig(file, env string, set []configs.Override) (configs.Run, error) {
+	if file != "" {
+		r, err := configs.Load(file, set...)
+		return r, configFault(file, env, err)
+	}
+	r, err := configs.Default(env, set...)
+	return r, configFault(file, env, err)
+}
+
+// configFault is err, a failure to load the config file (the built-in one
+// of env without one) with the command's flags applied, as a usage error
+// (exit code 2) when the config loads without the flags: the flags (--set,
+// --preset, --frames, ...) broke it. A config that is bad on its own stays
+// a runtime error naming its file.
+func configFault(file, env string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var bare error
+	if file != "" {
+		_, bare = configs.Load(file)
+	} else {
+		_, bare = configs.Default(env)
+	}
+	if bare == nil {
+		return &usageError{err: err}
+	}
+	return err
 }
 
 // recordSettings records the settings of run's controller in its config

@@ -199,12 +199,19 @@ func Decide(dir string, st State, resume, force bool) (Plan, error) {
 	case st == Finished && resume:
 		return Nothing, nil
 	case st == Finished:
-		return 0, fmt.Errorf("%s holds a finished run; use --force to overwrite it or --out for another folder", dir)
+		return 0, &ReuseError{fmt.Sprintf("%s holds a finished run; use --force to overwrite it or --out for another folder", dir)}
 	case !resume:
-		return 0, fmt.Errorf("%s holds an unfinished run; use --resume to continue it or --force to start over", dir)
+		return 0, &ReuseError{fmt.Sprintf("%s holds an unfinished run; use --resume to continue it or --force to start over", dir)}
 	}
 	return Continue, nil
 }
+
+// ReuseError is Decide's refusal of a folder that holds a run the flags do
+// not say what to do with: a usage error of the command (exit code 2),
+// whose message names the flag to use.
+type ReuseError struct{ msg string }
+
+func (e *ReuseError) Error() string { return e.msg }
 
 // CheckSameConfig refuses to continue the run in dir when the config it was
 // started with (was) differs from the config now; both must be written by
