@@ -166,7 +166,9 @@ func (a *app) setupLog(w io.Writer) error {
 	case "json":
 		a.log = zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 	case "console":
-		a.log = zerolog.New(zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}).Level(lvl).With().Timestamp().Logger()
+		// On a terminal each line folds at spaces to its width
+		// (termtext.Writer): no log line wraps at 80 columns.
+		a.log = zerolog.New(zerolog.ConsoleWriter{Out: termtext.Writer(w), TimeFormat: time.TimeOnly}).Level(lvl).With().Timestamp().Logger()
 	default:
 		return usagef("--log-format %q: want auto, console or json", a.logFormat)
 	}

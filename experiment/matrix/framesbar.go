@@ -80,7 +80,7 @@ func (b *FramesBar) refresh() {
 // elapsed and the time the frames left take at that speed.
 func framesLine(prefix string, trained, left int64, elapsed time.Duration) string {
 	if trained <= 0 || elapsed <= 0 {
-		return prefix + " | measuring"
+		return prefix + " | speed and ETA after the first iteration"
 	}
 	fps := float64(trained) / elapsed.Seconds()
 	eta := time.Duration(float64(left) / fps * float64(time.Second)).Round(time.Second)

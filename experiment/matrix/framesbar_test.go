@@ -11,8 +11,8 @@ func TestFramesLine(t *testing.T) {
 		elapsed       time.Duration
 		want          string
 	}{
-		{0, 8000, time.Second, "generation 1 of 4 | measuring"},
-		{4000, 8000, 0, "generation 1 of 4 | measuring"},
+		{0, 8000, time.Second, "generation 1 of 4 | speed and ETA after the first iteration"},
+		{4000, 8000, 0, "generation 1 of 4 | speed and ETA after the first iteration"},
 		{4000, 8000, 2 * time.Second, "generation 1 of 4 | 2000 frames/s | ETA 4s"},
 		{3000, 0, time.Second, "generation 1 of 4 | 3000 frames/s | ETA 0s"},
 	} {

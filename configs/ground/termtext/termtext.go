@@ -68,7 +68,7 @@ func fold(text string, width, limit int, indent func(lead int) int, end string, 
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body, nl := strings.CutSuffix(line, "\n")
 		pad := strings.Repeat(" ", indent(len(body)-len(strings.TrimLeft(body, " "))))
-		for r := []rune(body); len(r) > width-1; r = []rune(body) {
+		for r := []rune(body); visible(r) > width-1; r = []rune(body) {
 			cut := breakAt(r, limit, shell)
 			if cut < 0 {
 				break // one long word (or quoted text): left whole
@@ -85,15 +85,20 @@ func fold(text string, width, limit int, indent func(lead int) int, end string, 
 }
 
 // breakAt is where fold breaks r: the last space after r's indent at or
-// before limit, else the first after limit, spaces inside quotes skipped
-// when shell; -1 for none.
+// before column limit, else the first after it, spaces inside quotes
+// skipped when shell; -1 for none. Columns count what a terminal shows:
+// escape sequences (colours) take none.
 func breakAt(r []rune, limit int, shell bool) int {
 	from := 0
 	for from < len(r) && r[from] == ' ' {
 		from++
 	}
-	cut, quote := -1, rune(0)
+	cut, quote, col := -1, rune(0), from
 	for i := from; i < len(r); i++ {
+		if n := escapeLen(r[i:]); n > 0 {
+			i += n - 1
+			continue
+		}
 		switch c := r[i]; {
 		case quote != 0:
 			if c == quote {
@@ -101,14 +106,44 @@ func breakAt(r []rune, limit int, shell bool) int {
 			}
 		case shell && (c == '\'' || c == '"'):
 			quote = c
-		case c == ' ' && (i <= limit || cut < 0):
+		case c == ' ' && (col <= limit || cut < 0):
 			cut = i
 		}
-		if i >= limit && cut >= 0 {
+		if col >= limit && cut >= 0 {
 			break
 		}
+		col++
 	}
 	return cut
+}
+
+// escapeLen is the length in runes of the terminal escape sequence (a
+// CSI: ESC [ parameters, then a final byte in @–~) r starts with, 0 when
+// it starts with none.
+func escapeLen(r []rune) int {
+	if len(r) < 2 || r[0] != 0x1b || r[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(r); i++ {
+		if r[i] >= 0x40 && r[i] <= 0x7e {
+			return i + 1
+		}
+	}
+	return len(r)
+}
+
+// visible is the number of columns r takes on a terminal: its runes but
+// the escape sequences'.
+func visible(r []rune) int {
+	n := 0
+	for i := 0; i < len(r); i++ {
+		if e := escapeLen(r[i:]); e > 0 {
+			i += e - 1
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // Writer is w, or when w is a terminal a writer that folds (Fold) each
