@@ -185,6 +185,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	}
 	man := matrix.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	if man, err = matrix.Merge(f.out, man, f.force); err != nil || isDryRun(ctx) {
+		dryRunWrites(ctx, f.out, envNames...)
 		return err
 	}
 	self, err := executable()

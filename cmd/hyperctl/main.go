@@ -42,18 +42,43 @@ const (
 // config are checked, before any work (withDryRun).
 type dryRunKey struct{}
 
+// dryRun records what the commands of a dry run would write.
+type dryRun struct {
+	outs []string            // the folders train, compare and population would write
+	envs map[string][]string // the environments of each folder's runs
+}
+
 // withDryRun returns ctx for a dry run: train, compare, population, eval,
 // render and report check their flags, and train and compare resolve their
-// configs, then return without training, reading runs or writing anything
-// (the test of --help's examples uses it).
+// configs, then return without training, reading runs or writing anything;
+// train, compare and population record the folder they would write
+// (dryRunOuts). The test of --help's examples uses it.
 func withDryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey{}, true)
+	return context.WithValue(ctx, dryRunKey{}, &dryRun{envs: map[string][]string{}})
 }
 
 // isDryRun reports whether ctx is a dry run's (withDryRun).
 func isDryRun(ctx context.Context) bool {
-	v, _ := ctx.Value(dryRunKey{}).(bool)
-	return v
+	_, ok := ctx.Value(dryRunKey{}).(*dryRun)
+	return ok
+}
+
+// dryRunWrites records, in a dry run, that its command would write runs
+// of envs into dir.
+func dryRunWrites(ctx context.Context, dir string, envs ...string) {
+	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
+		d.outs = append(d.outs, dir)
+		d.envs[dir] = append(d.envs[dir], envs...)
+	}
+}
+
+// dryRunOuts are the folders the commands of the dry run ctx would have
+// written, in order, and the environments of each one's runs.
+func dryRunOuts(ctx context.Context) ([]string, map[string][]string) {
+	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
+		return d.outs, d.envs
+	}
+	return nil, nil
 }
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for

@@ -238,7 +238,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		return err
 	}
 	def, run, err := f.define()
-	if err != nil || isDryRun(ctx) {
+	if err != nil {
 		return err
 	}
 	if f.out == "" {
@@ -250,6 +250,10 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		if f.out != base {
 			a.log.Info().Str("default", base).Str("out", f.out).Msgf("the default folder %s %s; this population goes to %s", base, why, f.out)
 		}
+	}
+	if isDryRun(ctx) {
+		dryRunWrites(ctx, f.out, f.env)
+		return nil
 	}
 	abs, err := filepath.Abs(f.out)
 	if err != nil {

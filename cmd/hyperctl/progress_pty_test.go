@@ -182,3 +182,15 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderNamesItsPolicyFirst: on a terminal, render names the policy
+// it records before its bar draws the frames, not after them.
+func TestRenderNamesItsPolicyFirst(t *testing.T) {
+	dir := fakeRun(t, "reacher")
+	text, _ := runOnPTY(t, 80, true, "render", dir, "--still", filepath.Join(t.TempDir(), "x.png"), "--still-step", "10", "--size", "160x120")
+	wideWrites(t, text, 80)
+	name, bar := strings.Index(text, "Reacher-v4 policy-best: iteration"), strings.Index(text, "rendering frame")
+	if name < 0 || bar < 0 || name > bar {
+		t.Errorf("the policy's name at %d, the bar at %d; want the name first: %q", name, bar, text)
+	}
+}

@@ -85,7 +85,7 @@ docs/study.md and docs/configs.md), names joined by +:
 ` + configs.PresetDoc(),
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
-  hyperctl train --out runs/r --resume
+  hyperctl train --out runs/reacher-gpucb-3 --resume
   hyperctl train --env halfcheetah --controller hypercontroller --frames 1e6 --preset rl
   hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5`,
 		Args: cobra.NoArgs,
@@ -97,6 +97,7 @@ docs/study.md and docs/configs.md), names joined by +:
 				return err
 			}
 			if isDryRun(cmd.Context()) {
+				dryRunWrites(cmd.Context(), o.out, o.run.Env)
 				return nil
 			}
 			return o.Run(cmd.Context(), a, cmd)
