@@ -194,3 +194,19 @@ func TestRenderNamesItsPolicyFirst(t *testing.T) {
 		t.Errorf("the policy's name at %d, the bar at %d; want the name first: %q", name, bar, text)
 	}
 }
+
+// TestHelpTablesFoldUnderTheirColumn: at 80 columns, train --help's table
+// of files and its list of presets fold under their description column,
+// never back at the term's.
+func TestHelpTablesFoldUnderTheirColumn(t *testing.T) {
+	text, _ := runOnPTY(t, 80, true, "train", "--help")
+	for _, want := range []string{
+		"  checkpoint/    the two latest checkpoints, checksummed (every\n                 checkpoint_every iterations and on SIGINT/SIGTERM)\n",
+		"  paper      each method as its paper states it: the method's own first\n             configuration,",
+		"  lr-scale   the tuned lr is replaced by lr_scale in [0.25, 4] (log), a\n             multiplier of the annealed lr\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("train --help at 80 columns lacks %q:\n%s", want, text)
+		}
+	}
+}

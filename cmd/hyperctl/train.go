@@ -50,13 +50,14 @@ any key of the config, checked and reported as the same key in a file.
 
 Outputs in --out (default runs/<env>-<controller>-seed<N>, or
 runs/<env>-<controller>@<preset>-seed<N> with --preset; when that folder holds
-a finished run, another config's run or one being written, each launch takes
-the next free of <default>-run2, <default>-run3, ... and a log line says which):
+a finished run, another config's run or one being written, each launch
+takes the next free of <default>-run2, <default>-run3, ... and a log line
+says which):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
-  checkpoint/    the two latest checkpoints, checksummed (every checkpoint_every
-                 iterations and on SIGINT/SIGTERM)
+  checkpoint/    the two latest checkpoints, checksummed (every
+                 checkpoint_every iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
   policy-final.safetensors/.json
                  the latest policy (every evaluation and at the end)
@@ -64,10 +65,12 @@ the next free of <default>-run2, <default>-run3, ... and a log line says which):
                  the policy with the highest evaluation return so far
   events.out.tfevents.*
                  TensorBoard events (tensorboard --logdir DIR)
-  .lock          held by the writing process (a second writer exits with code 3)
+  .lock          held by the writing process (a second writer exits with
+                 code 3)
   videos/        with --capture-video: iter<N>.mp4, a deterministic episode of
                  the policy evaluated after iteration N (0-based, as eval.csv),
-                 reset with the run's seed, at every K-th evaluation and the last
+                 reset with the run's seed, at every K-th evaluation and
+                 the last
 
 A killed run continues with --out DIR --resume (the config comes from
 DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 )
@@ -43,6 +44,47 @@ func FoldAt(text string, width, hang int) string {
 		indent = func(int) int { return hang }
 	}
 	return fold(text, width, width-1, indent, "", false)
+}
+
+// FoldColumns is Fold for text with two-column tables in it (a command's
+// help: its files and what each holds, its presets): a line of an indented
+// term, two or more spaces and a description folds under the description's
+// column, as does an indented line that continues one; any other line as
+// Fold folds it.
+func FoldColumns(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		b.WriteString(fold(line, width, width-1, func(lead int) int { return columnOf(line, lead) }, "", false))
+	}
+	return b.String()
+}
+
+// maxTermColumn bounds where a table's description column may start.
+const maxTermColumn = 40
+
+// columnOf is the column FoldColumns folds line under: where the
+// description starts when the line is an indented term, two or more spaces
+// and a description; the line's own indent lead when that is 4 or more (a
+// description's next line); else lead + 2.
+func columnOf(line string, lead int) int {
+	if lead > 0 {
+		if i := strings.Index(line[lead:], "  "); i > 0 {
+			j := lead + i
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			if j < len(line) && j <= maxTermColumn && line[j] != '\n' {
+				return utf8.RuneCountInString(line[:j])
+			}
+		}
+	}
+	if lead >= 4 {
+		return lead
+	}
+	return lead + 2
 }
 
 // FoldShell folds the command lines of text (examples of a command's use)

@@ -97,3 +97,30 @@ func TestFoldWriter(t *testing.T) {
 		t.Errorf("folded\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// TestFoldColumns: a table's description folds under its column (a term
+// and a description two or more spaces apart, an indented line continuing
+// one), prose as Fold folds it.
+func TestFoldColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"a term and its description", "  checkpoint/    the two latest checkpoints, checksummed\n", 40,
+			"  checkpoint/    the two latest\n                 checkpoints,\n                 checksummed\n"},
+		{"a description's next line", "                 iterations and on SIGINT/SIGTERM\n", 40,
+			"                 iterations and on\n                 SIGINT/SIGTERM\n"},
+		{"a preset", "  paper      each method as its paper states it\n", 30,
+			"  paper      each method as\n             its paper states\n             it\n"},
+		{"prose", "a finished run, another config's run or one being written\n", 30,
+			"a finished run, another\n  config's run or one being\n  written\n"},
+		{"no width", "  a  b\n", 0, "  a  b\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FoldColumns(tc.text, tc.width); got != tc.want {
+				t.Errorf("FoldColumns(%q, %d) =\n%q\nwant\n%q", tc.text, tc.width, got, tc.want)
+			}
+		})
+	}
+}
