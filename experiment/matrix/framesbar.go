@@ -77,7 +77,7 @@ func (b *FramesBar) refresh() {
 func framesFields(prefix string, done, total, trained int64, elapsed time.Duration) progressline.Fields {
 	f := progressline.Fields{Pos: prefix, Done: float64(min(done, total)) / float64(total), Aside: fmt.Sprintf("frames %d/%d", done, total)}
 	if trained <= 0 || elapsed <= 0 {
-		f.ETA = "speed and ETA after the first iteration"
+		f.ETA = "ETA after the first iteration"
 		return f
 	}
 	fps := float64(trained) / elapsed.Seconds()

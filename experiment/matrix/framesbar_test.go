@@ -16,8 +16,8 @@ func TestFramesFields(t *testing.T) {
 		elapsed              time.Duration
 		want                 string
 	}{
-		{0, 8000, 0, time.Second, "generation 1 of 4 [--------------------] 0% | speed and ETA after the first iteration | frames 0/8000"},
-		{4000, 8000, 4000, 0, "generation 1 of 4 [##########----------] 50% | speed and ETA after the first iteration | frames 4000/8000"},
+		{0, 8000, 0, time.Second, "generation 1 of 4 [--------------------] 0% | ETA after the first iteration | frames 0/8000"},
+		{4000, 8000, 4000, 0, "generation 1 of 4 [##########----------] 50% | ETA after the first iteration | frames 4000/8000"},
 		{4000, 12000, 4000, 2 * time.Second, "generation 1 of 4 [######--------------] 33% | ETA 4s | frames 4000/12000 | 2000 f/s"},
 		{3000, 3000, 3000, time.Second, "generation 1 of 4 [####################] 100% | ETA 0s | frames 3000/3000 | 3000 f/s"},
 	} {
