@@ -8,7 +8,8 @@
 #           hand-written backward, Adam, OpenBLAS sgemm called directly
 #           (BenchmarkCFloor, ppo/internal/cfloor)
 #   mb      the real minibatch: BenchmarkMinibatchUpdate/64x64 (ppo)
-#   train   a real run: hyperctl --log-format json train --env halfcheetah
+#   train   a real run: hyperctl --log-format json --log-level debug train
+#           --env halfcheetah
 #           --controller fixed --frames FRAMES --seed 0, with its "time split"
 #           log line (env, rollout inference, GAE, update, the rest of each
 #           iteration, evaluation, I/O, checkpoints)
@@ -50,7 +51,7 @@ import json, resource, subprocess, sys, time
 bin, frames, out = sys.argv[1], sys.argv[2], sys.argv[3]
 c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
 t0 = time.monotonic()
-p = subprocess.run([bin, "--log-format", "json", "train", "--env", "halfcheetah", "--controller", "fixed",
+p = subprocess.run([bin, "--log-format", "json", "--log-level", "debug", "train", "--env", "halfcheetah", "--controller", "fixed",
                     "--frames", frames, "--seed", "0", "--out", out], capture_output=True, text=True)
 wall = time.monotonic() - t0
 c1 = resource.getrusage(resource.RUSAGE_CHILDREN)

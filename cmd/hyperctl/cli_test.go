@@ -65,9 +65,9 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"flag named once", []string{"train", "--iters", "5"}, 2, "stderr: hyperctl train: unknown"},
 		{"integer wanted", []string{"train", "--iterations", "abc"}, 2, `hyperctl train: --iterations "abc": want an integer`},
 		{"duration wanted", []string{"serve", "--keep-awake", "5"}, 2, `hyperctl serve: --keep-awake "5": want a duration`},
-		{"set checked as the file", []string{"train", "--env", "reacher", "--set", "ppo.clip=1.5"}, 1, "config <default:reacher> + --set: ppo.clip: want a value in (0, 1), got 1.5"},
-		{"set syntax", []string{"train", "--env", "reacher", "--set", "ppo.lr"}, 1, `--set "ppo.lr": want KEY=VALUE`},
-		{"compare set checked first", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--set", "ppo.gamma=2", "--out", "/nonexistent/never"}, 1, "ppo.gamma: want a value in (0, 1], got 2"},
+		{"set checked as the file", []string{"train", "--env", "reacher", "--set", "ppo.clip=1.5"}, 2, "config <default:reacher> + --set: ppo.clip: want a value in (0, 1), got 1.5"},
+		{"set syntax", []string{"train", "--env", "reacher", "--set", "ppo.lr"}, 2, `--set "ppo.lr": want KEY=VALUE`},
+		{"compare set checked first", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--set", "ppo.gamma=2", "--out", "/nonexistent/never"}, 2, "ppo.gamma: want a value in (0, 1], got 2"},
 		{"nearest env", []string{"train", "--env", "halfcheta"}, 2, `--env: unknown environment "halfcheta" (did you mean halfcheetah?)`},
 		{"nearest controller", []string{"train", "--env", "reacher", "--controller", "hyperctrl"}, 2, `--controller: unknown controller "hyperctrl" (did you mean hypercontroller?)`},
 		{"nearest compare controller", []string{"compare", "--env", "reacher", "--controllers", "gpcub", "--out", "/nonexistent/never"}, 2, "hyperctl compare: --controllers: unknown controller \"gpcub\" (did you mean gpucb?)"},
@@ -82,20 +82,20 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"fractional frames", []string{"train", "--env", "reacher", "--frames", "2.5e-1", "--out", "/nonexistent/never"}, 2, `--frames "2.5e-1": want a whole number of frames, got 2.5e-1`},
 		{"frames not a number", []string{"compare", "--env", "reacher", "--frames", "lots"}, 2, `hyperctl compare: --frames "lots": want a number of frames: an integer such as 1000000, or 1e6`},
 		{"ready beyond the range", []string{"population", "--env", "reacher", "--ready", "1e11"}, 2, `hyperctl population: --ready "1e11": want a number of frames in [0, 10000000000], got 1e11`},
-		{"set: nearest key", []string{"train", "--env", "reacher", "--set", "ppo.clp=0.3"}, 1, "config <default:reacher> + --set: ppo.clp: unknown key (did you mean ppo.clip?)"},
-		{"set: value of the wrong type", []string{"train", "--env", "reacher", "--set", "ppo.lr=abc"}, 1, `config <default:reacher> + --set: ppo.lr: want a number, got "abc" (a string)`},
+		{"set: nearest key", []string{"train", "--env", "reacher", "--set", "ppo.clp=0.3"}, 2, "config <default:reacher> + --set: ppo.clp: unknown key (did you mean ppo.clip?)"},
+		{"set: value of the wrong type", []string{"train", "--env", "reacher", "--set", "ppo.lr=abc"}, 2, `config <default:reacher> + --set: ppo.lr: want a number, got "abc" (a string)`},
 		{"unknown preset", []string{"train", "--env", "reacher", "--preset", "rl+fast"}, 2, `--preset: preset rl+fast: unknown "fast"`},
-		{"preset misfit", []string{"train", "--env", "reacher", "--controller", "gpucb", "--preset", "intercept", "--out", "/nonexistent/never"}, 1, "preset intercept: intercept: only hypercontroller has an intercept"},
-		{"frames beyond the cap", []string{"train", "--env", "reacher", "--iterations", "10", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "frames: 100000 frames may not be reached in iterations = 10"},
+		{"preset misfit", []string{"train", "--env", "reacher", "--controller", "gpucb", "--preset", "intercept", "--out", "/nonexistent/never"}, 2, "preset intercept: intercept: only hypercontroller has an intercept"},
+		{"frames beyond the cap", []string{"train", "--env", "reacher", "--iterations", "10", "--frames", "100000", "--out", "/nonexistent/never"}, 2, "frames: 100000 frames may not be reached in iterations = 10"},
 		{"train help lists presets", []string{"train", "--help"}, 0, "lr-scale   the tuned lr is replaced by lr_scale"},
 		{"compare preset on fixed", []string{"compare", "--env", "reacher", "--controllers", "fixed@rl", "--out", "/nonexistent/never"}, 2, "fixed@rl: preset rl: presets change the controller, and fixed has none"},
 		{"compare unknown preset", []string{"compare", "--env", "reacher", "--controllers", "hypercontroller@nope", "--out", "/nonexistent/never"}, 2, `hypercontroller@nope: preset nope: unknown "nope"`},
 		{"compare twice", []string{"compare", "--env", "reacher", "--controllers", "random,random", "--out", "/nonexistent/never"}, 2, "random is listed twice"},
-		{"compare checks every run first", []string{"compare", "--env", "reacher", "--controllers", "random,gpucb@intercept", "--out", "/nonexistent/never"}, 1, "compare: reacher/gpucb@intercept: config <default:reacher>: preset intercept"},
+		{"compare checks every run first", []string{"compare", "--env", "reacher", "--controllers", "random,gpucb@intercept", "--out", "/nonexistent/never"}, 2, "compare: reacher/gpucb@intercept: config <default:reacher>: preset intercept"},
 		{"serve negative keep-awake", []string{"serve", "--keep-awake", "-1ms"}, 2, "--keep-awake: want a duration >= 0 (0: off), got -1ms"},
 		{"serve zero body timeout", []string{"serve", "--body-timeout", "0s"}, 2, "--body-timeout: want a duration > 0, got 0s"},
 		{"serve negative handler timeout", []string{"serve", "--handler-timeout", "-1s"}, 2, "--handler-timeout: want a duration > 0, got -1s"},
-		{"compare frames beyond the cap", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--iterations", "3", "--frames", "100000", "--out", "/nonexistent/never"}, 1, "iterations >= 49"},
+		{"compare frames beyond the cap", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--iterations", "3", "--frames", "100000", "--out", "/nonexistent/never"}, 2, "iterations >= 49"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,6 +174,45 @@ func TestResumeTakesTheFolder(t *testing.T) {
 			o, e, code := runCLI(t, append([]string{"train", "--out", out, "--resume"}, tc.args...)...)
 			if code != tc.code || !strings.Contains(o+e, tc.want) {
 				t.Fatalf("exit %d, want %d and %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, o, e)
+			}
+		})
+	}
+}
+
+// TestUsageRefusals: every refusal of how a command was called exits with
+// code 2, the README's usage error, whether a flag's parser, a config the
+// flags break or the run folder finds it: an unknown --set key (with the
+// nearest one), a preset on fixed, a finished or unfinished --out the
+// flags say nothing about, and --resume with --force.
+func TestUsageRefusals(t *testing.T) {
+	dir := t.TempDir()
+	finished := filepath.Join(dir, "finished")
+	if _, e, code := runCLI(t, "train", "--env", "reacher", "--iterations", "1", "--frames", "0", "--threads", "1", "--out", finished); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, e)
+	}
+	unfinished := filepath.Join(dir, "unfinished")
+	if err := os.MkdirAll(unfinished, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("cp", filepath.Join(finished, "config.toml"), filepath.Join(finished, "train.csv"), unfinished).Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown --set key", []string{"train", "--env", "reacher", "--set", "ppo.lrr=1e-4"}, "ppo.lrr: unknown key (did you mean ppo.lr?)"},
+		{"compare's unknown --set key", []string{"compare", "--env", "reacher", "--controllers", "fixed", "--set", "ppo.lrr=1e-4", "--out", filepath.Join(dir, "cmp")}, "ppo.lrr: unknown key (did you mean ppo.lr?)"},
+		{"a preset on fixed", []string{"train", "--env", "reacher", "--preset", "rl"}, "presets change the controller, and fixed has none"},
+		{"a finished --out without --force", []string{"train", "--env", "reacher", "--iterations", "1", "--frames", "0", "--out", finished}, finished + " holds a finished run; use --force"},
+		{"an unfinished --out without --resume", []string{"train", "--env", "reacher", "--iterations", "1", "--frames", "0", "--out", unfinished}, unfinished + " holds an unfinished run; use --resume"},
+		{"--force with --resume", []string{"train", "--env", "reacher", "--out", finished, "--force", "--resume"}, "--resume and --force contradict each other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, e, code := runCLI(t, tc.args...)
+			if code != 2 || !strings.Contains(e, tc.want) || !strings.Contains(e, "--help' for usage") {
+				t.Fatalf("exit %d, want 2 with %q and a pointer to --help\nstdout: %s\nstderr: %s", code, tc.want, o, e)
 			}
 		})
 	}

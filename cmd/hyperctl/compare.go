@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -166,7 +167,11 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	for _, e := range envNames {
 		for _, c := range ctrls {
 			r, err := f.spec.Resolve(e, c)
-			if err != nil {
+			if err = configFault(f.spec.Config, e, err); err != nil {
+				var ue *usageError
+				if errors.As(err, &ue) {
+					return usagef("compare: %s/%s: %w", e, c, ue.err)
+				}
 				return fmt.Errorf("compare: %s/%s: %w", e, c, err)
 			}
 			updateThreads = max(updateThreads, r.PPO.UpdateThreads)
@@ -179,6 +184,7 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	}
 	man := matrix.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	if man, err = matrix.Merge(f.out, man, f.force); err != nil || isDryRun(ctx) {
+		dryRunWrites(ctx, f.out, envNames...)
 		return err
 	}
 	self, err := executable()

@@ -34,8 +34,8 @@ It listens on loopback unless --token-file is given, as 'hyperctl serve'
 does; with a token, open the page once as http://HOST:PORT/?token=TOKEN (it
 then keeps the token in a cookie), or send "Authorization: Bearer TOKEN".`,
 		Example: `  hyperctl dashboard runs/cmp                  # then open http://127.0.0.1:8422/
-  hyperctl dashboard results --listen 127.0.0.1:0 --addr-file addr.txt
-  hyperctl dashboard /shared/runs --listen 0.0.0.0:8422 --token-file ~/.hyperctl-token`,
+  hyperctl dashboard runs --listen 127.0.0.1:0 --addr-file addr.txt
+  hyperctl dashboard /shared/cmp --listen 0.0.0.0:8422 --token-file ~/.hyperctl-token`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if poll < 200*time.Millisecond || poll > time.Minute {

@@ -110,7 +110,7 @@ func TestTrainEndToEnd(t *testing.T) {
 		}
 	}
 	// A finished run is not overwritten without --force; --resume does nothing.
-	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out); code != 1 || !strings.Contains(e, "finished run") {
+	if _, e, code := runCLI(t, "train", "--config", cfg, "--out", out); code != 2 || !strings.Contains(e, "finished run") {
 		t.Fatalf("re-run without --force: exit %d, %s", code, e)
 	}
 	if o, _, code := runCLI(t, "train", "--config", cfg, "--out", out, "--resume"); code != 0 || !strings.Contains(o, "already finished") {

@@ -56,23 +56,30 @@ func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, strin
 		return nil, "", err
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
-		return nil, "", noRunError(cmd, dir)
+		return nil, "", noRunError(cmd, dir, name)
 	}
 	p, err := run.LoadPolicy(dir, name)
 	return p, dir, err
 }
 
 // noRunError is the error for dir, a folder without config.toml, given to
-// cmd: when run folders lie below it (a compare folder), it lists them and
-// gives the command that picks one, with the flags given, else it says
-// what a run folder is.
-func noRunError(cmd *cobra.Command, dir string) error {
+// cmd, which loads the policy name of a run: when run folders lie below it
+// (a compare folder), it lists those that keep that policy and gives the
+// command that picks one, with the flags given (or says that none keeps
+// it), else it says what a run folder is.
+func noRunError(cmd *cobra.Command, dir, name string) error {
 	b := matrix.RunsBelow(dir)
 	if len(b.Runs) == 0 {
 		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
 	}
-	return fmt.Errorf("%s holds no run itself (no %s) but %s below it: %s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, matrix.Plural(len(b.Runs), "run", "runs"), b.List(), commandWith(cmd, b.Pick))
+	with := b.Only(func(d string) bool { return policy.Exists(d, name) })
+	runs := matrix.Plural(len(b.Runs), "run", "runs")
+	if len(with.Runs) == 0 {
+		return fmt.Errorf("%s holds no run itself (no %s) but %s below it, none of which keeps its %s (a study that committed no policy files): %s. Give a run folder that keeps one (docs/run-folder.md names committed runs that do)",
+			dir, rundir.ConfigFile, runs, name, b.List())
+	}
+	return fmt.Errorf("%s holds no run itself (no %s) but %s below it, %d with its %s: %s. Give one of them, e.g.\n  %s",
+		dir, rundir.ConfigFile, runs, len(with.Runs), name, with.List(), commandWith(cmd, with.Pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and
@@ -139,7 +146,7 @@ best member (the highest final evaluation return, as result.json names it)
 is evaluated, and a line on stderr says which.`,
 		Example: `  hyperctl eval runs/halfcheetah-hypercontroller-seed0
   hyperctl eval runs/pop --episodes 100         # a population's best member
-  hyperctl eval runs/r --policy final --episodes 20 --seed 100 --json`,
+  hyperctl eval runs/reacher-gpucb-3 --policy final --episodes 20 --seed 100 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkEpisodes(episodes, seed); err != nil {
@@ -225,8 +232,8 @@ as with 'hyperctl eval'.
 A progress bar shows the frames drawn on a terminal (a log line every 5 s
 otherwise); its total assumes every episode runs to the time limit.`,
 		Example: `  hyperctl render runs/halfcheetah-hypercontroller-seed0 --out cheetah.mp4
-  hyperctl render runs/w --out walker.mp4 --policy final --size 600x400 --still walker.png --still-step 200
-  hyperctl render runs/w --still walker.png`,
+  hyperctl render runs/reacher-gpucb-3 --out reacher.mp4 --policy final --size 600x400 --still reacher.png --still-step 20
+  hyperctl render runs/reacher-gpucb-3 --still reacher.png`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" && still == "" {
@@ -258,6 +265,9 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
+			// The policy is named before the bar, so the bar's frames
+			// are known to be of it.
+			say(cmd, "%s\n", describePolicy(policyNames[which], p))
 			prog := progress.NewRender(cmd.ErrOrStderr(), a.log, a.logFormat == "json")
 			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed,
 				StillPath: still, StillStep: stillStep, Progress: prog.Frame})
@@ -265,7 +275,6 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if err != nil {
 				return err
 			}
-			say(cmd, "%s\n", describePolicy(policyNames[which], p))
 			if out != "" {
 				say(cmd, "wrote %s: %d frames of %dx%d at %g fps (%.1f s); returns %v\n",
 					out, res.Frames, w, h, res.FPS, float64(res.Frames)/res.FPS, fmtReturns(res.Returns))

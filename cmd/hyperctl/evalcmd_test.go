@@ -160,6 +160,22 @@ func TestEvalSaysWhatToDo(t *testing.T) {
 			}
 		}
 	}
+	// Only seed0 keeps a policy-best (its files' contents do not matter
+	// to the suggestion); a second compare keeps none.
+	for _, ext := range []string{policy.WeightsExt, policy.MetaExt} {
+		if err := os.WriteFile(filepath.Join(cmp, "reacher", "fixed", "seed0", policy.Best+ext), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(bare, "reacher", "fixed", "seed0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{rundir.TrainCSV, rundir.SummaryFile} {
+		if err := os.WriteFile(filepath.Join(bare, "reacher", "fixed", "seed0", f), []byte("iteration\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	still := filepath.Join(t.TempDir(), "x.png")
 	for _, c := range []struct {
 		name string
@@ -172,10 +188,12 @@ func TestEvalSaysWhatToDo(t *testing.T) {
 			stopped + " has no policy-best: the run stopped before its first evaluation. --policy final evaluates its policy-final. Continue it with: hyperctl train --out " + stopped + " --resume"},
 		{"training, no policy-best yet", []string{"render", training, "--still", still},
 			training + " has no policy-best yet: the run is training (pid "},
-		{"a compare folder", []string{"eval", cmp, "--episodes", "3"},
-			cmp + " holds no run itself (no config.toml) but 2 runs below it: reacher/fixed/seed0 (unfinished), reacher/fixed/seed1. Give one of them, e.g.\n  hyperctl eval " + filepath.Join(cmp, "reacher", "fixed", "seed1") + " --episodes 3"},
+		{"a compare folder: a run that keeps its policy", []string{"eval", cmp, "--episodes", "3"},
+			cmp + " holds no run itself (no config.toml) but 2 runs below it, 1 with its policy-best: reacher/fixed/seed0 (unfinished). Give one of them, e.g.\n  hyperctl eval " + filepath.Join(cmp, "reacher", "fixed", "seed0") + " --episodes 3"},
 		{"a compare folder, render", []string{"render", cmp, "--still", still},
-			"hyperctl render " + filepath.Join(cmp, "reacher", "fixed", "seed1") + " --still " + still},
+			"hyperctl render " + filepath.Join(cmp, "reacher", "fixed", "seed0") + " --still " + still},
+		{"a compare folder whose runs keep no policy", []string{"eval", bare},
+			bare + " holds no run itself (no config.toml) but 1 run below it, none of which keeps its policy-best (a study that committed no policy files): reacher/fixed/seed0. Give a run folder that keeps one (docs/run-folder.md names committed runs that do)"},
 		{"an empty folder", []string{"eval", t.TempDir()},
 			"holds no run: a run folder holds the config.toml that train writes first, and none is below it either"},
 	} {

@@ -51,8 +51,8 @@ judge' uses its mean as the run's score.
 
 --episodes is at least %d (the default).`, policy.FreshSeedBase, policy.MinJudgeEpisodes),
 		Example: `  hyperctl judge runs/halfcheetah-fixed-seed0
-  hyperctl judge runs/pop runs/other-pop --episodes 100  # their best members
-  hyperctl judge runs/halfcheetah-fixed-seed0 --policy best`,
+  hyperctl judge runs/pop runs/sha --episodes 100  # their best members
+  hyperctl judge runs/pop --policy best`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := policy.CheckJudgeEpisodes(episodes); err != nil {

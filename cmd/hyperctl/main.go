@@ -42,25 +42,52 @@ const (
 // config are checked, before any work (withDryRun).
 type dryRunKey struct{}
 
+// dryRun records what the commands of a dry run would write.
+type dryRun struct {
+	outs []string            // the folders train, compare and population would write
+	envs map[string][]string // the environments of each folder's runs
+}
+
 // withDryRun returns ctx for a dry run: train, compare, population, eval,
 // render and report check their flags, and train and compare resolve their
-// configs, then return without training, reading runs or writing anything
-// (the test of --help's examples uses it).
+// configs, then return without training, reading runs or writing anything;
+// train, compare and population record the folder they would write
+// (dryRunOuts). The test of --help's examples uses it.
 func withDryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey{}, true)
+	return context.WithValue(ctx, dryRunKey{}, &dryRun{envs: map[string][]string{}})
 }
 
 // isDryRun reports whether ctx is a dry run's (withDryRun).
 func isDryRun(ctx context.Context) bool {
-	v, _ := ctx.Value(dryRunKey{}).(bool)
-	return v
+	_, ok := ctx.Value(dryRunKey{}).(*dryRun)
+	return ok
+}
+
+// dryRunWrites records, in a dry run, that its command would write runs
+// of envs into dir.
+func dryRunWrites(ctx context.Context, dir string, envs ...string) {
+	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
+		d.outs = append(d.outs, dir)
+		d.envs[dir] = append(d.envs[dir], envs...)
+	}
+}
+
+// dryRunOuts are the folders the commands of the dry run ctx would have
+// written, in order, and the environments of each one's runs.
+func dryRunOuts(ctx context.Context) ([]string, map[string][]string) {
+	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
+		return d.outs, d.envs
+	}
+	return nil, nil
 }
 
 // flagWords are the settings of rundir.Worded errors as flags.
 var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume"}
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
-// usage errors (a resume that would change its run's config included), 3
+// usage errors (a resume that would change its run's config, a config
+// that --set or --preset break, a taken --out without --resume or --force
+// included), 3
 // when the run folder is being written by another process,
 // 1 for other runtime failures.
 func execute(ctx context.Context, args []string) int {
@@ -86,9 +113,11 @@ func execute(ctx context.Context, args []string) int {
 		return exitLocked
 	}
 	// cobra reports an unknown subcommand as a plain error: a usage error
-	// too, as is a resume that would change its run's config.
+	// too, as are a resume that would change its run's config and a run
+	// folder the flags do not say what to do with.
 	var me *rundir.ConfigMismatchError
-	if ue != nil || errors.As(err, &me) || strings.HasPrefix(err.Error(), "unknown command") {
+	var re *rundir.ReuseError
+	if ue != nil || errors.As(err, &me) || errors.As(err, &re) || strings.HasPrefix(err.Error(), "unknown command") {
 		fmt.Fprintln(os.Stderr, "Run 'hyperctl --help' for usage.")
 		return exitUsage
 	}

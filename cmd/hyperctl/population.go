@@ -45,7 +45,7 @@ type populationFlags struct {
 func newPopulationCmd(a *app) *cobra.Command {
 	f := &populationFlags{}
 	cmd := &cobra.Command{
-		Use:   "population --env NAME --method pbt|pb2|mfpbt|random|halving --size N --frames F --ready R --out DIR [flags]",
+		Use:   "population --env NAME [--method pbt|pb2|mfpbt|random|halving] [--size N] [--frames F] [--ready R] [--out DIR] [flags]",
 		Short: "Population-based training: PBT, PB2, MF-PBT, random search or successive halving with a real population (resumable: run again to continue)",
 		Long: `population trains --size members of PPO at once. Every --ready frames (a
 generation) each member pauses with its checkpoint written; the bottom 25 %
@@ -95,8 +95,8 @@ submits the next generation: no process stays on the login node.`,
 	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
 	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: "+strings.Join(popmethod.Methods(), ", "))
 	fl.IntVar(&f.size, "size", 8, "members")
-	fl.Var(newFramesValue(&f.frames, 1_000_000), "frames", "frame budget of every member")
-	fl.Var(newFramesValue(&f.ready, 50_000), "ready", "frames per generation: members exploit and explore every this many frames")
+	fl.Var(newFramesValue(&f.frames, defaultPopulationFrames), "frames", "frame budget of every member")
+	fl.Var(newFramesValue(&f.ready, defaultPopulationFrames/defaultGenerations), "ready", "frames per generation: members exploit and explore every this many frames")
 	fl.Int64Var(&f.seed, "seed", 0, "population seed: member k trains with seed seed·size + k, and every random draw of the steps derives from it")
 	fl.StringVar(&f.config, "config", "", "TOML config of the members (its env is replaced by --env); default: configs/<env>.toml")
 	fl.StringVar(&f.preset, "preset", "", "presets applied to the members' config (see 'hyperctl train --help')")
@@ -108,7 +108,7 @@ submits the next generation: no process stays on the login node.`,
 	fl.StringVar(&f.init, "init", "random", "members' first hyperparameters: random (member 0 at the config's values, the others drawn from the tuned space) or same (all at the config's values, differing only in seed)")
 	fl.IntVar(&f.eta, "eta", popmethod.DefaultEta, "halving: reduction factor: the top 1/eta of each rung's members continue to the next")
 	fl.Var(newFramesValue(&f.minFrames, 1), "min-frames", "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
-	fl.StringVar(&f.out, "out", "", "population folder (required)")
+	fl.StringVar(&f.out, "out", "", "population folder (default runs/<env>-<method>-<size>-seed<S>, or the next free of its -run2, -run3, ... when that one holds a finished or another population)")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "members trained at once (local backend)")
 	fl.StringVar(&f.backend, "backend", backendLocal, "where members train: local (a pool of --jobs processes) or slurm")
 	fl.StringVar(&f.slurm.Partition, "partition", "", "slurm: partition")
@@ -121,14 +121,17 @@ submits the next generation: no process stays on the login node.`,
 	return cmd
 }
 
+// The defaults of --frames and --ready: 20 generations of 50,000 frames.
+const (
+	defaultPopulationFrames = 1_000_000
+	defaultGenerations      = 20
+)
+
 // defaultJobs is compare's default: one member per core.
 func defaultJobs() int { return max(1, matrix.JobThreads(1)) }
 
 // check validates the flags; every failure is a usage error naming the flag.
 func (f *populationFlags) check(cmd *cobra.Command) error {
-	if f.out == "" {
-		return usagef("population: --out is required")
-	}
 	if f.env == "" {
 		return usagef("population: --env is required")
 	}
@@ -147,6 +150,10 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
 	case f.method != popmethod.Halving && f.method != popmethod.RandomSearch && (f.ready < 1 || f.ready > f.frames):
+		if !cmd.Flags().Changed("ready") {
+			return usagef("--ready: its default, %d frames per generation, is more than --frames %d; give --ready, e.g. --ready %d (a generation every twentieth of --frames, as the defaults have)",
+				f.ready, f.frames, max(f.frames/defaultGenerations, 1))
+		}
 		return usagef("--ready: want an integer in [1, --frames = %d], got %d", f.frames, f.ready)
 	case f.seed < 0:
 		return usagef("--seed: want an integer >= 0, got %d", f.seed)
@@ -207,13 +214,7 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 	if f.iterations > 0 {
 		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
 	}
-	var base configs.Run
-	var err error
-	if f.config != "" {
-		base, err = configs.Load(f.config, set...)
-	} else {
-		base, err = configs.Default(f.env, set...)
-	}
+	base, err := loadConfig(f.config, f.env, set)
 	if err != nil {
 		return population.Definition{}, base, err
 	}
@@ -237,15 +238,29 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	if err := f.check(cmd); err != nil {
 		return err
 	}
+	def, run, err := f.define()
+	if err != nil {
+		return err
+	}
+	if f.out == "" {
+		base := population.DefaultDir(def)
+		var why string
+		if f.out, why, err = population.NewDir(base, def); err != nil {
+			return err
+		}
+		if f.out != base {
+			a.log.Info().Str("default", base).Str("out", f.out).Msgf("the default folder %s %s; this population goes to %s", base, why, f.out)
+		}
+	}
+	if isDryRun(ctx) {
+		dryRunWrites(ctx, f.out, f.env)
+		return nil
+	}
 	abs, err := filepath.Abs(f.out)
 	if err != nil {
 		return usagef("--out %s: %v", f.out, err)
 	}
 	f.out = abs
-	def, run, err := f.define()
-	if err != nil || isDryRun(ctx) {
-		return err
-	}
 	self, err := executable()
 	if err != nil {
 		return fmt.Errorf("population: %w", err)

@@ -234,7 +234,7 @@ func TestPopulationUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--env", "reacher"}, "--out is required"},
+		{[]string{"--env", "reacher", "--out", dir, "--frames", "48000"}, "--ready: its default, 50000 frames per generation, is more than --frames 48000; give --ready, e.g. --ready 2400"},
 		{[]string{"--env", "nope", "--out", dir}, "--env"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "ga"}, "--method \"ga\": want one of pbt, pb2"},
 		{[]string{"--env", "reacher", "--out", dir, "--size", "1"}, "--size"},

@@ -82,11 +82,16 @@ func runOnPTY(t *testing.T, cols uint16, both bool, args ...string) (text, stdou
 	return strings.ReplaceAll(term, "\r\n", "\n"), out.String()
 }
 
-// wideWrites reports every write between \r and \n wider than cols runes.
+// escapes are the terminal's escape sequences (the console log's colours),
+// which take no column.
+var escapes = regexp.MustCompile("\x1b\\[[0-9;?]*[@-~]")
+
+// wideWrites reports every write between \r and \n wider than cols
+// columns (runes other than escape sequences).
 func wideWrites(t *testing.T, text string, cols int) {
 	t.Helper()
 	for _, seg := range regexp.MustCompile("[\r\n]").Split(text, -1) {
-		if n := utf8.RuneCountInString(seg); n > cols {
+		if n := utf8.RuneCountInString(escapes.ReplaceAllString(seg, "")); n > cols {
 			t.Errorf("a write of %d columns, wider than the terminal: %q", n, seg)
 		}
 	}
@@ -116,16 +121,47 @@ func TestProgressLineFitsTerminal(t *testing.T) {
 
 // TestPopulationOnATerminal: on an 80-column terminal a population shows a
 // bar of its members' frames, generation by generation, and its summary
-// folds to the terminal; no write is wider than the terminal.
+// and its log lines (at the default level, info) fold to the terminal; no
+// write is wider than the terminal, and the bar never says "measuring".
 func TestPopulationOnATerminal(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "pop")
-	text, _ := runOnPTY(t, 80, true, "--log-level", "warn", "population", "--env", "reacher", "--method", "pbt", "--size", "2",
+	text, _ := runOnPTY(t, 80, true, "population", "--env", "reacher", "--method", "pbt", "--size", "2",
 		"--frames", "24000", "--ready", "12000", "--iterations", "24", "--jobs", "1", "--out", out)
 	wideWrites(t, text, 80)
-	for _, want := range []string{"generation 1 of 2", "generation 2 of 2", "100% |", "population finished: " + out, "training score\n"} {
+	for _, want := range []string{"generation 1 of 2", "generation 2 of 2", "100% |", "population finished: " + out, "training score\n", "INF"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the terminal lacks %q: %q", want, text)
 		}
+	}
+	if strings.Contains(text, "measuring") {
+		t.Errorf("the bar says measuring: %q", text)
+	}
+}
+
+// TestTrainLogLinesFit: train's log lines at info level (its start line,
+// the progress, the result) and at debug level (the time split, in
+// milliseconds) fold on an 80-column terminal, so none wraps; the time
+// split is not an info line.
+func TestTrainLogLinesFit(t *testing.T) {
+	for _, c := range []struct {
+		level string
+		split bool
+	}{{"info", false}, {"debug", true}} {
+		t.Run(c.level, func(t *testing.T) {
+			text, _ := runOnPTY(t, 80, true, "--log-level", c.level, "train", "--env", "reacher", "--iterations", "2", "--threads", "1",
+				"--out", filepath.Join(t.TempDir(), "run"))
+			wideWrites(t, text, 80)
+			plain := escapes.ReplaceAllString(text, "")
+			if !strings.Contains(plain, "INF training") || !strings.Contains(plain, "train: done") {
+				t.Errorf("no start line or result: %q", plain)
+			}
+			if got := strings.Contains(plain, "time split"); got != c.split {
+				t.Errorf("time split shown: %v, want %v: %q", got, c.split, plain)
+			}
+			if long := regexp.MustCompile(`_s=\d+\.\d{4,}`).FindString(plain); long != "" {
+				t.Errorf("a time of more digits than milliseconds: %q", long)
+			}
+		})
 	}
 }
 
@@ -143,6 +179,34 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 		}
 		if !strings.Contains(text, "Usage:") {
 			t.Errorf("%v: no usage in %q", args, text)
+		}
+	}
+}
+
+// TestRenderNamesItsPolicyFirst: on a terminal, render names the policy
+// it records before its bar draws the frames, not after them.
+func TestRenderNamesItsPolicyFirst(t *testing.T) {
+	dir := fakeRun(t, "reacher")
+	text, _ := runOnPTY(t, 80, true, "render", dir, "--still", filepath.Join(t.TempDir(), "x.png"), "--still-step", "10", "--size", "160x120")
+	wideWrites(t, text, 80)
+	name, bar := strings.Index(text, "Reacher-v4 policy-best: iteration"), strings.Index(text, "rendering frame")
+	if name < 0 || bar < 0 || name > bar {
+		t.Errorf("the policy's name at %d, the bar at %d; want the name first: %q", name, bar, text)
+	}
+}
+
+// TestHelpTablesFoldUnderTheirColumn: at 80 columns, train --help's table
+// of files and its list of presets fold under their description column,
+// never back at the term's.
+func TestHelpTablesFoldUnderTheirColumn(t *testing.T) {
+	text, _ := runOnPTY(t, 80, true, "train", "--help")
+	for _, want := range []string{
+		"  checkpoint/    the two latest checkpoints, checksummed (every\n                 checkpoint_every iterations and on SIGINT/SIGTERM)\n",
+		"  paper      each method as its paper states it: the method's own first\n             configuration,",
+		"  lr-scale   the tuned lr is replaced by lr_scale in [0.25, 4] (log), a\n             multiplier of the annealed lr\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("train --help at 80 columns lacks %q:\n%s", want, text)
 		}
 	}
 }

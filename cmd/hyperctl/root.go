@@ -70,7 +70,8 @@ by side, and 'hyperctl report' ranks them.`,
 
 // foldHelp fits every command's --help to the terminal it is printed on:
 // the flags' descriptions wrap under their column (pflag's
-// FlagUsagesWrapped) and the long text folds (termtext), so that no line
+// FlagUsagesWrapped) and the long text folds (termtext), its tables under
+// their description's column (termtext.FoldColumns), so that no line
 // wraps at 80 columns; the examples fold as a shell reads them (a " \"
 // ending each broken line). A pipe gets the help whole.
 func foldHelp(root *cobra.Command) {
@@ -78,7 +79,7 @@ func foldHelp(root *cobra.Command) {
 	// where help goes.
 	width := func() int { return termtext.Width(os.Stdout) }
 	cobra.AddTemplateFunc("foldedFlags", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(max(width()-1, 0)) })
-	cobra.AddTemplateFunc("folded", func(text string) string { return termtext.Fold(text, width()) })
+	cobra.AddTemplateFunc("folded", func(text string) string { return termtext.FoldColumns(text, width()) })
 	cobra.AddTemplateFunc("foldedShell", func(text string) string { return termtext.FoldShell(text, width()) })
 	cobra.AddTemplateFunc("foldedUnder", func(pad int, text string) string { return termtext.FoldAt(text, width(), pad+3) })
 	root.SetUsageTemplate(strings.NewReplacer(
@@ -168,7 +169,9 @@ func (a *app) setupLog(w io.Writer) error {
 	case "json":
 		a.log = zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 	case "console":
-		a.log = zerolog.New(zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}).Level(lvl).With().Timestamp().Logger()
+		// On a terminal each line folds at spaces to its width
+		// (termtext.Writer): no log line wraps at 80 columns.
+		a.log = zerolog.New(zerolog.ConsoleWriter{Out: termtext.Writer(w), TimeFormat: time.TimeOnly}).Level(lvl).With().Timestamp().Logger()
 	default:
 		return usagef("--log-format %q: want auto, console or json", a.logFormat)
 	}

@@ -50,13 +50,14 @@ any key of the config, checked and reported as the same key in a file.
 
 Outputs in --out (default runs/<env>-<controller>-seed<N>, or
 runs/<env>-<controller>@<preset>-seed<N> with --preset; when that folder holds
-a finished run, another config's run or one being written, each launch takes
-the next free of <default>-run2, <default>-run3, ... and a log line says which):
+a finished run, another config's run or one being written, each launch
+takes the next free of <default>-run2, <default>-run3, ... and a log line
+says which):
   config.toml    the resolved config
   train.csv      one row per iteration, flushed as it is written
   eval.csv       one row per deterministic evaluation
-  checkpoint/    the two latest checkpoints, checksummed (every checkpoint_every
-                 iterations and on SIGINT/SIGTERM)
+  checkpoint/    the two latest checkpoints, checksummed (every
+                 checkpoint_every iterations and on SIGINT/SIGTERM)
   summary.json   written at the end; marks the run finished
   policy-final.safetensors/.json
                  the latest policy (every evaluation and at the end)
@@ -64,10 +65,12 @@ the next free of <default>-run2, <default>-run3, ... and a log line says which):
                  the policy with the highest evaluation return so far
   events.out.tfevents.*
                  TensorBoard events (tensorboard --logdir DIR)
-  .lock          held by the writing process (a second writer exits with code 3)
+  .lock          held by the writing process (a second writer exits with
+                 code 3)
   videos/        with --capture-video: iter<N>.mp4, a deterministic episode of
                  the policy evaluated after iteration N (0-based, as eval.csv),
-                 reset with the run's seed, at every K-th evaluation and the last
+                 reset with the run's seed, at every K-th evaluation and
+                 the last
 
 A killed run continues with --out DIR --resume (the config comes from
 DIR/config.toml) exactly as if it had never stopped: train.csv and eval.csv
@@ -85,7 +88,7 @@ docs/study.md and docs/configs.md), names joined by +:
 ` + configs.PresetDoc(),
 		Example: `  hyperctl train --env halfcheetah
   hyperctl train --env reacher --controller gpucb --seed 3 --iterations 200 --out runs/reacher-gpucb-3
-  hyperctl train --out runs/r --resume
+  hyperctl train --out runs/reacher-gpucb-3 --resume
   hyperctl train --env halfcheetah --controller hypercontroller --frames 1e6 --preset rl
   hyperctl train --env halfcheetah --controller hypercontroller --set controller.hypercontroller.d=5`,
 		Args: cobra.NoArgs,
@@ -97,6 +100,7 @@ docs/study.md and docs/configs.md), names joined by +:
 				return err
 			}
 			if isDryRun(cmd.Context()) {
+				dryRunWrites(cmd.Context(), o.out, o.run.Env)
 				return nil
 			}
 			return o.Run(cmd.Context(), a, cmd)
@@ -132,6 +136,9 @@ func (o *trainOptions) Validate(cmd *cobra.Command) error {
 			return envError("--env", o.env)
 		}
 		o.env = spec.Name
+	}
+	if o.resume && o.force {
+		return usagef("train: --resume and --force contradict each other: --resume continues the run in --out, --force starts it over; give one")
 	}
 	changed := cmd.Flags().Changed
 	if changed("controller") && o.controller != configs.Fixed {
@@ -211,12 +218,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		o.config = p
 	}
 	var err error
-	if o.config != "" {
-		o.run, err = configs.Load(o.config, set...)
-	} else {
-		o.run, err = configs.Default(o.env, set...)
-	}
-	if err != nil {
+	if o.run, err = loadConfig(o.config, o.env, set); err != nil {
 		return err
 	}
 	if err := o.resumeFromFolder(set, setFlags); err != nil {
@@ -240,6 +242,38 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 		o.out, o.outDefault = defaultOut(*run, o.preset), true
 	}
 	return nil
+}
+
+// loadConfig loads the config file (the built-in one of env without
+// one) with the flags' overrides set; a failure is configFault's.
+func loadConfig(file, env string, set []configs.Override) (configs.Run, error) {
+	if file != "" {
+		r, err := configs.Load(file, set...)
+		return r, configFault(file, env, err)
+	}
+	r, err := configs.Default(env, set...)
+	return r, configFault(file, env, err)
+}
+
+// configFault is err, a failure to load the config file (the built-in one
+// of env without one) with the command's flags applied, as a usage error
+// (exit code 2) when the config loads without the flags: the flags (--set,
+// --preset, --frames, ...) broke it. A config that is bad on its own stays
+// a runtime error naming its file.
+func configFault(file, env string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var bare error
+	if file != "" {
+		_, bare = configs.Load(file)
+	} else {
+		_, bare = configs.Default(env)
+	}
+	if bare == nil {
+		return &usageError{err: err}
+	}
+	return err
 }
 
 // recordSettings records the settings of run's controller in its config

@@ -46,7 +46,7 @@ func TestTrainDefaultFolder(t *testing.T) {
 		{"the same again gets a new folder", []string{"--iterations", "1"}, 0, []string{
 			"the default folder " + base + " holds a finished run; this run goes to " + base + "-run2", "outputs in " + base + "-run2\n"}, nil},
 		{"another config gets the next one", []string{"--iterations", "2"}, 0, []string{"outputs in " + base + "-run3\n"}, nil},
-		{"--out keeps the strict rule", []string{"--iterations", "1", "--out", base}, 1, []string{base + " holds a finished run; use --force"}, nil},
+		{"--out keeps the strict rule", []string{"--iterations", "1", "--out", base}, 2, []string{base + " holds a finished run; use --force"}, nil},
 		{"--resume keeps the strict rule", []string{"--iterations", "3", "--resume"}, 2, []string{base + " was started with a different config"}, nil},
 		{"a stopped run of the same config is not skipped", []string{"--iterations", "2"}, 2, []string{
 			"hyperctl train: " + base + " holds a stopped run of this config; continue it with --out " + base + " --resume, or start it over with --out " + base + " --force"},

@@ -498,20 +498,87 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 			}
 		}
 	}
+	return oneForm(ticks)
+}
+
+// oneForm writes every label of an axis's ticks in one form: in exponent
+// form (1e-5, 5e-4) when any of them is below 1e-4 or at least 1e9 in
+// size (a label of more than four decimals or ten digits), so that an axis
+// never reads 0.000001 beside 1e-07; as decimals otherwise.
+func oneForm(ticks []plot.Tick) []plot.Tick {
+	exp := false
+	for _, t := range ticks {
+		if a := math.Abs(t.Value); t.Label != "" && a != 0 && (a < 1e-4 || a >= 1e9) {
+			exp = true
+		}
+	}
+	if !exp {
+		return ticks
+	}
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = expForm(t.Value)
+		}
+	}
 	return ticks
 }
 
-// linearTicks are gonum's default ticks of a linear axis, each label with
-// the fewest decimals that state its tick's value, without trailing
-// zeros. gonum labels every tick with the step's precision plus two
-// digits, so an evaluation-return axis read 0.00, 2500.00 and 5000.00, and
-// it rounds: on a range of -1.245 to -1.085, the ticks -1.23 and -1.17
-// were both labelled -1.2.
+// expForm is v in exponent form, without a plus sign or leading zeros in
+// the exponent: 1e-7, 2.5e9.
+func expForm(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	m, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	n, _ := strconv.Atoi(e)
+	return fmt.Sprintf("%se%d", m, n)
+}
+
+// linearTicks label a linear axis at the multiples of a round step (1,
+// 2, 2.5 or 5 times a power of ten, about five labels over the range),
+// with minor ticks between, each label with the fewest decimals that state
+// its value, without trailing zeros. gonum's default ticks put labels at
+// offsets of the step (-0.25, 0.75, 1.75), labelled every tick with the
+// step's precision plus two digits (0.00, 2500.00) and rounded (-1.23 and
+// -1.17 both as -1.2).
 type linearTicks struct{}
+
+// linearStep is the step of linearTicks over a range of width w > 0, and
+// how many minor intervals divide it.
+func linearStep(w float64) (step float64, minors int) {
+	raw := w / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []struct {
+		f float64
+		n int
+	}{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}, {10, 5}} {
+		if m.f*mag >= raw*(1-1e-9) {
+			return m.f * mag, m.n
+		}
+	}
+	return 10 * mag, 5
+}
 
 // Ticks implements plot.Ticker.
 func (linearTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	step, minors := linearStep(max - min)
+	minor := step / float64(minors)
+	var ticks []plot.Tick
+	first := math.Ceil(min/minor - 1e-9)
+	for k := first; k*minor <= max*(1+1e-12)+1e-12*math.Abs(max); k++ {
+		v := k * minor
+		if math.Abs(v) < minor*1e-9 {
+			v = 0
+		}
+		t := plot.Tick{Value: v}
+		if math.Mod(math.Abs(k), float64(minors)) == 0 {
+			t.Label = "x" // labelled below
+		}
+		ticks = append(ticks, t)
+	}
 	prec := 0
 	for ; prec < 15; prec++ {
 		exact := true
@@ -534,7 +601,7 @@ func (linearTicks) Ticks(min, max float64) []plot.Tick {
 			ticks[i].Label = trimZeros(strconv.FormatFloat(t.Value, 'f', prec, 64))
 		}
 	}
-	return ticks
+	return oneForm(ticks)
 }
 
 // trimZeros drops the trailing zeros of a decimal label's fraction, and

@@ -468,18 +468,18 @@ func TestLogTicks(t *testing.T) {
 		min, max float64
 		want     []string // the labels, in order
 	}{
-		{2e-6, 6e-3, []string{"0.00001", "0.0001", "0.001"}},
+		{2e-6, 6e-3, []string{"1e-5", "1e-4", "1e-3"}},
 		{0.3, 80, []string{"0.3", "1", "3", "10", "30"}},
 		{0.3, 20, []string{"0.5", "1", "2", "5", "10", "20"}},
-		{2e-5, 0.015, []string{"0.00003", "0.0001", "0.0003", "0.001", "0.003", "0.01"}},
+		{2e-5, 0.015, []string{"3e-5", "1e-4", "3e-4", "1e-3", "3e-3", "1e-2"}},
 		{20, 75, []string{"20", "30", "40", "50", "60", "70"}},
 		{1, 1000, []string{"1", "10", "100", "1000"}},
 		{0.0012, 0.0019, []string{"0.0012", "0.0019"}},
 		{0.00123456, 0.00198765, []string{"0.0013", "0.0019"}},
-		{5e8, 3e10, []string{"500000000", "1e+09", "2e+09", "5e+09", "1e+10", "2e+10"}},
-		// 0.000006, 0.000008 and 0.000009 have no room beside 0.000005,
-		// 0.000007 and 0.00001.
-		{4.3e-6, 4.2e-5, []string{"0.000005", "0.000007", "0.00001", "0.00002", "0.00003", "0.00004"}},
+		{5e8, 3e10, []string{"5e8", "1e9", "2e9", "5e9", "1e10", "2e10"}},      // one form: not 500000000 beside 1e+09
+		{5e-8, 3e-6, []string{"5e-8", "1e-7", "2e-7", "5e-7", "1e-6", "2e-6"}}, // not 0.000001 beside 1e-07
+		// 6e-6, 8e-6 and 9e-6 have no room beside 5e-6, 7e-6 and 1e-5.
+		{4.3e-6, 4.2e-5, []string{"5e-6", "7e-6", "1e-5", "2e-5", "3e-5", "4e-5"}},
 	} {
 		var labels []string
 		minor := 0
@@ -510,12 +510,14 @@ func TestLinearTicks(t *testing.T) {
 		min, max float64
 		want     []string // the labelled ticks, in order
 	}{
-		{-10, 5200, []string{"0", "2500", "5000"}},
-		{-1.25, -0.15, []string{"-1.25", "-0.75", "-0.25"}},
-		{0, 1, []string{"0", "0.5", "1"}},
-		{0, 1e6, []string{"0", "500000", "1000000"}},
-		{-1.245, -1.085, []string{"-1.23", "-1.17", "-1.11"}}, // gonum rounded all three to one decimal: -1.2 twice
-		{0.1, 0.35, []string{"0.1", "0.2", "0.3"}},
+		{-10, 5200, []string{"0", "2000", "4000"}},
+		{-1.25, -0.15, []string{"-1.25", "-1", "-0.75", "-0.5", "-0.25"}}, // gonum: -1.25, -0.75, -0.25
+		{-0.4, 1.9, []string{"0", "0.5", "1", "1.5"}},                     // gonum: -0.25, 0.75, 1.75
+		{0, 1, []string{"0", "0.2", "0.4", "0.6", "0.8", "1"}},
+		{0, 1e6, []string{"0", "200000", "400000", "600000", "800000", "1000000"}},
+		{-1.245, -1.085, []string{"-1.2", "-1.15", "-1.1"}}, // gonum rounded -1.23 and -1.17 both to -1.2
+		{0.1, 0.35, []string{"0.1", "0.15", "0.2", "0.25", "0.3", "0.35"}},
+		{0, 3e-7, []string{"0", "1e-7", "2e-7", "3e-7"}}, // one form: never 0.0000001 beside 1e-07
 	} {
 		var labels []string
 		for _, tk := range (linearTicks{}).Ticks(tc.min, tc.max) {
@@ -584,6 +586,67 @@ func TestMedianCurve(t *testing.T) {
 			}, len(tc.rows))
 			if !reflect.DeepEqual(c.ys, tc.wantYs) {
 				t.Errorf("medians %v, want %v", c.ys, tc.wantYs)
+			}
+		})
+	}
+}
+
+// TestExpectedSeeds: a row expects only the seeds its controller was given
+// (its compare's matrix, else its runs on disk), never the seeds of
+// another controller: a fixed run beside two tuned seeds, populations of
+// two sizes side by side, and a compare whose matrix really misses a run.
+func TestExpectedSeeds(t *testing.T) {
+	type run struct {
+		ctrl string
+		seed int64
+	}
+	type want struct {
+		finished, expected int
+		missing            []int64
+	}
+	cases := []struct {
+		name     string
+		manifest *matrix.Manifest
+		runs     []run
+		want     map[string]want
+	}{
+		{"fixed seed 0 beside hoof seeds 0-1", nil,
+			[]run{{"fixed", 0}, {"hoof", 0}, {"hoof", 1}},
+			map[string]want{"fixed": {1, 1, nil}, "hoof": {2, 2, nil}}},
+		{"populations of 4 and 8 members", nil,
+			[]run{{"pb2-4", 0}, {"pb2-4", 1}, {"pb2-4", 2}, {"pb2-4", 3},
+				{"pb2-8", 0}, {"pb2-8", 1}, {"pb2-8", 2}, {"pb2-8", 3}, {"pb2-8", 4}, {"pb2-8", 5}, {"pb2-8", 6}, {"pb2-8", 7}},
+			map[string]want{"pb2-4": {4, 4, nil}, "pb2-8": {8, 8, nil}}},
+		{"a compare missing hoof seed 1", &matrix.Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed", "hoof"}, Seeds: []int64{0, 1}, Iterations: 20},
+			[]run{{"fixed", 0}, {"fixed", 1}, {"hoof", 0}},
+			map[string]want{"fixed": {2, 2, nil}, "hoof": {1, 2, []int64{1}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.manifest != nil {
+				if err := matrix.WriteManifest(dir, *c.manifest); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range c.runs {
+				d := filepath.Join(dir, "reacher", r.ctrl, fmt.Sprintf("seed%d", r.seed))
+				writeRun(t, d, 20, 1, 1, 0, true)
+				writeConfig(t, d, "reacher", r.ctrl, r.seed)
+			}
+			s, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := s.Table("reacher")
+			if len(rows) != len(c.want) {
+				t.Fatalf("%d rows, want %d", len(rows), len(c.want))
+			}
+			for _, r := range rows {
+				w := c.want[r.Controller]
+				if r.Finished != w.finished || r.Expected != w.expected || !reflect.DeepEqual(r.Missing, w.missing) {
+					t.Errorf("%s: %d/%d, missing %v; want %d/%d, missing %v", r.Controller, r.Finished, r.Expected, r.Missing, w.finished, w.expected, w.missing)
+				}
 			}
 		})
 	}

@@ -159,31 +159,23 @@ func (s *Set) Envs() []string {
 // Table computes the rows for one environment.
 func (s *Set) Table(env string) []Row {
 	ctrls := map[string]bool{}
-	seeds := map[int64]bool{}
 	byKey := map[string]*Run{}
 	for _, r := range s.Runs {
 		if r.Env != env {
 			continue
 		}
 		ctrls[r.Controller] = true
-		seeds[r.Seed] = true
 		byKey[fmt.Sprintf("%s/%d", r.Controller, r.Seed)] = r
 	}
-	expectedSeeds := make([]int64, 0, len(seeds))
 	if s.Manifest != nil {
 		for _, c := range s.Manifest.Controllers {
 			ctrls[c] = true
 		}
-		expectedSeeds = append(expectedSeeds, s.Manifest.Seeds...)
-	} else {
-		for sd := range seeds {
-			expectedSeeds = append(expectedSeeds, sd)
-		}
 	}
-	sort.Slice(expectedSeeds, func(i, j int) bool { return expectedSeeds[i] < expectedSeeds[j] })
 	atBudgetBySeed, _ := s.budgetEvals(env)
 	var rows []Row
 	for _, c := range sortedKeys(ctrls) {
+		expectedSeeds := s.expectedSeeds(env, c)
 		row := Row{Controller: c, Expected: len(expectedSeeds)}
 		var train, eval, ctrl, wall, evalIt, frames, atBudget, drop []float64
 		for _, sd := range expectedSeeds {
@@ -232,6 +224,25 @@ func (s *Set) Table(env string) []Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// expectedSeeds are the seeds controller ctrl was given on env, sorted:
+// the compare's (compare.json) when its matrix has the controller, else
+// the seeds of its runs on disk. A run is missing only when its matrix
+// asked for it; seeds another controller has are not expected of this one
+// (a population's members, or a fixed run beside a tuned pair).
+func (s *Set) expectedSeeds(env, ctrl string) []int64 {
+	if s.Manifest != nil && slices.Contains(s.Manifest.Controllers, ctrl) {
+		return slices.Sorted(slices.Values(s.Manifest.Seeds))
+	}
+	var seeds []int64
+	for _, r := range s.Runs {
+		if r.Env == env && r.Controller == ctrl {
+			seeds = append(seeds, r.Seed)
+		}
+	}
+	slices.Sort(seeds)
+	return slices.Compact(seeds)
 }
 
 // DefaultFocus is the controller whose rank the summary reports when

@@ -6,8 +6,11 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 )
@@ -110,6 +113,38 @@ func TestTraceFigure(t *testing.T) {
 			defer f.Close()
 			if _, err := png.Decode(f); err != nil {
 				t.Errorf("%s: %v", path, err)
+			}
+		})
+	}
+}
+
+// TestQuartileBand: runs aligned by point index, a shorter run held at its
+// last point; the median line and the band from the 25th to the 75th
+// percentile (type 7) at the median frames.
+func TestQuartileBand(t *testing.T) {
+	line := func(ys ...float64) plotter.XYs {
+		l := make(plotter.XYs, len(ys))
+		for i, y := range ys {
+			l[i] = plotter.XY{X: float64(i + 1), Y: y}
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		name      string
+		lines     []plotter.XYs
+		med, band plotter.XYs
+	}{
+		{"three runs", []plotter.XYs{line(1, 2), line(3, 6), line(5, 4)},
+			plotter.XYs{{X: 1, Y: 3}, {X: 2, Y: 4}},
+			plotter.XYs{{X: 1, Y: 4}, {X: 2, Y: 5}, {X: 2, Y: 3}, {X: 1, Y: 2}}},
+		{"a shorter run held at its last point", []plotter.XYs{line(1, 1), line(2)},
+			plotter.XYs{{X: 1, Y: 1.5}, {X: 1.5, Y: 1.5}},
+			plotter.XYs{{X: 1, Y: 1.75}, {X: 1.5, Y: 1.75}, {X: 1.5, Y: 1.25}, {X: 1, Y: 1.25}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			med, band := quartileBand(tc.lines)
+			if !reflect.DeepEqual(med, tc.med) || !reflect.DeepEqual(band, tc.band) {
+				t.Errorf("median %v, band %v; want %v, %v", med, band, tc.med, tc.band)
 			}
 		})
 	}

@@ -282,6 +282,49 @@ high = 1e-3
 	if len(sw) != 2 || sw[0] == sw[1] || !strings.Contains(legend, "2 runs, a colour each") {
 		t.Errorf("one controller, two seeds: swatches %v, legend %q; want two colours and \"2 runs, a colour each\"", sw, legend)
 	}
+
+	// Two of train's runs of one config (the second in its -run2 folder,
+	// stopped): named by their folders, as controller and seed do not tell
+	// them apart, in status's words (stopped, not missing).
+	two := t.TempDir()
+	names := []string{"reacher-fixed-seed0", "reacher-fixed-seed0-run2"}
+	for _, n := range names {
+		if err := rundir.CopyRun(fixedDir, filepath.Join(two, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(two, names[1], rundir.SummaryFile)); err != nil {
+		t.Fatal(err)
+	}
+	src2, err := NewRuns(two, RunsOptions{Poll: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2 := httptest.NewServer(Handler(src2, Options{}))
+	defer srv2.Close()
+	if err := chromedp.Do(bctx, chromedp.Navigate(srv2.URL+"/#group=reacher")); err != nil {
+		t.Fatal(err)
+	}
+	var p4 page
+	for i := 0; i < 300 && len(p4.Runs) != 2; i++ {
+		time.Sleep(100 * time.Millisecond)
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](readPage))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p4 = page{}
+		if err := json.Unmarshal([]byte(s), &p4); err != nil {
+			t.Fatalf("%v in %s", err, s)
+		}
+	}
+	if p4.Runs[names[0]] != "finished" || p4.Runs[names[1]] != "stopped" {
+		t.Errorf("two runs of one config: states %v; want %s finished and %s stopped", p4.Runs, names[0], names[1])
+	}
+	for _, n := range names {
+		if !strings.Contains("; "+p4.Names+";", "; "+n+" · fixed;") {
+			t.Errorf("two runs of one config: names %q; want %q", p4.Names, n+" · fixed")
+		}
+	}
 }
 
 // swatches are the colours of the runs table's rows.

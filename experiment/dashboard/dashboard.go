@@ -76,7 +76,11 @@ type Run struct {
 	Label      string `json:"label"` // the controller, as its curves' legend names it
 	Seed       *int64 `json:"seed,omitempty"`
 	Collection string `json:"collection,omitempty"` // the compare (or folder of runs) it belongs to, relative; "" for the top folder
-	State      string `json:"state"`                // as `hyperctl status` says: finished, pruned, running, pending, failed, missing
+	// Folder is the run's folder name when its collection, environment,
+	// controller and seed do not tell it apart from another run (train's
+	// -run2, -run3 … folders of one config): the page names it by that.
+	Folder     string `json:"folder,omitempty"`
+	State      string `json:"state"` // as `hyperctl status` says: a matrix's cell finished, pruned, running, pending, failed or missing; a run outside any matrix finished, running, pending or stopped
 	Detail     string `json:"detail,omitempty"`
 	Done       int    `json:"done"`                   // iterations done (rows of train.csv), observations of a session
 	Iterations int    `json:"iterations,omitempty"`   // iterations planned (0: unknown)

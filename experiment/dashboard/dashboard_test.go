@@ -175,10 +175,10 @@ func TestRuns(t *testing.T) {
 		{"cmp/reacher/a/seed1", "reacher", "a", "cmp", "running", "writes it", 3, 600},
 		{"cmp/reacher/b/seed0", "reacher", "b", "cmp", "missing", "not started", 0, 0},
 		{"cmp/reacher/b/seed1", "reacher", "b", "cmp", "missing", "not started", 0, 0},
-		{"lone/pusher/hypercontroller@rl/seed2", "pusher", "hypercontroller@rl", "lone", "missing", "unfinished and not queued", 2, 400},
+		{"lone/pusher/hypercontroller@rl/seed2", "pusher", "hypercontroller@rl", "lone", "stopped", "unfinished and not queued", 2, 400},
 		{"train/reacher-hypercontroller@rl-seed3", "reacher", "hypercontroller@rl", "train", "finished", "", 1, 200},
 		{"pop/member-0", "pusher", "fixed", "pop", "finished", "", 4, 800},
-		{"broken", "", "broken", "", "missing", "", 1, 10},
+		{"broken", "", "broken", "", "stopped", "", 1, 10},
 	}
 	if len(ov.Runs) != len(want) {
 		t.Errorf("%d runs, want %d: %+v", len(ov.Runs), len(want), ov.Runs)

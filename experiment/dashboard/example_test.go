@@ -43,5 +43,5 @@ func ExampleNewRuns() {
 		fmt.Printf("%s: %s %s seed %d, %s, %d of %d iterations, %d frames\n", r.ID, r.Env, r.Label, *r.Seed, r.State, r.Done, r.Iterations, r.Frames)
 	}
 	// Output:
-	// reacher-fixed-seed3: reacher fixed seed 3, missing, 2 of 50 iterations, 4096 frames
+	// reacher-fixed-seed3: reacher fixed seed 3, stopped, 2 of 50 iterations, 4096 frames
 }

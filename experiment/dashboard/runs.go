@@ -185,7 +185,30 @@ func (s *Runs) scan(ctx context.Context) (*Overview, map[string]string) {
 		dirs[r.ID] = f.Dir
 		ov.Runs = append(ov.Runs, r)
 	}
+	nameAlike(ov.Runs, dirs)
 	return ov, dirs
+}
+
+// nameAlike sets the Folder of the runs that share a collection,
+// environment, controller and seed (train's -runN folders of one config),
+// so that the page tells them apart by their folders' names.
+func nameAlike(runs []Run, dirs map[string]string) {
+	key := func(r Run) string {
+		seed := "-"
+		if r.Seed != nil {
+			seed = fmt.Sprint(*r.Seed)
+		}
+		return strings.Join([]string{r.Collection, r.Env, r.Label, seed}, "\x00")
+	}
+	n := map[string]int{}
+	for _, r := range runs {
+		n[key(r)]++
+	}
+	for i, r := range runs {
+		if n[key(r)] > 1 {
+			runs[i].Folder = filepath.Base(dirs[r.ID])
+		}
+	}
 }
 
 // readMatrix reads the compare folder d: its manifest and the state of every
@@ -234,7 +257,7 @@ func (s *Runs) readMatrix(ctx context.Context, d string, problems *[]string) (Ma
 // loneRun reads a run outside any matrix. The run is listed even when its
 // config cannot be read; the error says why its names are missing.
 func (s *Runs) loneRun(dir string) (Run, error) {
-	r := Run{ID: s.rel(dir), Collection: s.rel(filepath.Dir(dir)), State: "missing"}
+	r := Run{ID: s.rel(dir), Collection: s.rel(filepath.Dir(dir)), State: matrix.FolderStopped}
 	if dir == s.root { // DIR is a run folder itself
 		r.ID, r.Collection = ".", ""
 	}
@@ -243,7 +266,7 @@ func (s *Runs) loneRun(dir string) (Run, error) {
 		r.Detail = err.Error()
 		return r, err
 	}
-	r.State, r.Detail, r.Done = rs.StateName, rs.Detail, rs.Done
+	r.State, r.Detail, r.Done = matrix.FolderState(rs), rs.Detail, rs.Done
 	id, err := s.identity(dir)
 	if err != nil {
 		r.Label = filepath.Base(dir)

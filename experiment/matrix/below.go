@@ -38,6 +38,33 @@ func RunsBelow(dir string) Below {
 	return b
 }
 
+// Only is b with only the runs keep keeps, and its Pick among them (the
+// first finished one, else the first; "" for none).
+func (b Below) Only(keep func(dir string) bool) Below {
+	o := Below{Dir: b.Dir}
+	for _, r := range b.Runs {
+		if keep(r.Dir) {
+			o.Runs = append(o.Runs, r)
+		}
+	}
+	for _, r := range o.Runs {
+		if o.Pick == "" || (r.Finished && !o.pickFinished()) {
+			o.Pick = r.Dir
+		}
+	}
+	return o
+}
+
+// pickFinished reports whether b's Pick is a finished run.
+func (b Below) pickFinished() bool {
+	for _, r := range b.Runs {
+		if r.Dir == b.Pick {
+			return r.Finished
+		}
+	}
+	return false
+}
+
 // List names at most 8 of the runs, relative to the folder, the unfinished
 // ones marked, and how many more there are.
 func (b Below) List() string {

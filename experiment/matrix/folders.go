@@ -20,6 +20,24 @@ const (
 	FolderPending = "pending"
 )
 
+// FolderState is the state `hyperctl status` gives a run folder outside a
+// compare's matrix, from its Inspect: finished, running, or stopped (an
+// unfinished run no process writes; a matrix calls its cell missing). The
+// dashboard names lone runs by it too.
+func FolderState(rs RunStatus) string {
+	switch rs.State {
+	case Finished:
+		return FolderFinished
+	case Running:
+		return FolderRunning
+	case Pending:
+		return FolderPending
+	case Pruned:
+		return Pruned.String()
+	}
+	return FolderStopped
+}
+
 // FolderRun is one run folder found outside a compare's matrix.
 type FolderRun struct {
 	Dir        string `json:"dir"`
@@ -71,16 +89,16 @@ func Folders(root string) ([]FolderRun, error) {
 		}
 		rs, err := Inspect(f.Dir, nil)
 		r.Done, r.FramesDone = rs.Done, rs.FramesDone
+		r.State = FolderState(rs)
 		switch {
 		case err != nil:
 			r.State, r.Detail = FolderStopped, err.Error()
 		case rs.State == Finished:
-			r.State = FolderFinished
 			if rs.Detail != "" { // summary.json read
 				r.Detail = rs.Detail
 			}
 		case rs.State == Running:
-			r.State, r.Detail = FolderRunning, fmt.Sprintf("pid %d", rs.PID)
+			r.Detail = fmt.Sprintf("pid %d", rs.PID)
 		default:
 			r.State, r.Detail = FolderStopped, continueHint(f.Dir, r.Env)
 			// A population's member continues with its population, never

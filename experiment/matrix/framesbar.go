@@ -6,17 +6,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	progressline "github.com/hyperctl/hyperctl/experiment/progress"
 )
 
-// FramesBar is a terminal bar of the frames the runs in a set of folders
-// have trained (their train.csv's last rows) out of a planned total, with
-// frames per second since it started, an ETA from the frames left, and a
-// caller's prefix (a population's generation), refreshed every second.
-// Without a terminal it does nothing.
+// FramesBar is a terminal line of the frames the runs in a set of folders
+// have trained (their train.csv's last rows) out of a planned total, drawn
+// as train's and render's are (progress.Line: the caller's prefix, such as
+// a population's generation, a bar, the percentage, an ETA from the frames
+// left, the frames and frames per second since it started), refreshed
+// every second. Without a terminal it does nothing.
 type FramesBar struct {
-	bar    *progressbar.ProgressBar
-	term   *os.File
+	line   *progressline.Line
 	dirs   []string
 	total  int64
 	start  time.Time
@@ -27,22 +27,18 @@ type FramesBar struct {
 	wg     sync.WaitGroup
 }
 
-// NewFramesBar starts the bar on term (nil: no bar) for the runs in dirs,
+// NewFramesBar starts the line on term (nil: none) for the runs in dirs,
 // planned to train total frames together.
 func NewFramesBar(term *os.File, dirs []string, total int64) *FramesBar {
-	b := &FramesBar{term: term, dirs: dirs, total: total}
+	b := &FramesBar{dirs: dirs, total: total}
 	if term == nil || total <= 0 {
 		return b
 	}
+	b.line = progressline.NewLine(term, false)
+	if b.line == nil {
+		return b
+	}
 	b.start, b.base = time.Now(), b.frames()
-	b.bar = progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(term),
-		progressbar.OptionSetWidth(20),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionSetPredictTime(false), // the description has the ETA
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionFullWidth(),
-	)
 	b.stop = everySecond(&b.wg, b.refresh)
 	b.refresh()
 	return b
@@ -57,9 +53,9 @@ func (b *FramesBar) frames() int64 {
 	return n
 }
 
-// Prefix sets what the bar's description starts with.
+// Prefix sets what the line starts with.
 func (b *FramesBar) Prefix(p string) {
-	if b.bar == nil {
+	if b.line == nil {
 		return
 	}
 	b.mu.Lock()
@@ -72,28 +68,31 @@ func (b *FramesBar) refresh() {
 	done := b.frames()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.bar.Describe(framesLine(b.prefix, done-b.base, max(b.total-done, 0), time.Since(b.start)))
-	_ = b.bar.Set64(min(done, b.total))
+	b.line.Show(framesFields(b.prefix, done, b.total, done-b.base, time.Since(b.start)))
 }
 
-// framesLine is the bar's description: the prefix, frames per second over
-// elapsed and the time the frames left take at that speed.
-func framesLine(prefix string, trained, left int64, elapsed time.Duration) string {
+// framesFields is the line's content: the prefix, the fraction of total
+// done, the frames, and the speed over elapsed with the time the frames
+// left take at it; before the first frames, when speed and ETA come.
+func framesFields(prefix string, done, total, trained int64, elapsed time.Duration) progressline.Fields {
+	f := progressline.Fields{Pos: prefix, Done: float64(min(done, total)) / float64(total), Aside: fmt.Sprintf("frames %d/%d", done, total)}
 	if trained <= 0 || elapsed <= 0 {
-		return prefix + " | measuring"
+		f.ETA = "ETA after the first iteration"
+		return f
 	}
 	fps := float64(trained) / elapsed.Seconds()
-	eta := time.Duration(float64(left) / fps * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf("%s | %.0f frames/s | ETA %s", prefix, fps, eta)
+	f.FPS = fmt.Sprintf("%.0f f/s", fps)
+	f.ETA = "ETA " + time.Duration(float64(max(total-done, 0))/fps*float64(time.Second)).Round(time.Second).String()
+	return f
 }
 
-// Finish stops the refresh and ends the bar's line.
+// Finish stops the refresh and ends the line.
 func (b *FramesBar) Finish() {
-	if b.bar == nil {
+	if b.line == nil {
 		return
 	}
 	close(b.stop)
 	b.wg.Wait()
 	b.refresh()
-	fmt.Fprintln(b.term)
+	b.line.End()
 }

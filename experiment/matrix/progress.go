@@ -122,7 +122,7 @@ func (p *compareProgress) refresh() {
 // compareLine is the bar's description.
 func compareLine(fps float64, eta time.Duration, ok bool) string {
 	if !ok {
-		return "runs | measuring"
+		return "runs | speed and ETA after the first iteration"
 	}
 	return fmt.Sprintf("runs | %.0f frames/s | ETA %s", fps, eta)
 }

@@ -41,23 +41,31 @@ func (e *StoppedRunError) Error() string {
 // by creating it, so two launches at once get two folders. It returns the
 // folder and, when that is not base, why base was taken.
 func NewTrainDir(base, comparable string) (dir, why string, err error) {
+	return FirstFree(base, func(dir string) (string, error) { return folderTaken(dir, comparable) })
+}
+
+// FirstFree returns base when taken says it is free (taken returns ""),
+// else the first free one of base-run2, base-run3, …, and, when that is
+// not base, why base was taken. It is the one rule of a default folder
+// that each launch gets its own: train's (NewTrainDir) and population's.
+func FirstFree(base string, taken func(dir string) (why string, err error)) (dir, why string, err error) {
 	for n := 1; n <= maxRunFolders; n++ {
 		dir = base
 		if n > 1 {
 			dir = base + fmt.Sprintf(runFolderSuffix, n)
 		}
-		taken, err := folderTaken(dir, comparable)
+		t, err := taken(dir)
 		if err != nil {
 			return "", "", err
 		}
-		if taken == "" {
+		if t == "" {
 			return dir, why, nil
 		}
 		if n == 1 {
-			why = taken
+			why = t
 		}
 	}
-	return "", "", fmt.Errorf("train: %s and %d folders after it are taken; give --out", base, maxRunFolders-1)
+	return "", "", fmt.Errorf("%s and %d folders after it are taken; give --out", base, maxRunFolders-1)
 }
 
 // folderTaken says why dir cannot hold a new run of the config comparable

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"math"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -9,8 +10,8 @@ import (
 )
 
 // phases is where this process's training time went, logged once at the
-// end of a finished run as the "time split" line (the speed profile of
-// scripts/bench.sh, results/speed): the trainer's phases (environment stepping, rollout
+// end of a finished run as the "time split" line at debug level (the
+// profile scripts/bench.sh reads): the trainer's phases (environment stepping, rollout
 // inference, GAE, update and the rest of each iteration, ppo.IterStats),
 // the controller, evaluation, the run folder's rows and artifacts (I/O) and
 // checkpoints. It covers this process's segment only: a resumed run's
@@ -42,14 +43,16 @@ func (p *phases) iteration(rep ppo.Report) {
 	}
 }
 
-// log writes the "time split" line: each phase in seconds, the wall time
-// of the segment and what no phase accounts for (the rest).
+// log writes the "time split" line at debug level (--log-level debug):
+// each phase in seconds, the wall time of the segment and what no phase
+// accounts for (the rest), rounded to the millisecond.
 func (p *phases) log(l zerolog.Logger, wall time.Duration) {
 	sum := p.env + p.inference + p.gae + p.update + p.iterRest + p.controller + p.eval + p.io + p.checkpoint
-	l.Info().Float64("wall_s", wall.Seconds()).Float64("env_s", p.env.Seconds()).
-		Float64("inference_s", p.inference.Seconds()).Float64("gae_s", p.gae.Seconds()).
-		Float64("update_s", p.update.Seconds()).Float64("iteration_rest_s", p.iterRest.Seconds()).
-		Float64("controller_s", p.controller.Seconds()).Float64("eval_s", p.eval.Seconds()).
-		Float64("io_s", p.io.Seconds()).Float64("checkpoint_s", p.checkpoint.Seconds()).
-		Float64("unaccounted_s", (wall - sum).Seconds()).Msg("time split")
+	s := func(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+	l.Debug().Float64("wall_s", s(wall)).Float64("env_s", s(p.env)).
+		Float64("inference_s", s(p.inference)).Float64("gae_s", s(p.gae)).
+		Float64("update_s", s(p.update)).Float64("iteration_rest_s", s(p.iterRest)).
+		Float64("controller_s", s(p.controller)).Float64("eval_s", s(p.eval)).
+		Float64("io_s", s(p.io)).Float64("checkpoint_s", s(p.checkpoint)).
+		Float64("unaccounted_s", s(wall-sum)).Msg("time split")
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 )
@@ -45,6 +46,47 @@ func FoldAt(text string, width, hang int) string {
 	return fold(text, width, width-1, indent, "", false)
 }
 
+// FoldColumns is Fold for text with two-column tables in it (a command's
+// help: its files and what each holds, its presets): a line of an indented
+// term, two or more spaces and a description folds under the description's
+// column, as does an indented line that continues one; any other line as
+// Fold folds it.
+func FoldColumns(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		b.WriteString(fold(line, width, width-1, func(lead int) int { return columnOf(line, lead) }, "", false))
+	}
+	return b.String()
+}
+
+// maxTermColumn bounds where a table's description column may start.
+const maxTermColumn = 40
+
+// columnOf is the column FoldColumns folds line under: where the
+// description starts when the line is an indented term, two or more spaces
+// and a description; the line's own indent lead when that is 4 or more (a
+// description's next line); else lead + 2.
+func columnOf(line string, lead int) int {
+	if lead > 0 {
+		if i := strings.Index(line[lead:], "  "); i > 0 {
+			j := lead + i
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			if j < len(line) && j <= maxTermColumn && line[j] != '\n' {
+				return utf8.RuneCountInString(line[:j])
+			}
+		}
+	}
+	if lead >= 4 {
+		return lead
+	}
+	return lead + 2
+}
+
 // FoldShell folds the command lines of text (examples of a command's use)
 // that are longer than width − 1 columns the way a shell reads them: it
 // breaks at spaces outside quotes and ends each broken line with " \", and
@@ -68,7 +110,7 @@ func fold(text string, width, limit int, indent func(lead int) int, end string, 
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body, nl := strings.CutSuffix(line, "\n")
 		pad := strings.Repeat(" ", indent(len(body)-len(strings.TrimLeft(body, " "))))
-		for r := []rune(body); len(r) > width-1; r = []rune(body) {
+		for r := []rune(body); visible(r) > width-1; r = []rune(body) {
 			cut := breakAt(r, limit, shell)
 			if cut < 0 {
 				break // one long word (or quoted text): left whole
@@ -85,15 +127,20 @@ func fold(text string, width, limit int, indent func(lead int) int, end string, 
 }
 
 // breakAt is where fold breaks r: the last space after r's indent at or
-// before limit, else the first after limit, spaces inside quotes skipped
-// when shell; -1 for none.
+// before column limit, else the first after it, spaces inside quotes
+// skipped when shell; -1 for none. Columns count what a terminal shows:
+// escape sequences (colours) take none.
 func breakAt(r []rune, limit int, shell bool) int {
 	from := 0
 	for from < len(r) && r[from] == ' ' {
 		from++
 	}
-	cut, quote := -1, rune(0)
+	cut, quote, col := -1, rune(0), from
 	for i := from; i < len(r); i++ {
+		if n := escapeLen(r[i:]); n > 0 {
+			i += n - 1
+			continue
+		}
 		switch c := r[i]; {
 		case quote != 0:
 			if c == quote {
@@ -101,14 +148,44 @@ func breakAt(r []rune, limit int, shell bool) int {
 			}
 		case shell && (c == '\'' || c == '"'):
 			quote = c
-		case c == ' ' && (i <= limit || cut < 0):
+		case c == ' ' && (col <= limit || cut < 0):
 			cut = i
 		}
-		if i >= limit && cut >= 0 {
+		if col >= limit && cut >= 0 {
 			break
 		}
+		col++
 	}
 	return cut
+}
+
+// escapeLen is the length in runes of the terminal escape sequence (a
+// CSI: ESC [ parameters, then a final byte in @–~) r starts with, 0 when
+// it starts with none.
+func escapeLen(r []rune) int {
+	if len(r) < 2 || r[0] != 0x1b || r[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(r); i++ {
+		if r[i] >= 0x40 && r[i] <= 0x7e {
+			return i + 1
+		}
+	}
+	return len(r)
+}
+
+// visible is the number of columns r takes on a terminal: its runes but
+// the escape sequences'.
+func visible(r []rune) int {
+	n := 0
+	for i := 0; i < len(r); i++ {
+		if e := escapeLen(r[i:]); e > 0 {
+			i += e - 1
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // Writer is w, or when w is a terminal a writer that folds (Fold) each

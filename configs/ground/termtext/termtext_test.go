@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestFold(t *testing.T) {
@@ -23,6 +22,9 @@ func TestFold(t *testing.T) {
 		{"long word stays whole", "see " + strings.Repeat("y", 50) + " now", 20, "see\n  " + strings.Repeat("y", 50) + "\n  now"},
 		{"width 1: a word a line", "ab cd  ef\n", 1, "ab\n  cd\n  ef\n"},
 		{"width 3, indented", "   ab cd\n", 3, "   ab\n     cd\n"},
+		// A coloured log line: the escapes take no column, so it folds
+		// where its text reaches the width, not before.
+		{"colours take no column", "\x1b[36mab=\x1b[0m1 \x1b[36mcd=\x1b[0m2 \x1b[36mef=\x1b[0m3\n", 10, "\x1b[36mab=\x1b[0m1 \x1b[36mcd=\x1b[0m2\n  \x1b[36mef=\x1b[0m3\n"},
 		{"several lines, no final newline", "one\n" + long, 80, "one\nlineages: the members' weights descend from 1 of 8 starting members (3, since\n  the step after generation 12); by member: 3 3 3 3 3 3 3 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -31,7 +33,7 @@ func TestFold(t *testing.T) {
 				t.Errorf("Fold(%q, %d) =\n%q\nwant\n%q", tc.text, tc.width, got, tc.want)
 			}
 			for _, l := range strings.Split(got, "\n") {
-				if tc.width > 3 && utf8.RuneCountInString(l) > tc.width-1 && !strings.Contains(l, "yyyy") {
+				if tc.width > 3 && visible([]rune(l)) > tc.width-1 && !strings.Contains(l, "yyyy") {
 					t.Errorf("line %q is longer than %d", l, tc.width-1)
 				}
 			}
@@ -93,5 +95,32 @@ func TestFoldWriter(t *testing.T) {
 	want := "compare: 4 runs\n  done. Next:\n  hyperctl report\n  runs/cmp\nsecond line\n"
 	if b.String() != want {
 		t.Errorf("folded\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestFoldColumns: a table's description folds under its column (a term
+// and a description two or more spaces apart, an indented line continuing
+// one), prose as Fold folds it.
+func TestFoldColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		width      int
+		want       string
+	}{
+		{"a term and its description", "  checkpoint/    the two latest checkpoints, checksummed\n", 40,
+			"  checkpoint/    the two latest\n                 checkpoints,\n                 checksummed\n"},
+		{"a description's next line", "                 iterations and on SIGINT/SIGTERM\n", 40,
+			"                 iterations and on\n                 SIGINT/SIGTERM\n"},
+		{"a preset", "  paper      each method as its paper states it\n", 30,
+			"  paper      each method as\n             its paper states\n             it\n"},
+		{"prose", "a finished run, another config's run or one being written\n", 30,
+			"a finished run, another\n  config's run or one being\n  written\n"},
+		{"no width", "  a  b\n", 0, "  a  b\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FoldColumns(tc.text, tc.width); got != tc.want {
+				t.Errorf("FoldColumns(%q, %d) =\n%q\nwant\n%q", tc.text, tc.width, got, tc.want)
+			}
+		})
 	}
 }

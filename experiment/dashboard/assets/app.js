@@ -93,13 +93,17 @@
   }
 
   // runName names a run in the charts' readout; rowName in the runs table,
-  // seed first, as the colour already says the controller.
+  // seed first, as the colour already says the controller. Runs that
+  // controller and seed do not tell apart (train's -run2 folders) are named
+  // by their folder (r.folder).
   function runName(r, many) {
     if (st.ov.kind === 'sessions') return r.id + ' (' + r.label + ')';
+    if (r.folder) return legendKey(r, many) + ' ' + r.folder;
     const seed = r.seed != null ? ' seed ' + r.seed : '';
     return legendKey(r, many) + seed;
   }
   function rowName(r, many) {
+    if (r.folder) return r.folder + ' · ' + legendKey(r, many);
     if (st.ov.kind === 'sessions' || r.seed == null) return runName(r, many);
     return 'seed ' + r.seed + ' · ' + legendKey(r, many);
   }
