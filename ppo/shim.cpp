@@ -43,6 +43,7 @@
 #include "shim.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Version.h>
 
 #include <dlfcn.h>
 #include <immintrin.h>
@@ -571,6 +572,18 @@ char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w
 }
 
 void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
+
+char *ppo_shim_aten_capability(void) {
+  try {
+    const std::string cfg = at::show_config(), key = "CPU capability usage: ";
+    size_t at = cfg.find(key);
+    if (at == std::string::npos) return dupErr("");
+    at += key.size();
+    return dupErr(cfg.substr(at, cfg.find('\n', at) - at));
+  } catch (...) {
+    return dupErr("");
+  }
+}
 
 char *ppo_shim_blas(int *threads) {
   *threads = openblas.threads ? openblas.threads() : 0;

@@ -136,3 +136,15 @@ func gemmCheck() (compared, declined, mismatched int64, err error) {
 	e := C.ppo_shim_gemm_check(&c, &d, &m)
 	return int64(c), int64(d), int64(m), shimErr("gemm check", e)
 }
+
+// atenCapability is the vectorisation ATen's kernels run ("AVX2",
+// "AVX512", "NO AVX"; "" when libtorch does not say). ATen fixes it at its
+// first vectorised op, from ATEN_CPU_CAPABILITY; asking fixes it too.
+func atenCapability() string {
+	p := C.ppo_shim_aten_capability()
+	if p == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(p))
+	return C.GoString(p)
+}
