@@ -205,6 +205,46 @@ void adamPass(float *pg, float *pm, float *pv, float *pt, int64_t n, bool scale,
   for (int64_t i = 0; i < n; i++) adamOne(pg + i, pm + i, pv + i, pt + i, scale, cf, w1, w2, c1, c2);
 }
 
+// Sleef_tanhf8_u10 is Sleef's 8-lane float tanh, the function ATen's AVX2
+// kernels run for tanh on floats (Vectorized<float>::tanh, which vml's
+// vtanh maps over a contiguous buffer).
+extern "C" __m256 Sleef_tanhf8_u10(__m256);
+
+// sleefTanh is ATen's AVX2 tanh_ on a contiguous float buffer without the
+// dispatcher: Sleef on 8 lanes at a time and the tail through a
+// zero-padded vector, as vec::map does, so every element gets the bits
+// at::tanh_ gives it (TestShimTanhMatchesATen compares them).
+__attribute__((target("avx2"))) void sleefTanh(float *p, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, Sleef_tanhf8_u10(_mm256_loadu_ps(p + i)));
+  if (i < n) {
+    alignas(32) float buf[8] = {0};
+    std::memcpy(buf, p + i, sizeof(float) * (n - i));
+    _mm256_store_ps(buf, Sleef_tanhf8_u10(_mm256_load_ps(buf)));
+    std::memcpy(p + i, buf, sizeof(float) * (n - i));
+  }
+}
+
+// atenCapability is at::show_config's "CPU capability usage" ("AVX2",
+// "AVX512", "NO AVX"; "" when it does not say). Asking fixes ATen's
+// choice, which ATen otherwise makes at its first vectorised op, from
+// ATEN_CPU_CAPABILITY.
+std::string atenCapability() {
+  const std::string cfg = at::show_config(), key = "CPU capability usage: ";
+  size_t at = cfg.find(key);
+  if (at == std::string::npos) return "";
+  at += key.size();
+  return cfg.substr(at, cfg.find('\n', at) - at);
+}
+
+// atenAVX2 reports whether ATen runs its AVX2 kernels, asked once: only
+// then is sleefTanh ATen's tanh (its AVX-512 kernels run Sleef's 16-lane
+// tanh, its default ones the C library's).
+bool atenAVX2() {
+  static const bool v = __builtin_cpu_supports("avx2") && atenCapability() == "AVX2";
+  return v;
+}
+
 // sgemm_ is the BLAS's Fortran sgemm, the entry ATen's cpublas::gemm calls
 // for float products on CPU.
 extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -341,7 +381,18 @@ struct ppo_shim {
     return r;
   }
 
-  void act(at::Tensor &y) const { relu ? y.relu_() : y.tanh_(); }
+  // act applies the activation in place (y is contiguous): tanh through
+  // sleefTanh when ATen runs AVX2 (its bits without the dispatcher), else
+  // ATen's op.
+  void act(at::Tensor &y) const {
+    if (relu) {
+      y.relu_();
+    } else if (atenAVX2()) {
+      sleefTanh(y.data_ptr<float>(), y.numel());
+    } else {
+      y.tanh_();
+    }
+  }
 
   // shape allocates h's buffers for h.rows rows, unless they have that
   // shape already.
@@ -575,13 +626,37 @@ void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
 
 char *ppo_shim_aten_capability(void) {
   try {
-    const std::string cfg = at::show_config(), key = "CPU capability usage: ";
-    size_t at = cfg.find(key);
-    if (at == std::string::npos) return dupErr("");
-    at += key.size();
-    return dupErr(cfg.substr(at, cfg.find('\n', at) - at));
+    return dupErr(atenCapability());
   } catch (...) {
     return dupErr("");
+  }
+}
+
+// ppo_shim_tanh_check compares the shim's tanh (act) with at::tanh bit for
+// bit on random and special values over buffer lengths around the vector
+// width and the networks' sizes; it returns the number of values compared
+// and of mismatches, and whether the shim's own path (sleefTanh) ran.
+char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct) {
+  try {
+    *compared = *mismatched = 0;
+    *direct = atenAVX2();
+    const float special[] = {0.0f, -0.0f, 1e-8f, -1e-8f, 0.5f, 9.0f, -9.0f, 20.0f, -20.0f, 1e30f, -1e30f};
+    for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 512, 1000, 4096, 4100, 65536}) {
+      at::Tensor x = at::randn({n}, at::kFloat).mul_(3.0);
+      float *xp = x.data_ptr<float>();
+      for (int64_t i = 0; i < n && i < 11; i++) xp[i * 7 % n] = special[i];
+      at::Tensor want = at::tanh(x), got = x.clone().view({n, 1});
+      ppo_shim s;
+      s.act(got);
+      const float *a = want.data_ptr<float>(), *b = got.data_ptr<float>();
+      for (int64_t i = 0; i < n; i++) {
+        (*compared)++;
+        if (std::memcmp(a + i, b + i, sizeof(float)) != 0) (*mismatched)++;
+      }
+    }
+    return nullptr;
+  } catch (const std::exception &e) {
+    return dupErr(e.what());
   }
 }
 
