@@ -14,9 +14,13 @@
 // the arguments ATen's addmm/mm would pass it for the same operands, so
 // they give ATen's bits (TestShimGemmMatchesATen) without the dispatcher,
 // and every activation, scratch and input buffer of a row block is
-// allocated once per row count (Half), not per call (issue 39). The
-// activations, their backward, the bias gradients' row sums and the
-// gradient norm stay ATen kernels, whose summation orders are ATen's.
+// allocated once per row count (Half), not per call. When ATen runs its
+// AVX2 kernels, tanh and its backward are computed here too, with the
+// operations ATen's AVX2 kernels perform (Sleef's 8-lane tanh; d·(1 − h²)
+// with a fused multiply-add), so they give ATen's bits
+// (TestShimTanhMatchesATen) without the dispatcher. The bias gradients'
+// row sums, the gradient norm, ReLU and every op on other ATen kernels
+// stay ATen's, whose summation orders are ATen's.
 //
 // With two halves (ppo_shim_set_halves; ppo.update_threads = 2), the
 // update's forward and backward run rows [0, B−B/2) of a minibatch on the
@@ -223,6 +227,22 @@ __attribute__((target("avx2"))) void sleefTanh(float *p, int64_t n) {
     _mm256_store_ps(buf, Sleef_tanhf8_u10(_mm256_load_ps(buf)));
     std::memcpy(p + i, buf, sizeof(float) * (n - i));
   }
+}
+
+// tanhBack is ATen's AVX2 tanh_backward_out on contiguous float buffers
+// without the dispatcher: out = d·(1 − h²), with 1 − h² as one fused
+// multiply-add, which is what Debian's build of ATen's AVX2 kernel computes
+// (its vector loop and its scalar tail alike: a separate multiply and
+// subtract gave other bits in about 3 of 10 values), so every element gets
+// ATen's bits (TestShimTanhMatchesATen compares them).
+__attribute__((target("avx2,fma"))) void tanhBack(float *out, const float *d, const float *h, int64_t n) {
+  int64_t i = 0;
+  const __m256 one = _mm256_set1_ps(1);
+  for (; i + 8 <= n; i += 8) {
+    __m256 b = _mm256_loadu_ps(h + i);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(d + i), _mm256_fnmadd_ps(b, b, one)));
+  }
+  for (; i < n; i++) out[i] = d[i] * __builtin_fmaf(-h[i], h[i], 1.0f);
 }
 
 // atenCapability is at::show_config's "CPU capability usage" ("AVX2",
@@ -468,6 +488,8 @@ struct ppo_shim {
         at::Tensor &next = dYs[k - 1];
         if (relu) {
           at::threshold_backward_out(next, d, in, 0);
+        } else if (atenAVX2()) {
+          tanhBack(next.data_ptr<float>(), d.data_ptr<float>(), in.data_ptr<float>(), next.numel());
         } else {
           at::tanh_backward_out(next, d, in);
         }
@@ -632,10 +654,11 @@ char *ppo_shim_aten_capability(void) {
   }
 }
 
-// ppo_shim_tanh_check compares the shim's tanh (act) with at::tanh bit for
-// bit on random and special values over buffer lengths around the vector
-// width and the networks' sizes; it returns the number of values compared
-// and of mismatches, and whether the shim's own path (sleefTanh) ran.
+// ppo_shim_tanh_check compares the shim's tanh (act) with at::tanh and its
+// tanh backward (tanhBack) with at::tanh_backward_out bit for bit, on
+// random and special values over buffer lengths around the vector width
+// and the networks' sizes; it returns the number of values compared and of
+// mismatches, and whether the shim's own paths (sleefTanh, tanhBack) ran.
 char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct) {
   try {
     *compared = *mismatched = 0;
@@ -648,10 +671,22 @@ char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct) {
       at::Tensor want = at::tanh(x), got = x.clone().view({n, 1});
       ppo_shim s;
       s.act(got);
-      const float *a = want.data_ptr<float>(), *b = got.data_ptr<float>();
-      for (int64_t i = 0; i < n; i++) {
-        (*compared)++;
-        if (std::memcmp(a + i, b + i, sizeof(float)) != 0) (*mismatched)++;
+      // The backward, through a one-layer network's backMLP: its input
+      // gradient's activation backward from the hidden layer's output.
+      at::Tensor d = at::randn({n}, at::kFloat), h = want.clone();
+      at::Tensor wantB = at::empty({n}, at::kFloat), gotB = at::empty({n}, at::kFloat);
+      at::tanh_backward_out(wantB, d, h);
+      if (*direct) {
+        tanhBack(gotB.data_ptr<float>(), d.data_ptr<float>(), h.data_ptr<float>(), n);
+      } else {
+        at::tanh_backward_out(gotB, d, h);
+      }
+      for (auto pr : {std::make_pair(want, got), std::make_pair(wantB, gotB)}) {
+        const float *a = pr.first.data_ptr<float>(), *b = pr.second.data_ptr<float>();
+        for (int64_t i = 0; i < n; i++) {
+          (*compared)++;
+          if (std::memcmp(a + i, b + i, sizeof(float)) != 0) (*mismatched)++;
+        }
       }
     }
     return nullptr;

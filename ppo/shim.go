@@ -137,9 +137,10 @@ func gemmCheck() (compared, declined, mismatched int64, err error) {
 	return int64(c), int64(d), int64(m), shimErr("gemm check", e)
 }
 
-// tanhCheck compares the shim's tanh with at::tanh bit for bit over
-// random and special values: how many were compared, how many differ, and
-// whether the shim ran its own path (ATen on AVX2) or ATen's op.
+// tanhCheck compares the shim's tanh and tanh backward with ATen's bit for
+// bit over random and special values: how many were compared, how many
+// differ, and whether the shim ran its own paths (ATen on AVX2) or ATen's
+// ops.
 func tanhCheck() (compared, mismatched int64, direct bool, err error) {
 	var c, m C.int64_t
 	var d C.int

@@ -56,8 +56,8 @@ char *ppo_shim_blas(int *threads);
 // fixing it if no kernel has run yet; free it with free.
 char *ppo_shim_aten_capability(void);
 
-// ppo_shim_tanh_check compares the shim's tanh with at::tanh bit for bit
-// (see shim.cpp); returns an error or NULL.
+// ppo_shim_tanh_check compares the shim's tanh and tanh backward with
+// ATen's bit for bit (see shim.cpp); returns an error or NULL.
 char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct);
 
 // ppo_shim_gemm_check compares the shim's direct sgemm calls with ATen's

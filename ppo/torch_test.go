@@ -96,16 +96,17 @@ func TestShimGemmMatchesATen(t *testing.T) {
 }
 
 // TestShimTanhMatchesATen: the shim's tanh (Sleef's 8-lane kernel called
-// directly when ATen runs AVX2) gives at::tanh's bits on random and
-// special values at every buffer length tried (around the vector width and
-// the networks' sizes).
+// directly when ATen runs AVX2) and its tanh backward (d·(1 − h²) with a
+// fused multiply-add) give at::tanh's and at::tanh_backward_out's bits on
+// random and special values at every buffer length tried (around the
+// vector width and the networks' sizes).
 func TestShimTanhMatchesATen(t *testing.T) {
 	compared, mismatched, direct, err := tanhCheck()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mismatched != 0 {
-		t.Fatalf("%d of %d tanh values differ from ATen's (the shim's own path: %v)", mismatched, compared, direct)
+		t.Fatalf("%d of %d tanh and tanh-backward values differ from ATen's (the shim's own path: %v)", mismatched, compared, direct)
 	}
-	t.Logf("%d tanh values identical to ATen's; ATen %s, the shim's own path: %v", compared, atenCapability(), direct)
+	t.Logf("%d tanh and tanh-backward values identical to ATen's; ATen %s, the shim's own path: %v", compared, atenCapability(), direct)
 }
