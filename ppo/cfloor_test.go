@@ -26,7 +26,6 @@ func TestCFloorMatchesAutograd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	theta := l.initParams(rng, initSettings{logStd: -0.3, hidden: math.Sqrt2, policy: 0.5, value: 1})
 	ln := newTestLearner(t, l, theta)
-	s := ln.s
 	b := smallBatch(rng, n, od, ad)
 	// Old log-probabilities near the current ones: ratios on both sides of
 	// the clip range; old values near the returns: both value branches.
@@ -101,28 +100,8 @@ func TestCFloorMatchesAutograd(t *testing.T) {
 			for k := range adv {
 				nadv[k] = float32(-adv[k])
 			}
-			xt, at := s.fromFloat32(x, rows, od), s.fromFloat32(act, rows, ad)
-			op, na := s.fromFloat32(olpc, rows), s.fromFloat32(nadv, rows)
-			oldv, ret := s.fromFloat32(ov, rows, 1), s.fromFloat32(rt, rows, 1)
-			ps := l.params(s, ln.theta, nil)
-			loss, pg, vl, lr := ln.refLoss(xt, at, op, na, oldv, ret, ps, p)
-			refPG, refV := s.item(pg), 0.5*s.item(vl)
-			gr := s.grad(loss, ln.theta)
-			want := make([]float32, l.total)
-			s.copyTo(gr, want)
-			lrs := make([]float32, rows)
-			s.copyTo(lr, lrs)
-			s.free(gr, loss, pg, vl, lr, xt, at, op, na, oldv, ret)
-			s.free(ps...)
-			if s.err != nil {
-				t.Fatal(s.err)
-			}
-			var clipped int
-			for _, v := range lrs {
-				if math.Abs(math.Exp(float64(v))-1) > p.Clip {
-					clipped++
-				}
-			}
+			ref := ln.refGradient(t, x, act, olpc, nadv, ov, rt, p)
+			refPG, refV, want, clipped := ref.pg, ref.v, ref.grad, ref.clipped
 			if clipped == 0 || clipped == rows {
 				t.Fatalf("%d of %d samples clipped; the test needs both kinds", clipped, rows)
 			}
