@@ -21,10 +21,17 @@ var computeFree = map[string]bool{"help": true, "version": true, "envs": true, "
 // in place (ppo.ApplyKernels) when the libraries allow it, else by starting
 // again with the variables they read when they load. A command that
 // computes nothing (computeFree, --help) skips it, and so does an unknown
-// setting, which the command line then refuses (root's --kernels).
+// setting, which the command line then refuses (root's --kernels). It
+// sets HYPERCTL_KERNELS to the setting, for the processes it starts.
 func setKernels(args []string) {
 	mode, compute := kernelsArgs(args)
-	if !compute || ppo.CheckKernelsMode(mode) != nil || ppo.ApplyKernels(mode) {
+	if !compute || ppo.CheckKernelsMode(mode) != nil {
+		return
+	}
+	// The processes it starts (compare's and population's runs) inherit
+	// the setting.
+	_ = os.Setenv(ppo.KernelsEnvVar, mode)
+	if ppo.ApplyKernels(mode) {
 		return
 	}
 	if env := ppo.KernelsEnv(os.Environ(), mode); env != nil {
