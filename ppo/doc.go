@@ -55,9 +55,10 @@
 // at the max/clamp kinks), and libtorch backpropagates them through the
 // networks. The minibatch step is a small C++ file of this package
 // (shim.cpp, built by cgo against libtorch's C++ API): parameter and
-// gradient views over θ are built once, the backward pass runs the ATen
-// kernels autograd would run (mm, row sums, tanh_backward) without
-// building a graph, and clipping + Adam are one vectorised pass over θ, m
+// gradient views over θ are built once, the backward pass computes what
+// autograd would (mm, row sums, tanh_backward: ATen's kernels, or on
+// ATen's AVX2 kernels the same arithmetic in the shim, bit for bit,
+// TestShimOpsMatchATen) without building a graph, and clipping + Adam are one vectorised pass over θ, m
 // and v, so a minibatch costs three cgo calls (forward, backward, Adam)
 // instead of about 80 libtorch ops and 40 more cgo calls (results/speed);
 // inference runs through the same forward. TestGradientMatchesAutograd

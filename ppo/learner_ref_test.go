@@ -1,5 +1,10 @@
 package ppo
 
+import (
+	"math"
+	"testing"
+)
+
 // refLoss is the straightforward implementation of CleanRL's PPO loss: the
 // whole graph in libtorch ops, differentiated by autograd. It is the
 // reference that ppoLoss's analytic output gradients are checked against
@@ -67,4 +72,41 @@ func (ln *learner) refLoss(x, act, olpc, nadv, oldv, ret tensor, ps []tensor, p 
 	}
 	s.free(sls)
 	return loss, pg, vl, logratio
+}
+
+// refRun is autograd's answer on one minibatch: the gradient with respect
+// to θ, L_pg, L_v (with the ½) and how many samples have a clipped ratio.
+type refRun struct {
+	grad    []float32
+	pg, v   float64
+	clipped int
+}
+
+// refGradient runs refLoss on a minibatch given as host slices (x rows×obs,
+// act rows×act; olpc, nadv, ov and rt one value per row, as refLoss takes
+// them) and differentiates it with autograd.
+func (ln *learner) refGradient(t *testing.T, x, act, olpc, nadv, ov, rt []float32, p updateParams) refRun {
+	t.Helper()
+	s, l, rows := ln.s, ln.l, int64(len(olpc))
+	xt, at := s.fromFloat32(x, rows, int64(l.obsDim)), s.fromFloat32(act, rows, int64(l.actDim))
+	op, na := s.fromFloat32(olpc, rows), s.fromFloat32(nadv, rows)
+	oldv, ret := s.fromFloat32(ov, rows, 1), s.fromFloat32(rt, rows, 1)
+	ps := l.params(s, ln.theta, nil)
+	loss, pg, vl, lr := ln.refLoss(xt, at, op, na, oldv, ret, ps, p)
+	r := refRun{pg: s.item(pg), v: 0.5 * s.item(vl), grad: make([]float32, l.total)}
+	gr := s.grad(loss, ln.theta)
+	s.copyTo(gr, r.grad)
+	lrs := make([]float32, rows)
+	s.copyTo(lr, lrs)
+	s.free(gr, loss, pg, vl, lr, xt, at, op, na, oldv, ret)
+	s.free(ps...)
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	for _, v := range lrs {
+		if math.Abs(math.Exp(float64(v))-1) > p.Clip {
+			r.clipped++
+		}
+	}
+	return r
 }

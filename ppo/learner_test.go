@@ -191,31 +191,8 @@ func TestGradientMatchesAutograd(t *testing.T) {
 			olpc[i] = float32(b.logp[i] + 3*halfLog2Pi)
 			ov[i], rt[i] = float32(b.values[i]), float32(b.ret[i])
 		}
-		x := s.fromFloat32(b.obs, n, 5)
-		act := s.fromFloat32(b.act, n, 3)
-		op := s.fromFloat32(olpc, n)
-		na := s.fromFloat32(nadv, n)
-		oldv := s.fromFloat32(ov, n, 1)
-		ret := s.fromFloat32(rt, n, 1)
-		ps := l.params(s, ln.theta, nil)
-		loss, pg, vl, lr := ln.refLoss(x, act, op, na, oldv, ret, ps, p)
-		refPG := s.item(pg)
-		gr := s.grad(loss, ln.theta)
-		want := make([]float32, l.total)
-		s.copyTo(gr, want)
-		lrs := make([]float32, n)
-		s.copyTo(lr, lrs)
-		s.free(gr, loss, pg, vl, lr, x, act, op, na, oldv, ret)
-		s.free(ps...)
-		if s.err != nil {
-			t.Fatal(s.err)
-		}
-		var clipped int
-		for _, v := range lrs {
-			if math.Abs(math.Exp(float64(v))-1) > p.Clip {
-				clipped++
-			}
-		}
+		ref := ln.refGradient(t, b.obs, b.act, olpc, nadv, ov, rt, p)
+		refPG, want, clipped := ref.pg, ref.grad, ref.clipped
 		if clipped == 0 || clipped == n {
 			t.Fatalf("clip %v: %d of %d samples clipped; the test needs both kinds", p.Clip, clipped, n)
 		}

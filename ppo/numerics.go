@@ -10,10 +10,24 @@ static const char *openblasCorename(void) {
 	char *(*f)(void) = (char *(*)(void))dlsym(RTLD_DEFAULT, "openblas_get_corename");
 	return f ? f() : NULL;
 }
+
+// openblasReselect makes a DYNAMIC_ARCH OpenBLAS choose its core again,
+// reading OPENBLAS_CORETYPE as it did when it loaded (gotoblas_dynamic_quit
+// forgets the core, gotoblas_dynamic_init picks one and sets its
+// parameters). It returns 0 when the BLAS has no such entry points.
+static int openblasReselect(void) {
+	void (*quit)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit");
+	void (*init)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init");
+	if (!quit || !init) return 0;
+	quit();
+	init();
+	return 1;
+}
 */
 import "C"
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -41,15 +55,105 @@ const (
 	ATenCapability = "avx2"
 )
 
+// The kernel settings a process can run with (hyperctl's --kernels).
+const (
+	// KernelsPinned pins OpenBLAS's Haswell kernels and ATen's avx2
+	// (PinnedEnv): the same run, bit for bit, on every x86-64 CPU with AVX2
+	// and FMA. The default.
+	KernelsPinned = "pinned"
+	// KernelsNative leaves both libraries their own choice for the CPU
+	// (neither variable set): runs are exact only on CPUs that choose the
+	// same kernels.
+	KernelsNative = "native"
+)
+
+// KernelsEnvVar chooses the kernel setting when no --kernels flag does.
+const KernelsEnvVar = "HYPERCTL_KERNELS"
+
+// CheckKernelsMode returns an error naming the valid settings unless mode
+// is one of them.
+func CheckKernelsMode(mode string) error {
+	if mode != KernelsPinned && mode != KernelsNative {
+		return fmt.Errorf("kernels %q: want %s or %s", mode, KernelsPinned, KernelsNative)
+	}
+	return nil
+}
+
+// pinCapable reports whether this CPU has the pinned kernels.
+func pinCapable() bool { return runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
 // PinnedEnv returns environ with the variables that pin the float kernels
 // (OPENBLAS_CORETYPE=Haswell, ATEN_CPU_CAPABILITY=avx2) added, or nil when
 // nothing needs adding: both are set already (a user's own choice is kept),
 // or the CPU is not x86-64 with AVX2 and FMA (its runs are then exact on
-// that machine only). Both libraries read the variables when they load, so
-// a command calls it first thing and, when it is not nil, re-executes
-// itself with it (cmd/hyperctl does).
-func PinnedEnv(environ []string) []string {
-	return pinnedEnv(environ, runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA)
+// that machine only). Both libraries read the variables when they load; a
+// process that cannot apply them in place (ApplyKernels) re-executes itself
+// with this environment.
+func PinnedEnv(environ []string) []string { return pinnedEnv(environ, pinCapable()) }
+
+// KernelsEnv returns environ for the kernel setting mode, or nil when it
+// needs no change: PinnedEnv for KernelsPinned; for KernelsNative, environ
+// without OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY.
+func KernelsEnv(environ []string, mode string) []string {
+	if mode == KernelsPinned {
+		return PinnedEnv(environ)
+	}
+	var out []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") && !strings.HasPrefix(kv, "ATEN_CPU_CAPABILITY=") {
+			out = append(out, kv)
+		}
+	}
+	if len(out) == len(environ) {
+		return nil
+	}
+	return out
+}
+
+// ApplyKernels puts this process on the kernel setting mode without
+// starting it again, and reports whether it could. It sets (or, native,
+// removes) the two variables in the environment, which child processes
+// inherit; makes OpenBLAS choose its core again, which it otherwise does
+// only when it loads; and checks that OpenBLAS now runs the setting's core
+// and, pinned, that ATen (which reads ATEN_CPU_CAPABILITY at its first
+// vectorised op, not when it loads) runs avx2. It must run before any
+// float computation. When it returns false, the caller re-executes itself
+// with KernelsEnv(os.Environ(), mode), which the libraries read as they
+// load.
+func ApplyKernels(mode string) bool {
+	env := KernelsEnv(os.Environ(), mode)
+	if env == nil {
+		return true // the libraries loaded with this setting
+	}
+	want := map[string]string{}
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == "OPENBLAS_CORETYPE" || k == "ATEN_CPU_CAPABILITY" {
+			want[k] = v
+		}
+	}
+	for _, k := range []string{"OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY"} {
+		var err error
+		if v, ok := want[k]; ok {
+			err = os.Setenv(k, v)
+		} else {
+			err = os.Unsetenv(k)
+		}
+		if err != nil {
+			return false
+		}
+	}
+	if C.openblasCorename() != nil {
+		if C.openblasReselect() == 0 {
+			return false
+		}
+		if v, ok := want["OPENBLAS_CORETYPE"]; ok && !strings.EqualFold(C.GoString(C.openblasCorename()), v) {
+			return false
+		}
+	}
+	if v, ok := want["ATEN_CPU_CAPABILITY"]; ok && !strings.EqualFold(atenCapability(), v) {
+		return false
+	}
+	return true
 }
 
 // pinnedEnv is PinnedEnv for a CPU that has (or lacks) the pinned kernels.

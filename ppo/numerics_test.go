@@ -26,3 +26,29 @@ func TestPinnedEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestKernelsEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		environ    []string
+		want       []string
+	}{
+		{"native removes both", KernelsNative, []string{"HOME=/root", "OPENBLAS_CORETYPE=Haswell", "ATEN_CPU_CAPABILITY=avx2"}, []string{"HOME=/root"}},
+		{"native: nothing to remove", KernelsNative, []string{"HOME=/root"}, nil},
+		{"native keeps a prefix", KernelsNative, []string{"OPENBLAS_CORETYPEX=1", "ATEN_CPU_CAPABILITY="}, []string{"OPENBLAS_CORETYPEX=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := KernelsEnv(tc.environ, tc.mode); !slices.Equal(got, tc.want) {
+				t.Errorf("KernelsEnv(%q, %s) = %q, want %q", tc.environ, tc.mode, got, tc.want)
+			}
+		})
+	}
+	if got, want := KernelsEnv([]string{"A=1"}, KernelsPinned), PinnedEnv([]string{"A=1"}); !slices.Equal(got, want) {
+		t.Errorf("pinned: KernelsEnv %q, PinnedEnv %q", got, want)
+	}
+	for mode, ok := range map[string]bool{KernelsPinned: true, KernelsNative: true, "": false, "Haswell": false} {
+		if err := CheckKernelsMode(mode); (err == nil) != ok {
+			t.Errorf("CheckKernelsMode(%q) = %v", mode, err)
+		}
+	}
+}

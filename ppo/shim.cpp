@@ -14,9 +14,13 @@
 // the arguments ATen's addmm/mm would pass it for the same operands, so
 // they give ATen's bits (TestShimGemmMatchesATen) without the dispatcher,
 // and every activation, scratch and input buffer of a row block is
-// allocated once per row count (Half), not per call (issue 39). The
-// activations, their backward, the bias gradients' row sums and the
-// gradient norm stay ATen kernels, whose summation orders are ATen's.
+// allocated once per row count (Half), not per call. When ATen runs its
+// AVX2 kernels, tanh and its backward are computed here too, with the
+// operations ATen's AVX2 kernels perform (Sleef's 8-lane tanh; d·(1 − h²)
+// with a fused multiply-add), so they give ATen's bits
+// (TestShimOpsMatchATen) without the dispatcher, and so are the bias
+// gradients' row sums, in ATen's AVX2 summation order (colSums). The
+// gradient norm, ReLU and every op on other ATen kernels stay ATen's.
 //
 // With two halves (ppo_shim_set_halves; ppo.update_threads = 2), the
 // update's forward and backward run rows [0, B−B/2) of a minibatch on the
@@ -43,6 +47,7 @@
 #include "shim.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Version.h>
 
 #include <dlfcn.h>
 #include <immintrin.h>
@@ -204,6 +209,168 @@ void adamPass(float *pg, float *pm, float *pv, float *pt, int64_t n, bool scale,
   for (int64_t i = 0; i < n; i++) adamOne(pg + i, pm + i, pv + i, pt + i, scale, cf, w1, w2, c1, c2);
 }
 
+// Sleef_tanhf8_u10 is Sleef's 8-lane float tanh, the function ATen's AVX2
+// kernels run for tanh on floats (Vectorized<float>::tanh, which vml's
+// vtanh maps over a contiguous buffer).
+extern "C" __m256 Sleef_tanhf8_u10(__m256);
+
+// sleefTanh is ATen's AVX2 tanh_ on a contiguous float buffer without the
+// dispatcher: Sleef on 8 lanes at a time and the tail through a
+// zero-padded vector, as vec::map does, so every element gets the bits
+// at::tanh_ gives it (TestShimOpsMatchATen compares them).
+__attribute__((target("avx2"))) void sleefTanh(float *p, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, Sleef_tanhf8_u10(_mm256_loadu_ps(p + i)));
+  if (i < n) {
+    alignas(32) float buf[8] = {0};
+    std::memcpy(buf, p + i, sizeof(float) * (n - i));
+    _mm256_store_ps(buf, Sleef_tanhf8_u10(_mm256_load_ps(buf)));
+    std::memcpy(p + i, buf, sizeof(float) * (n - i));
+  }
+}
+
+// tanhBack is ATen's AVX2 tanh_backward_out on contiguous float buffers
+// without the dispatcher: out = d·(1 − h²), with 1 − h² as one fused
+// multiply-add, which is what Debian's build of ATen's AVX2 kernel computes
+// (its vector loop and its scalar tail alike: a separate multiply and
+// subtract gave other bits in about 3 of 10 values), so every element gets
+// ATen's bits (TestShimOpsMatchATen compares them).
+__attribute__((target("avx2,fma"))) void tanhBack(float *out, const float *d, const float *h, int64_t n) {
+  int64_t i = 0;
+  const __m256 one = _mm256_set1_ps(1);
+  for (; i + 8 <= n; i += 8) {
+    __m256 b = _mm256_loadu_ps(h + i);
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(d + i), _mm256_fnmadd_ps(b, b, one)));
+  }
+  for (; i < n; i++) out[i] = d[i] * __builtin_fmaf(-h[i], h[i], 1.0f);
+}
+
+// The bias gradients' row sums as ATen 1.13's AVX2 sum over dimension 0
+// of a contiguous rows × cols float matrix computes them (cascade_sum in
+// ATen's SumKernel.cpp: the output zero-filled, then per column a sum over
+// the rows in blocks of 16 carried through four levels, multi_row_sum, or,
+// for the columns left over from groups of 32 (of 4 when cols < 8) and for
+// a single column, four interleaved partial sums first, row_sum), so they
+// give ATen's bits (TestShimOpsMatchATen compares them at 17 row counts
+// × 16 widths) without the dispatcher and the TensorIterator.
+
+// ceilLog2 is ATen's utils::CeilLog2.
+inline int64_t ceilLog2(int64_t x) { return x <= 2 ? 1 : 64 - __builtin_clzll(static_cast<uint64_t>(x - 1)); }
+
+// multiRowSum is ATen's multi_row_sum: N lanes of W adjacent floats each
+// (lane k at column offset k·W from in), summed over size rows rs floats
+// apart; ld(i, k, w) loads row i's element w of lane k.
+template <int W, int N, typename Load>
+inline void multiRowSum(int64_t size, Load ld, float out[N][W]) {
+  constexpr int L = 4;
+  const int64_t lp = std::max<int64_t>(4, ceilLog2(size) / L);
+  const int64_t step = int64_t(1) << lp, mask = step - 1;
+  float acc[L][N][W] = {};
+  int64_t i = 0;
+  while (i + step <= size) {
+    for (int64_t j = 0; j < step; ++j, ++i)
+      for (int k = 0; k < N; k++)
+        for (int w = 0; w < W; w++) acc[0][k][w] += ld(i, k, w);
+    for (int j = 1; j < L; ++j) {
+      for (int k = 0; k < N; k++)
+        for (int w = 0; w < W; w++) {
+          acc[j][k][w] += acc[j - 1][k][w];
+          acc[j - 1][k][w] = 0;
+        }
+      if ((i & (mask << (j * lp))) != 0) break;
+    }
+  }
+  for (; i < size; ++i)
+    for (int k = 0; k < N; k++)
+      for (int w = 0; w < W; w++) acc[0][k][w] += ld(i, k, w);
+  for (int j = 1; j < L; ++j)
+    for (int k = 0; k < N; k++)
+      for (int w = 0; w < W; w++) acc[0][k][w] += acc[j][k][w];
+  for (int k = 0; k < N; k++)
+    for (int w = 0; w < W; w++) out[k][w] = acc[0][k][w];
+}
+
+// rowSum is ATen's row_sum on W adjacent floats: the rows (rs floats
+// apart) as four interleaved partial sums (multiRowSum), the rows left
+// over added to the first, then the four added in order.
+template <int W>
+inline void rowSum(const float *in, int64_t rs, int64_t size, float out[W]) {
+  const int64_t quarter = size / 4;
+  float part[4][W];
+  multiRowSum<W, 4>(quarter, [&](int64_t i, int k, int w) { return in[(i * 4 + k) * rs + w]; }, part);
+  for (int64_t i = quarter * 4; i < size; ++i)
+    for (int w = 0; w < W; w++) part[0][w] += in[i * rs + w];
+  for (int k = 1; k < 4; k++)
+    for (int w = 0; w < W; w++) part[0][w] += part[k][w];
+  for (int w = 0; w < W; w++) out[w] = part[0][w];
+}
+
+// colSums writes the column sums of the contiguous rows × cols matrix in
+// into out, as at::sum_out(out, in, {0}) on ATen's AVX2 kernels.
+void colSums(const float *in, int64_t rows, int64_t cols, float *out) {
+  if (cols == 1) {
+    if (rows >= 8) {  // vectorized_inner_sum: vectors of 8 consecutive values
+      const int64_t nv = rows / 8;
+      float v[8];
+      rowSum<8>(in, 8, nv, v);
+      float f = 0;
+      for (int64_t k = nv * 8; k < rows; k++) f += in[k];
+      for (int k = 0; k < 8; k++) f += v[k];
+      out[0] = 0.0f + f;
+    } else {  // scalar_inner_sum
+      float v[1];
+      rowSum<1>(in, 1, rows, v);
+      out[0] = 0.0f + v[0];
+    }
+    return;
+  }
+  int64_t j = 0;
+  if (cols >= 8) {  // vectorized_outer_sum
+    for (; j + 32 <= cols; j += 32) {
+      float sum[4][8];
+      multiRowSum<8, 4>(rows, [&](int64_t i, int k, int w) { return in[i * cols + j + k * 8 + w]; }, sum);
+      for (int k = 0; k < 4; k++)
+        for (int w = 0; w < 8; w++) out[j + k * 8 + w] = 0.0f + sum[k][w];
+    }
+    for (; j + 8 <= cols; j += 8) {
+      float sum[8];
+      rowSum<8>(in + j, cols, rows, sum);
+      for (int w = 0; w < 8; w++) out[j + w] = 0.0f + sum[w];
+    }
+  } else {  // scalar_outer_sum
+    for (; j + 3 < cols; j += 4) {
+      float sum[4][1];
+      multiRowSum<1, 4>(rows, [&](int64_t i, int k, int) { return in[i * cols + j + k]; }, sum);
+      for (int k = 0; k < 4; k++) out[j + k] = 0.0f + sum[k][0];
+    }
+  }
+  for (; j < cols; ++j) {
+    float sum[1];
+    rowSum<1>(in + j, cols, rows, sum);
+    out[j] = 0.0f + sum[0];
+  }
+}
+
+// atenCapability is at::show_config's "CPU capability usage" ("AVX2",
+// "AVX512", "NO AVX"; "" when it does not say). Asking fixes ATen's
+// choice, which ATen otherwise makes at its first vectorised op, from
+// ATEN_CPU_CAPABILITY.
+std::string atenCapability() {
+  const std::string cfg = at::show_config(), key = "CPU capability usage: ";
+  size_t at = cfg.find(key);
+  if (at == std::string::npos) return "";
+  at += key.size();
+  return cfg.substr(at, cfg.find('\n', at) - at);
+}
+
+// atenAVX2 reports whether ATen runs its AVX2 kernels, asked once: only
+// then is sleefTanh ATen's tanh (its AVX-512 kernels run Sleef's 16-lane
+// tanh, its default ones the C library's).
+bool atenAVX2() {
+  static const bool v = __builtin_cpu_supports("avx2") && atenCapability() == "AVX2";
+  return v;
+}
+
 // sgemm_ is the BLAS's Fortran sgemm, the entry ATen's cpublas::gemm calls
 // for float products on CPU.
 extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -340,7 +507,18 @@ struct ppo_shim {
     return r;
   }
 
-  void act(at::Tensor &y) const { relu ? y.relu_() : y.tanh_(); }
+  // act applies the activation in place (y is contiguous): tanh through
+  // sleefTanh when ATen runs AVX2 (its bits without the dispatcher), else
+  // ATen's op.
+  void act(at::Tensor &y) const {
+    if (relu) {
+      y.relu_();
+    } else if (atenAVX2()) {
+      sleefTanh(y.data_ptr<float>(), y.numel());
+    } else {
+      y.tanh_();
+    }
+  }
 
   // shape allocates h's buffers for h.rows rows, unless they have that
   // shape already.
@@ -409,13 +587,19 @@ struct ppo_shim {
       const at::Tensor &in = k == 0 ? x : hs[k - 1];
       at::Tensor &gW = gr.gW[first + k];
       if (!atenGemm(matOf(gW), matOf(in).t(), matOf(*dY), 0)) at::mm_out(gW, in.t(), *dY);
-      at::sum_out(gr.gb[first + k], *dY, {0});
+      if (atenAVX2()) {
+        colSums(dY->data_ptr<float>(), dY->size(0), dY->size(1), gr.gb[first + k].data_ptr<float>());
+      } else {
+        at::sum_out(gr.gb[first + k], *dY, {0});
+      }
       if (k > 0) {
         at::Tensor &d = dH[k - 1];
         if (!atenGemm(matOf(d), matOf(*dY), matOf(ls[k].W).t(), 0)) at::mm_out(d, *dY, ls[k].W.t());
         at::Tensor &next = dYs[k - 1];
         if (relu) {
           at::threshold_backward_out(next, d, in, 0);
+        } else if (atenAVX2()) {
+          tanhBack(next.data_ptr<float>(), d.data_ptr<float>(), in.data_ptr<float>(), next.numel());
         } else {
           at::tanh_backward_out(next, d, in);
         }
@@ -571,6 +755,70 @@ char *ppo_shim_step(ppo_shim *s, void *gp, int scale, double clip_coef, double w
 }
 
 void *ppo_shim_grad(ppo_shim *s) { return new at::Tensor(s->half[0].gr.g); }
+
+char *ppo_shim_aten_capability(void) {
+  try {
+    return dupErr(atenCapability());
+  } catch (...) {
+    return dupErr("");
+  }
+}
+
+// ppo_shim_tanh_check compares the shim's tanh (act) with at::tanh, its
+// tanh backward (tanhBack) with at::tanh_backward_out and its row sums
+// (colSums) with at::sum_out bit for bit, on random and special values
+// over lengths (rows) around the vector width and the networks' sizes and
+// widths; it returns the number of values compared and of mismatches, and
+// whether the shim's own paths ran.
+char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct) {
+  try {
+    *compared = *mismatched = 0;
+    *direct = atenAVX2();
+    const float special[] = {0.0f, -0.0f, 1e-8f, -1e-8f, 0.5f, 9.0f, -9.0f, 20.0f, -20.0f, 1e30f, -1e30f};
+    for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 512, 1000, 4096, 4100, 65536}) {
+      at::Tensor x = at::randn({n}, at::kFloat).mul_(3.0);
+      float *xp = x.data_ptr<float>();
+      for (int64_t i = 0; i < n && i < 11; i++) xp[i * 7 % n] = special[i];
+      at::Tensor want = at::tanh(x), got = x.clone().view({n, 1});
+      ppo_shim s;
+      s.act(got);
+      // The backward, through a one-layer network's backMLP: its input
+      // gradient's activation backward from the hidden layer's output.
+      at::Tensor d = at::randn({n}, at::kFloat), h = want.clone();
+      at::Tensor wantB = at::empty({n}, at::kFloat), gotB = at::empty({n}, at::kFloat);
+      at::tanh_backward_out(wantB, d, h);
+      if (*direct) {
+        tanhBack(gotB.data_ptr<float>(), d.data_ptr<float>(), h.data_ptr<float>(), n);
+      } else {
+        at::tanh_backward_out(gotB, d, h);
+      }
+      std::vector<std::pair<at::Tensor, at::Tensor>> pairs{{want, got}, {wantB, gotB}};
+      // The row sums of an n-row matrix at the networks' widths and around
+      // the kernels' group sizes.
+      for (int64_t cols : {1, 2, 3, 4, 5, 6, 7, 8, 9, 17, 31, 32, 33, 64, 65, 256}) {
+        if (n * cols > 300000) continue;
+        at::Tensor m = at::randn({n, cols}, at::kFloat), ws = at::empty({cols}, at::kFloat), gs = at::empty({cols}, at::kFloat);
+        at::sum_out(ws, m, {0});
+        if (*direct) {
+          colSums(m.data_ptr<float>(), n, cols, gs.data_ptr<float>());
+        } else {
+          at::sum_out(gs, m, {0});
+        }
+        pairs.emplace_back(ws, gs);
+      }
+      for (auto &pr : pairs) {
+        const float *a = pr.first.data_ptr<float>(), *b = pr.second.data_ptr<float>();
+        for (int64_t i = 0; i < pr.first.numel(); i++) {
+          (*compared)++;
+          if (std::memcmp(a + i, b + i, sizeof(float)) != 0) (*mismatched)++;
+        }
+      }
+    }
+    return nullptr;
+  } catch (const std::exception &e) {
+    return dupErr(e.what());
+  }
+}
 
 char *ppo_shim_blas(int *threads) {
   *threads = openblas.threads ? openblas.threads() : 0;

@@ -2,7 +2,7 @@ package ppo
 
 /*
 #cgo CXXFLAGS: -std=c++17 -O3 -w -D_GLIBCXX_USE_CXX11_ABI=1
-#cgo LDFLAGS: -lstdc++ -ltorch_cpu -lc10 -l:libblas.so.3
+#cgo LDFLAGS: -lstdc++ -ltorch_cpu -lc10 -l:libblas.so.3 -l:libsleef.so.3
 #include <stdlib.h>
 #include "shim.h"
 */
@@ -135,4 +135,27 @@ func gemmCheck() (compared, declined, mismatched int64, err error) {
 	var c, d, m C.int64_t
 	e := C.ppo_shim_gemm_check(&c, &d, &m)
 	return int64(c), int64(d), int64(m), shimErr("gemm check", e)
+}
+
+// tanhCheck compares the shim's tanh and tanh backward with ATen's bit for
+// bit over random and special values: how many were compared, how many
+// differ, and whether the shim ran its own paths (ATen on AVX2) or ATen's
+// ops.
+func tanhCheck() (compared, mismatched int64, direct bool, err error) {
+	var c, m C.int64_t
+	var d C.int
+	e := C.ppo_shim_tanh_check(&c, &m, &d)
+	return int64(c), int64(m), d != 0, shimErr("tanh check", e)
+}
+
+// atenCapability is the vectorisation ATen's kernels run ("AVX2",
+// "AVX512", "NO AVX"; "" when libtorch does not say). ATen fixes it at its
+// first vectorised op, from ATEN_CPU_CAPABILITY; asking fixes it too.
+func atenCapability() string {
+	p := C.ppo_shim_aten_capability()
+	if p == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(p))
+	return C.GoString(p)
 }

@@ -51,6 +51,15 @@ void *ppo_shim_grad(ppo_shim *s);
 // string ("" when not OpenBLAS); free it with free.
 char *ppo_shim_blas(int *threads);
 
+// ppo_shim_aten_capability returns the vectorisation ATen's kernels run
+// (at::show_config's "CPU capability usage": "AVX2", "AVX512", "NO AVX"),
+// fixing it if no kernel has run yet; free it with free.
+char *ppo_shim_aten_capability(void);
+
+// ppo_shim_tanh_check compares the shim's tanh and tanh backward with
+// ATen's bit for bit (see shim.cpp); returns an error or NULL.
+char *ppo_shim_tanh_check(int64_t *compared, int64_t *mismatched, int *direct);
+
 // ppo_shim_gemm_check compares the shim's direct sgemm calls with ATen's
 // addmm, mm_out and mm bit for bit (see shim.cpp); returns an error or NULL.
 char *ppo_shim_gemm_check(int64_t *compared, int64_t *declined, int64_t *mismatched);

@@ -94,3 +94,20 @@ func TestShimGemmMatchesATen(t *testing.T) {
 	}
 	t.Logf("%d products identical to ATen's (%d left to ATen)", compared-declined, declined)
 }
+
+// TestShimOpsMatchATen: when ATen runs AVX2, the shim's own tanh (Sleef's
+// 8-lane kernel called directly), tanh backward (d·(1 − h²) with a fused
+// multiply-add) and bias row sums (ATen's cascade order) give at::tanh's,
+// at::tanh_backward_out's and at::sum_out's bits, on random and special
+// values at every length tried (around the vector width and the
+// networks' sizes) and, for the sums, every width.
+func TestShimOpsMatchATen(t *testing.T) {
+	compared, mismatched, direct, err := tanhCheck()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mismatched != 0 {
+		t.Fatalf("%d of %d tanh, tanh-backward and row-sum values differ from ATen's (the shim's own path: %v)", mismatched, compared, direct)
+	}
+	t.Logf("%d tanh, tanh-backward and row-sum values identical to ATen's; ATen %s, the shim's own path: %v", compared, atenCapability(), direct)
+}

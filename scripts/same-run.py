@@ -5,6 +5,8 @@ A deterministic run writes the same train.csv and eval.csv rows, the same
 summary.json fields and the same policy weights every time; only the timing
 columns and fields (wall_time_s, controller_time_s, frames_per_second)
 vary from one sitting to the next. Everything else must be equal.
+summary.json's "kernels" (the float kernels the run computed with, recorded
+since the kernel choice) is compared when both folders record it.
 
   same-run.py WANT GOT          two run folders: train.csv, eval.csv,
                                 summary.json, and the policy-*.safetensors
@@ -45,7 +47,8 @@ def compare_runs(old, new):
             first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(n, m))
             msgs.append(f"{name}: {n} vs {m} rows, first difference at row {first}")
     sa, sb = (json.load(open(f"{d}/summary.json")) for d in (old, new))
-    sa, sb = ({k: v for k, v in s.items() if k not in TIMING} for s in (sa, sb))
+    skip = TIMING | ({"kernels"} if ("kernels" in sa) != ("kernels" in sb) else set())
+    sa, sb = ({k: v for k, v in s.items() if k not in skip} for s in (sa, sb))
     diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
     counts.append(f"summary.json {len(sa) - len(diff)}/{len(sa)} fields")
     if diff:

@@ -12,17 +12,10 @@ import (
 	"syscall"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/ppo"
 )
 
 func main() {
-	// The same run on every machine: pin the float kernels, which OpenBLAS
-	// and libtorch read when they load (ppo.PinnedEnv), by starting again.
-	if env := ppo.PinnedEnv(os.Environ()); env != nil {
-		if exe, err := os.Executable(); err == nil {
-			_ = syscall.Exec(exe, os.Args, env) // returns only on failure: run unpinned
-		}
-	}
+	setKernels(os.Args[1:])
 	// SIGHUP (the terminal of a compare closed) ends a run like SIGTERM:
 	// the checkpoint, policy-final and the "interrupted" line.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -20,6 +20,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
+	"github.com/hyperctl/hyperctl/ppo"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -29,6 +30,7 @@ var version = "dev"
 type app struct {
 	logFormat string
 	logLevel  string
+	kernels   string // the float kernels (setKernels applied them before the command line was parsed)
 	log       zerolog.Logger
 }
 
@@ -53,9 +55,17 @@ by side, and 'hyperctl report' ranks them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := ppo.CheckKernelsMode(a.kernels); err != nil {
+				return usagef("--%s: %v", kernelsFlag, err)
+			}
 			return a.setupLog(cmd.ErrOrStderr())
 		},
 	}
+	kernelsDefault := ppo.KernelsPinned
+	if v, ok := os.LookupEnv(ppo.KernelsEnvVar); ok {
+		kernelsDefault = v
+	}
+	root.PersistentFlags().StringVar(&a.kernels, kernelsFlag, kernelsDefault, "float kernels: pinned (OpenBLAS Haswell, ATen avx2: the same run on every x86-64 CPU with AVX2 and FMA) or native (the libraries' own choice for this CPU); "+ppo.KernelsEnvVar+" sets the default. A run records its kernels and resumes only on the same ones")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console or json")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.SetFlagErrorFunc(flagError)

@@ -25,6 +25,7 @@ type Progress struct {
 	HavePrev   bool
 	LastEval   float64 // the last evaluation return
 	HaveEval   bool
+	Kernels    string // the float kernels the run computes with (ppo.Kernels); "" in checkpoints written before they were recorded
 }
 
 // Checkpoint is the content of a run's checkpoint file: the progress and two
@@ -63,6 +64,9 @@ var ErrCheckpoint = statecodec.ErrCorrupt
 //	section "trainer" 1: the trainer's snapshot (uint32 length + bytes)
 //	section "controller" 1: whether there is one (bool), its snapshot
 //	        (uint32 length + bytes)
+//	section "kernels" 1: the float kernels (uint32 length + bytes, not
+//	        empty); absent when they are unknown (Progress.Kernels "", as
+//	        in checkpoints written before the kernels were recorded)
 //	[-4:]   CRC-32C of every byte before it
 func EncodeCheckpoint(c Checkpoint) []byte {
 	w := statecodec.NewWriter(make([]byte, 0, 128+len(c.Trainer)+len(c.Controller)))
@@ -80,6 +84,10 @@ func EncodeCheckpoint(c Checkpoint) []byte {
 	w.Tag("controller", 1)
 	w.Bool(c.Controller != nil)
 	w.Bytes32(c.Controller)
+	if p.Kernels != "" {
+		w.Tag("kernels", 1)
+		w.String(p.Kernels)
+	}
 	return statecodec.Seal(checkpointMagic, CheckpointFormatVersion, w.Bytes())
 }
 
@@ -108,6 +116,12 @@ func DecodeCheckpoint(b []byte) (Checkpoint, error) {
 	r.Tag("controller", 1)
 	haveCtl := r.Bool("controller flag")
 	ctl := r.Bytes32("controller snapshot", len(payload))
+	if r.Remaining() > 0 {
+		r.Tag("kernels", 1)
+		if p.Kernels = r.String("kernels", 1024); p.Kernels == "" {
+			r.Fail("an empty kernels section")
+		}
+	}
 	if err := r.Done(); err != nil {
 		return Checkpoint{}, err
 	}

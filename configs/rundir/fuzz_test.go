@@ -46,6 +46,8 @@ func genuineCheckpoints() map[string][]byte {
 			Trainer: bytes.Repeat([]byte("trainer"), 20), Controller: []byte("controller state")}),
 		"fixed":         EncodeCheckpoint(Checkpoint{Progress: Progress{Iteration: 3}, Trainer: []byte{1, 2, 3}}),
 		"empty-payload": EncodeCheckpoint(Checkpoint{Controller: []byte{}}),
+		"with-kernels": EncodeCheckpoint(Checkpoint{Progress: Progress{Iteration: 5, Kernels: "OpenBLAS Haswell, ATEN_CPU_CAPABILITY avx2"},
+			Trainer: []byte{4, 5}}),
 	}
 }
 

@@ -24,6 +24,7 @@ type Summary struct {
 	FinalHyper       map[string]float64 `json:"final_hyperparameters,omitempty"` // the tuned values in force at the last iteration (none without a controller)
 	RejectedUpdates  int                `json:"rejected_updates"`
 	FramesPerSecond  float64            `json:"frames_per_second"`
+	Kernels          string             `json:"kernels,omitempty"` // the float kernels the run computed with (ppo.Kernels)
 	// HyperctlVersion is the version of the hyperctl that trained the run,
 	// with its commit when built from a checkout ("dev+<commit>"): the
 	// build a study pins (absent: none given, or written before it was

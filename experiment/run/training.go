@@ -277,6 +277,9 @@ func (s *session) resume() error {
 		s.log.Info().Str("out", s.out).Msg("no checkpoint yet: starting the run over")
 		return nil
 	}
+	if err := checkKernels(s.out, ck.Progress.Kernels, ppo.Kernels()); err != nil {
+		return err
+	}
 	if err := s.tr.Restore(ck.Trainer); err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
@@ -291,6 +294,18 @@ func (s *session) resume() error {
 	s.ps, s.ckptDir = ck.Progress, rd.Dir
 	s.log.Info().Str("out", s.out).Str("checkpoint", rd.Path).Int("iteration", s.ps.Iteration).Msg("resuming from checkpoint")
 	return nil
+}
+
+// checkKernels refuses to continue the run in dir, checkpointed on the
+// float kernels was, on the kernels now: the rows after the checkpoint
+// would not be those an uninterrupted run computes. A checkpoint from
+// before kernels were recorded (was "") is taken as it is.
+func checkKernels(dir, was, now string) error {
+	if was == "" || was == now {
+		return nil
+	}
+	return fmt.Errorf("train --resume: %w: %s was trained on the float kernels %q, and this process runs %q; continue it on its own kernels (--kernels pinned or native, or the OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY it ran with), or start it over with --force",
+		ErrInexactResume, dir, was, now)
 }
 
 // checkGivenSince refuses a resume from a checkpoint (rd, restored) with
@@ -363,7 +378,8 @@ func (s *session) train(ctx context.Context) (Result, error) {
 	if runOpts.Frames > 0 { // frames done, then the budget: the start line says both apart
 		ev = ev.Int64("frame_budget", runOpts.Frames)
 	}
-	ev.Str("networks", s.tr.Networks()).Str("kernels", ppo.Kernels()).Str("out", s.out).Msg("training")
+	s.ps.Kernels = ppo.Kernels() // recorded in every checkpoint (checkKernels)
+	ev.Str("networks", s.tr.Networks()).Str("kernels", s.ps.Kernels).Str("out", s.out).Msg("training")
 	if s.opts.Monitor != nil {
 		s.opts.Monitor.Start(s.ps.Iteration, runOpts.Iterations, s.tr.Frames(), runOpts.Frames)
 	}
@@ -540,7 +556,7 @@ func (s *session) finish() (Result, error) {
 	sum := rundir.Summary{
 		Env: plan.Env, Controller: plan.ControllerName(), Seed: plan.Seed, Iterations: ps.Iteration, FrameBudget: s.runOpts.Frames,
 		Frames: s.lastFrames, WallTimeS: ps.WallS, ControllerTimeS: ps.CtrlS, FinalTrainReward: s.prev,
-		RejectedUpdates: s.tr.Rejected(), HyperctlVersion: s.opts.Version,
+		RejectedUpdates: s.tr.Rejected(), HyperctlVersion: s.opts.Version, Kernels: ppo.Kernels(),
 	}
 	if ps.WallS > 0 {
 		sum.FramesPerSecond = float64(s.lastFrames) / ps.WallS

@@ -1,15 +1,24 @@
-// cfloor.c: the C floor of one PPO minibatch step at CleanRL's sizes, a
-// measuring stick for ppo's libtorch shim (issue 39): a tanh actor and
-// critic with two hidden layers each, forward, a hand-written backward
-// and Adam with global-norm clipping, all products through OpenBLAS's
-// cblas_sgemm called directly and tanh through Sleef's 8-lane AVX2 kernel
-// (the one ATen uses), no allocation after cfloor_new. The loss is a
-// stand-in with the same output gradient shapes as PPO's (a squared error
-// on the action means and on the values); its cost is a few hundred flops.
+// cfloor.c: the floor of one PPO minibatch update at CleanRL's sizes, a
+// measuring stick for ppo's libtorch shim: CleanRL's ppo_continuous_action
+// update computed exactly -- separate tanh actor and critic (two hidden
+// layers each), a state-independent log std, the Gaussian log-probability,
+// the clipped surrogate, the clipped value loss, the entropy term,
+// per-minibatch advantage normalisation, global gradient-norm clipping and
+// torch.optim.Adam -- with a hand-derived backward pass, every product
+// through OpenBLAS's cblas_sgemm called directly, tanh through Sleef's
+// vector kernel, and no allocation after cfloor_new.
+//
+// The parameter vector has package ppo's layout (ppo/model.go): actor
+// W0 b0 W1 b1 W2 b2, log std, critic W0 b0 W1 b1 W2 b2, each W stored
+// [in, out] row-major (y = x·W + b), so one θ means the same networks here
+// and in ppo; the gradient test (ppo's TestCFloorMatchesAutograd) relies on
+// it. The loss is computed in float32, as CleanRL's tensors are; sums over
+// the minibatch's rows are accumulated in double.
 #include "cfloor.h"
 
 #include <immintrin.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,21 +26,35 @@ enum { RowMajor = 101, NoTrans = 111, Trans = 112 };
 void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
                  int ldb, float beta, float *c, int ldc);
 __m256 Sleef_tanhf8_u10avx2(__m256);
+__m512 Sleef_tanhf16_u10avx512f(__m512);
 void openblas_set_num_threads(int);
+char *openblas_get_corename(void);
+
+static const float halfLog2Pi = 0.91893853320467274178f;
 
 typedef struct {
   int in, out;
-  int w, b;  // offsets into theta (w is in×out, row-major: y = x·W + b)
+  int w, b;  // offsets into theta
 } layer;
 
 struct cfloor {
   int obs, act, hidden, rows, batch, n;
   layer L[6];  // actor 3 layers, critic 3 layers
+  int ls;      // offset of the log std
+  cfloor_hyper hp;
   float *theta, *g, *m, *v;
-  float *data, *target;  // batch×obs inputs, batch×(act+1) targets
+  int64_t step;
+  // The batch.
+  float *bobs, *bact, *blogp, *bval, *badv, *bret;
   int *perm;
-  float *x, *h[4], *y[2], *dy[2], *dh, *dz;
-  int step, next;
+  int next;
+  // One minibatch.
+  float *x, *a, *olp, *ov, *adv, *ret;
+  float *h[4], *mu, *val, *dmu, *dv, *dh, *dz;
+  float *sigma, *inv;
+  double *dls;
+  int avx512;  // tanh on 16 lanes
+  char kernels[96];
 };
 
 static uint64_t rng_state;
@@ -43,11 +66,21 @@ static float urand(void) {  // splitmix64 → [-1, 1)
   return (float)((z >> 40) * (1.0 / 8388608.0)) - 1.0f;
 }
 
-static void tanh_inplace(float *p, int n) {
+__attribute__((target("avx512f"))) static void tanh16(float *p, int n) {
+  int i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(p + i, Sleef_tanhf16_u10avx512f(_mm512_loadu_ps(p + i)));
+  for (; i < n; i++) p[i] = tanhf(p[i]);
+}
+
+__attribute__((target("avx2"))) static void tanh8(float *p, int n) {
   int i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(p + i, Sleef_tanhf8_u10avx2(_mm256_loadu_ps(p + i)));
   for (; i < n; i++) p[i] = tanhf(p[i]);
 }
+
+static void tanh_inplace(const cfloor *f, float *p, int n) { f->avx512 ? tanh16(p, n) : tanh8(p, n); }
+
+static float *fl(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
 cfloor *cfloor_new(int obs, int act, int hidden, int rows, int batch, uint64_t seed) {
   openblas_set_num_threads(1);
@@ -55,56 +88,101 @@ cfloor *cfloor_new(int obs, int act, int hidden, int rows, int batch, uint64_t s
   f->obs = obs, f->act = act, f->hidden = hidden, f->rows = rows, f->batch = batch;
   int dims[2][4] = {{obs, hidden, hidden, act}, {obs, hidden, hidden, 1}};
   int off = 0;
-  for (int net = 0; net < 2; net++)
+  for (int net = 0; net < 2; net++) {
     for (int k = 0; k < 3; k++) {
       layer *l = &f->L[3 * net + k];
       l->in = dims[net][k], l->out = dims[net][k + 1];
       l->w = off, off += l->in * l->out;
       l->b = off, off += l->out;
     }
-  f->n = off;
-  f->theta = calloc(off, 4), f->g = calloc(off, 4), f->m = calloc(off, 4), f->v = calloc(off, 4);
-  rng_state = seed;
-  for (int net = 0; net < 6; net++) {
-    float s = 1.0f / sqrtf((float)f->L[net].in);
-    for (int i = 0; i < f->L[net].in * f->L[net].out; i++) f->theta[f->L[net].w + i] = s * urand();
+    if (net == 0) f->ls = off, off += act;
   }
-  f->data = malloc(sizeof(float) * batch * obs);
-  f->target = malloc(sizeof(float) * batch * (act + 1));
-  for (int i = 0; i < batch * obs; i++) f->data[i] = urand();
-  for (int i = 0; i < batch * (act + 1); i++) f->target[i] = urand();
+  f->n = off;
+  f->theta = fl(off), f->g = fl(off), f->m = fl(off), f->v = fl(off);
+  f->hp = (cfloor_hyper){.clip = 0.2f, .vcoef = 0.5f, .entcoef = 0, .maxgrad = 0.5f, .lr = 3e-4f, .beta1 = 0.9f,
+                         .beta2 = 0.999f, .eps = 1e-5f, .clipv = 1, .normadv = 1};
+  rng_state = seed;
+  for (int k = 0; k < 6; k++) {
+    float s = 1.0f / sqrtf((float)f->L[k].in) * (k == 2 ? 0.01f : 1.0f);
+    for (int i = 0; i < f->L[k].in * f->L[k].out; i++) f->theta[f->L[k].w + i] = s * urand();
+  }
+  // A batch like a rollout's: actions around the initial policy's means
+  // (log std 0), old log-probabilities near the current ones (ratios on
+  // both sides of the clip range), advantages and returns.
+  f->bobs = fl((size_t)batch * obs), f->bact = fl((size_t)batch * act);
+  f->blogp = fl(batch), f->bval = fl(batch), f->badv = fl(batch), f->bret = fl(batch);
+  for (int i = 0; i < batch * obs; i++) f->bobs[i] = urand();
+  for (int i = 0; i < batch; i++) {
+    float sq = 0;
+    for (int j = 0; j < act; j++) {
+      float a = 1.7f * urand();
+      f->bact[i * act + j] = a, sq += a * a;
+    }
+    f->blogp[i] = -0.5f * sq - act * halfLog2Pi + 0.3f * urand();
+    f->bval[i] = urand(), f->badv[i] = urand();
+    f->bret[i] = f->bval[i] + f->badv[i];
+  }
   f->perm = malloc(sizeof(int) * batch);
   for (int i = 0; i < batch; i++) f->perm[i] = i;
-  f->x = malloc(sizeof(float) * rows * obs);
-  for (int k = 0; k < 4; k++) f->h[k] = malloc(sizeof(float) * rows * hidden);
-  f->y[0] = malloc(sizeof(float) * rows * act), f->y[1] = malloc(sizeof(float) * rows);
-  f->dy[0] = malloc(sizeof(float) * rows * act), f->dy[1] = malloc(sizeof(float) * rows);
-  f->dh = malloc(sizeof(float) * rows * hidden), f->dz = malloc(sizeof(float) * rows * hidden);
+  f->x = fl((size_t)rows * obs), f->a = fl((size_t)rows * act);
+  f->olp = fl(rows), f->ov = fl(rows), f->adv = fl(rows), f->ret = fl(rows);
+  for (int k = 0; k < 4; k++) f->h[k] = fl((size_t)rows * hidden);
+  f->mu = fl((size_t)rows * act), f->val = fl(rows), f->dmu = fl((size_t)rows * act), f->dv = fl(rows);
+  f->dh = fl((size_t)rows * hidden), f->dz = fl((size_t)rows * hidden);
+  f->sigma = fl(act), f->inv = fl(act);
+  f->dls = calloc(act, sizeof(double));
+  // The tanh kernel follows ATen's rule: AVX-512 when the CPU has it,
+  // unless ATEN_CPU_CAPABILITY pins avx2.
+  const char *cap = getenv("ATEN_CPU_CAPABILITY");
+  __builtin_cpu_init();
+  f->avx512 = __builtin_cpu_supports("avx512f") && !(cap && (!strcmp(cap, "avx2") || !strcmp(cap, "default")));
+  const char *core = openblas_get_corename();
+  snprintf(f->kernels, sizeof f->kernels, "OpenBLAS %s, tanh Sleef %s", core ? core : "?",
+           f->avx512 ? "avx512f" : "avx2");
   return f;
 }
 
 void cfloor_free(cfloor *f) {
   if (!f) return;
-  free(f->theta), free(f->g), free(f->m), free(f->v), free(f->data), free(f->target), free(f->perm), free(f->x);
-  for (int k = 0; k < 4; k++) free(f->h[k]);
-  free(f->y[0]), free(f->y[1]), free(f->dy[0]), free(f->dy[1]), free(f->dh), free(f->dz);
+  void *ps[] = {f->theta, f->g,   f->m,   f->v,   f->bobs, f->bact, f->blogp, f->bval, f->badv, f->bret,
+                f->perm,  f->x,   f->a,   f->olp, f->ov,   f->adv,  f->ret,   f->h[0], f->h[1], f->h[2],
+                f->h[3],  f->mu,  f->val, f->dmu, f->dv,   f->dh,   f->dz,    f->sigma, f->inv, f->dls};
+  for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) free(ps[k]);
   free(f);
 }
 
+void cfloor_set_hyper(cfloor *f, const cfloor_hyper *h) { f->hp = *h; }
+
+void cfloor_set_batch(cfloor *f, const float *obs, const float *act, const float *logp, const float *val,
+                      const float *adv, const float *ret) {
+  size_t B = f->batch;
+  memcpy(f->bobs, obs, sizeof(float) * B * f->obs);
+  memcpy(f->bact, act, sizeof(float) * B * f->act);
+  memcpy(f->blogp, logp, sizeof(float) * B);
+  memcpy(f->bval, val, sizeof(float) * B);
+  memcpy(f->badv, adv, sizeof(float) * B);
+  memcpy(f->bret, ret, sizeof(float) * B);
+}
+
+void cfloor_set_adam(cfloor *f, int64_t step) { f->step = step; }
 int cfloor_params(cfloor *f) { return f->n; }
 float *cfloor_theta(cfloor *f) { return f->theta; }
 float *cfloor_grad(cfloor *f) { return f->g; }
+float *cfloor_m(cfloor *f) { return f->m; }
+float *cfloor_v(cfloor *f) { return f->v; }
+const char *cfloor_kernels(cfloor *f) { return f->kernels; }
 
-// dense computes out = in·W + b for rows rows.
-static void dense(cfloor *f, const layer *l, const float *in, float *out) {
+// dense computes out = in·W + b for the minibatch's rows (ATen's addmm:
+// the bias broadcast into out, then one sgemm with beta 1).
+static void dense(const cfloor *f, const layer *l, const float *in, float *out) {
   const float *b = f->theta + l->b;
   for (int r = 0; r < f->rows; r++) memcpy(out + r * l->out, b, sizeof(float) * l->out);
   cblas_sgemm(RowMajor, NoTrans, NoTrans, f->rows, l->out, l->in, 1, in, l->in, f->theta + l->w, l->out, 1, out,
               l->out);
 }
 
-// back writes layer l's weight and bias gradients from the output gradient
-// dy and its input in; when din is set, the input gradient dy·Wᵀ too.
+// back writes layer l's weight gradient inᵀ·dy and bias gradient (dy's
+// column sums) and, when din is set, the input gradient dy·Wᵀ.
 static void back(cfloor *f, const layer *l, const float *in, const float *dy, float *din) {
   cblas_sgemm(RowMajor, Trans, NoTrans, l->in, l->out, f->rows, 1, in, l->in, dy, l->out, 0, f->g + l->w, l->out);
   float *restrict gb = f->g + l->b;
@@ -118,25 +196,22 @@ static void back(cfloor *f, const layer *l, const float *in, const float *dy, fl
                 l->in);
 }
 
-// net runs one network forward and backward; its output gradient is
-// 2(y − target)/rows (half the squared error's mean's), and it returns the
-// loss.
-static double net(cfloor *f, int which, const int *rowsIdx) {
-  const layer *L = &f->L[3 * which];
-  float *h1 = f->h[2 * which], *h2 = f->h[2 * which + 1], *y = f->y[which], *dy = f->dy[which];
-  int out = L[2].out, stride = f->act + 1, col = which ? f->act : 0;
+// forward runs network net (0 actor, 1 critic) on the minibatch into out.
+static void forward(cfloor *f, int net, float *out) {
+  const layer *L = &f->L[3 * net];
+  float *h1 = f->h[2 * net], *h2 = f->h[2 * net + 1];
   dense(f, &L[0], f->x, h1);
-  tanh_inplace(h1, f->rows * L[0].out);
+  tanh_inplace(f, h1, f->rows * L[0].out);
   dense(f, &L[1], h1, h2);
-  tanh_inplace(h2, f->rows * L[1].out);
-  dense(f, &L[2], h2, y);
-  double loss = 0;
-  for (int r = 0; r < f->rows; r++)
-    for (int j = 0; j < out; j++) {
-      float d = y[r * out + j] - f->target[rowsIdx[r] * stride + col + j];
-      loss += (double)d * d / f->rows;
-      dy[r * out + j] = 2 * d / f->rows;
-    }
+  tanh_inplace(f, h2, f->rows * L[1].out);
+  dense(f, &L[2], h2, out);
+}
+
+// backward backpropagates the output gradient dy through network net
+// (tanh′ = 1 − tanh², from the stored activations).
+static void backward(cfloor *f, int net, const float *dy) {
+  const layer *L = &f->L[3 * net];
+  float *h1 = f->h[2 * net], *h2 = f->h[2 * net + 1];
   float *restrict dz = f->dz;
   const float *restrict dh = f->dh;
   back(f, &L[2], h2, dy, f->dh);
@@ -144,68 +219,155 @@ static double net(cfloor *f, int which, const int *rowsIdx) {
   back(f, &L[1], h1, f->dz, f->dh);
   for (int i = 0; i < f->rows * L[0].out; i++) dz[i] = dh[i] * (1 - h1[i] * h1[i]);
   back(f, &L[0], f->x, f->dz, NULL);
-  return loss;
 }
 
-static double gradient(cfloor *f, int k) {
-  const int *idx = f->perm + (k * f->rows) % f->batch;
-  for (int r = 0; r < f->rows; r++) memcpy(f->x + r * f->obs, f->data + idx[r] * f->obs, sizeof(float) * f->obs);
-  return net(f, 0, idx) + net(f, 1, idx);
+// maxWeights is torch.maximum's gradient split between its arguments: all
+// to the larger, half to each on a tie.
+static inline void maxWeights(float a, float b, float *wa, float *wb) {
+  *wa = a > b ? 1.0f : (a < b ? 0.0f : 0.5f);
+  *wb = 1.0f - *wa;
 }
 
-double cfloor_loss(cfloor *f, int k) { return gradient(f, k); }
-
-// adam clips the gradient to norm 0.5 and takes one Adam step (lr 3e-4,
-// β 0.9/0.999, ε 1e-5), torch.optim.Adam's formula, in loops the compiler
-// vectorises (restrict pointers; the norm in 8 float32 partial sums).
-static void adam(cfloor *f) {
-  float *restrict g = f->g, *restrict m = f->m, *restrict v = f->v, *restrict th = f->theta;
-  const int n = f->n;
-  float part[8] = {0};
-  int i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; l++) part[l] += g[i + l] * g[i + l];
-  double ss = 0;
-  for (; i < n; i++) ss += (double)g[i] * g[i];
-  for (int l = 0; l < 8; l++) ss += part[l];
-  float coef = (float)(0.5 / (sqrt(ss) + 1e-6));
-  if (coef > 1) coef = 1;
-  f->step++;
-  const float bc1 = 1 - powf(0.9f, f->step), bc2 = 1 - powf(0.999f, f->step);
-  const float lr = 3e-4f / bc1, sb2 = sqrtf(bc2);
-  const __m256 vc = _mm256_set1_ps(coef), b1 = _mm256_set1_ps(0.9f), a1 = _mm256_set1_ps(0.1f),
-               b2 = _mm256_set1_ps(0.999f), a2 = _mm256_set1_ps(0.001f), vlr = _mm256_set1_ps(lr),
-               vsb2 = _mm256_set1_ps(sb2), eps = _mm256_set1_ps(1e-5f);
-  for (i = 0; i + 8 <= n; i += 8) {  // the loop below, 8 lanes at a time
-    __m256 gi = _mm256_mul_ps(_mm256_loadu_ps(g + i), vc);
-    __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(a1, gi));
-    __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)), _mm256_mul_ps(a2, _mm256_mul_ps(gi, gi)));
-    _mm256_storeu_ps(m + i, mi);
-    _mm256_storeu_ps(v + i, vi);
-    __m256 d = _mm256_add_ps(_mm256_div_ps(_mm256_sqrt_ps(vi), vsb2), eps);
-    _mm256_storeu_ps(th + i, _mm256_sub_ps(_mm256_loadu_ps(th + i), _mm256_div_ps(_mm256_mul_ps(vlr, mi), d)));
+// loss computes CleanRL's loss on the gathered minibatch and its gradient
+// with respect to the networks' outputs (dmu, dv) and the log std (into
+// the gradient vector):
+//
+//	log π(a|s) = −½·Σ_j ((a_j − μ_j)/σ_j)² − Σ_j log σ_j − (A/2)·log 2π
+//	r = exp(log π − log π_old)
+//	L_pg = mean(max(−Â·r, −Â·clamp(r, 1−ε, 1+ε)))
+//	L_v  = ½·mean(max((V − R)², (V_old + clamp(V − V_old, −ε, ε) − R)²))
+//	H    = Σ_j (log σ_j + ½ + ½·log 2π)
+//	L    = L_pg + c_v·L_v − c_ent·H
+//
+// with autograd's conventions at the kinks (torch.maximum splits a tie,
+// torch.clamp passes the gradient where min ≤ x ≤ max).
+static void loss(cfloor *f, cfloor_terms *t) {
+  const int B = f->rows, A = f->act;
+  const cfloor_hyper *hp = &f->hp;
+  const float *ls = f->theta + f->ls;
+  memset(t, 0, sizeof *t);
+  if (hp->normadv && B > 1) {  // (Â − mean)/(std + 1e-8), torch.std's unbiased estimate
+    double mean = 0, ss = 0;
+    for (int i = 0; i < B; i++) mean += f->adv[i];
+    mean /= B;
+    for (int i = 0; i < B; i++) ss += (f->adv[i] - mean) * (f->adv[i] - mean);
+    float mf = (float)mean, sd = (float)sqrt(ss / (B - 1));
+    for (int i = 0; i < B; i++) f->adv[i] = (f->adv[i] - mf) / (sd + 1e-8f);
   }
-  for (; i < n; i++) {
+  float sumls = 0;
+  for (int j = 0; j < A; j++) {
+    f->sigma[j] = expf(ls[j]);
+    f->inv[j] = 1.0f / f->sigma[j];
+    sumls += ls[j];
+    f->dls[j] = 0;
+  }
+  const float lo = 1 - hp->clip, hi = 1 + hp->clip, invB = 1.0f / B;
+  double pg = 0, vl = 0, kl = 0;
+  for (int i = 0; i < B; i++) {
+    const float *a = f->a + i * A, *mu = f->mu + i * A;
+    float *dmu = f->dmu + i * A;
+    float sq = 0;
+    for (int j = 0; j < A; j++) {
+      float z = (a[j] - mu[j]) * f->inv[j];
+      dmu[j] = z;
+      sq += z * z;
+    }
+    float logp = -0.5f * sq - sumls - A * halfLog2Pi;
+    float lr = logp - f->olp[i];
+    float r = expf(lr);
+    kl += (double)(r - 1) - lr;
+    if (fabsf(r - 1) > hp->clip) t->clipped++;
+    float adv = f->adv[i];
+    float rc = fminf(fmaxf(r, lo), hi);
+    float u1 = -adv * r, u2 = -adv * rc, w1, w2;
+    pg += fmaxf(u1, u2);
+    maxWeights(u1, u2, &w1, &w2);
+    float pass = (r >= lo && r <= hi) ? 1.0f : 0.0f;
+    float dlogp = -adv * (w1 + w2 * pass) * invB * r;  // ∂L/∂r · r
+    for (int j = 0; j < A; j++) {
+      float z = dmu[j];
+      dmu[j] = dlogp * z * f->inv[j];       // ∂logp/∂μ_j = z_j/σ_j
+      f->dls[j] += dlogp * (z * z - 1);     // ∂logp/∂log σ_j = z_j² − 1
+    }
+    float v = f->val[i], e1 = v - f->ret[i], dv;
+    if (hp->clipv) {
+      float d = v - f->ov[i];
+      float e2 = f->ov[i] + fminf(fmaxf(d, -hp->clip), hp->clip) - f->ret[i];
+      float s1 = e1 * e1, s2 = e2 * e2, k1, k2;
+      vl += fmaxf(s1, s2);
+      maxWeights(s1, s2, &k1, &k2);
+      float vpass = (d >= -hp->clip && d <= hp->clip) ? 1.0f : 0.0f;
+      dv = (k1 * e1 + k2 * e2 * vpass) * invB;  // ½·2·(…)/B
+    } else {
+      vl += e1 * e1;
+      dv = e1 * invB;
+    }
+    f->dv[i] = hp->vcoef * dv;
+  }
+  float *gls = f->g + f->ls;
+  for (int j = 0; j < A; j++) gls[j] = (float)f->dls[j] - hp->entcoef;  // ∂H/∂log σ_j = 1
+  t->pg = pg / B;
+  t->v = 0.5 * vl / B;
+  t->entropy = sumls + A * (0.5 + (double)halfLog2Pi);
+  t->klsum = kl;
+  t->loss = t->pg + hp->vcoef * t->v - hp->entcoef * t->entropy;
+}
+
+float cfloor_gradient(cfloor *f, const int *idx, cfloor_terms *t) {
+  const int O = f->obs, A = f->act;
+  for (int r = 0; r < f->rows; r++) {
+    int i = idx[r];
+    memcpy(f->x + r * O, f->bobs + (size_t)i * O, sizeof(float) * O);
+    memcpy(f->a + r * A, f->bact + (size_t)i * A, sizeof(float) * A);
+    f->olp[r] = f->blogp[i], f->ov[r] = f->bval[i], f->adv[r] = f->badv[i], f->ret[r] = f->bret[i];
+  }
+  forward(f, 0, f->mu);
+  forward(f, 1, f->val);
+  loss(f, t);
+  backward(f, 0, f->dmu);
+  backward(f, 1, f->dv);
+  const float *restrict g = f->g;
+  float ss = 0;
+  for (int i = 0; i < f->n; i++) ss += g[i] * g[i];
+  return sqrtf(ss);
+}
+
+// cfloor_step is torch.nn.utils.clip_grad_norm_ (scale by
+// max/(norm + 1e-6) when that is below 1) and torch.optim.Adam's step
+// (amsgrad off, no weight decay).
+void cfloor_step(cfloor *f, float gnorm) {
+  const cfloor_hyper *hp = &f->hp;
+  float coef = 1;
+  if (hp->maxgrad > 0) {
+    coef = hp->maxgrad / (gnorm + 1e-6f);
+    if (coef > 1) coef = 1;
+  }
+  f->step++;
+  const float bc1 = 1 - powf(hp->beta1, (float)f->step), bc2 = 1 - powf(hp->beta2, (float)f->step);
+  const float stepSize = hp->lr / bc1, isb2 = 1 / sqrtf(bc2), b1 = hp->beta1, b2 = hp->beta2, eps = hp->eps;
+  float *restrict g = f->g, *restrict m = f->m, *restrict v = f->v, *restrict th = f->theta;
+  for (int i = 0; i < f->n; i++) {
     float gi = g[i] * coef;
-    m[i] = 0.9f * m[i] + 0.1f * gi;
-    v[i] = 0.999f * v[i] + 0.001f * gi * gi;
-    th[i] -= lr * m[i] / (sqrtf(v[i]) / sb2 + 1e-5f);
+    float mi = b1 * m[i] + (1 - b1) * gi;
+    float vi = b2 * v[i] + (1 - b2) * gi * gi;
+    m[i] = mi, v[i] = vi;
+    th[i] -= stepSize * mi / (sqrtf(vi) * isb2 + eps);
   }
 }
 
 double cfloor_run(cfloor *f, int n) {
-  double loss = 0;
+  cfloor_terms t = {0};
   int per = f->batch / f->rows;
   for (int s = 0; s < n; s++) {
     if (f->next % per == 0)  // a new epoch: shuffle the batch
       for (int i = f->batch - 1; i > 0; i--) {
         int j = (int)((urand() + 1) * 0.5f * (i + 1)) % (i + 1);
-        int t = f->perm[i];
-        f->perm[i] = f->perm[j], f->perm[j] = t;
+        int tmp = f->perm[i];
+        f->perm[i] = f->perm[j], f->perm[j] = tmp;
       }
-    loss = gradient(f, f->next % per);
-    adam(f);
+    float gn = cfloor_gradient(f, f->perm + (f->next % per) * f->rows, &t);
+    cfloor_step(f, gn);
     f->next++;
   }
-  return loss;
+  return t.loss;
 }
