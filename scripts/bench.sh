@@ -5,12 +5,11 @@
 #   env     the env-only floor: 1,001,472 HalfCheetah steps on an envs.Vec of
 #           8 copies with 2 workers, no policy (BenchmarkEnvFloor, envs/mujoco;
 #           MuJoCo only: no OpenBLAS or ATen kernels)
-#   envc    HOOK for the bare C env-stepping floor (mj_step × frame_skip on
-#           the model file), which comes with its own branch: at merge,
-#           env_c_floor below runs it and prints lines
-#           "envc <what> <wall> s/1M-frames <cpu> cpu-s/1M-frames", and the
-#           summary adds a row for each <what>. Until then env_c_floor says
-#           on stderr that it is not wired.
+#   envc    the bare C env-stepping floor (envs/mujoco/cfloor/envfloor.c:
+#           mj_step × 5 on half_cheetah.xml, -O3 -march=native), 1M
+#           HalfCheetah frames in 1 process and in 2 at once (env_c_floor
+#           below): lines "envc <what> <wall> s/1M-frames <cpu>
+#           cpu-s/1M-frames", a summary row each
 #   cfloor  the update floor, per kernel setting: CleanRL's PPO update of a
 #           64-row minibatch of a 2048-frame batch at HalfCheetah's sizes in
 #           C (hand-derived backward, cblas_sgemm, Sleef tanh, Adam; -O3
@@ -63,9 +62,22 @@ on() {
   esac
 }
 
-# env_c_floor is the hook for the bare C env-stepping floor (see above).
+# env_c_floor: the bare C env-stepping floor (envs/mujoco/cfloor/envfloor.c,
+# mj_step × 5 on half_cheetah.xml, zero controls, nothing else), for
+# 1,001,472 HalfCheetah frames: in 1 process, and in 2 processes at once of
+# 500,736 steps each (both cores, as training steps its copies). Wall time
+# is the slower process's, CPU time the sum; both scaled to 1M frames.
 env_c_floor() {
-  echo "bench: envc not wired: the bare C env floor comes with its own branch" >&2
+  local p
+  "$tmp/envfloor" envs/mujoco/models/half_cheetah.xml 5 1001472 >"$tmp/envc1"
+  for p in 1 2; do
+    "$tmp/envfloor" envs/mujoco/models/half_cheetah.xml 5 500736 >"$tmp/envc2-$p" &
+  done
+  wait
+  awk -v what=1proc '{for (i = 1; i < NF; i++) {if ($(i+1) == "env-steps/s") w += 1001472 / $i; if ($(i+1) == "env-steps/cpu-s") c += 1001472 / $i}}
+    END {printf "envc %s %.3f s/1M-frames %.3f cpu-s/1M-frames\n", what, w * 1e6 / 1001472, c * 1e6 / 1001472}' "$tmp/envc1"
+  awk -v what=2proc '{for (i = 1; i < NF; i++) {if ($(i+1) == "env-steps/s" && 500736 / $i > w) w = 500736 / $i; if ($(i+1) == "env-steps/cpu-s") c += 500736 / $i}}
+    END {printf "envc %s %.3f s/1M-frames %.3f cpu-s/1M-frames\n", what, w * 1e6 / 1001472, c * 1e6 / 1001472}' "$tmp/envc2-1" "$tmp/envc2-2"
 }
 
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo "none (not a git checkout)")
@@ -74,6 +86,7 @@ echo "bench: commit $commit, $(date -u +%FT%TZ), ROUNDS=$ROUNDS FRAMES=$FRAMES K
 echo "bench: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs; uptime at start:$(uptime | sed 's/.*load/ load/')"
 go build -o "$tmp/hyperctl" ./cmd/hyperctl
 go test -c -o "$tmp/env.test" ./envs/mujoco
+cc -O3 -march=native -Wall -o "$tmp/envfloor" envs/mujoco/cfloor/envfloor.c -lmujoco
 go test -c -o "$tmp/cfloor.test" ./ppo/internal/cfloor
 go test -c -o "$tmp/ppo.test" ./ppo
 
