@@ -103,11 +103,14 @@ one_run() {
   fi
   mkdir -p "$(dirname "$dir")"
   # shellcheck disable=SC2046 # the row's flags split into words
+  # The log keeps every start (>>): its first line is the run's first start,
+  # which rule-first.py compares with the rule's commit. It becomes the run
+  # folder's train.log once the run is finished and judged.
   hc train --env "$env" --seed "$seed" --frames "$FRAMES" --iterations 1000 --threads 1 \
-    $(row_flags "$row") --resume --out "$dir" >"$dir.log" 2>&1 ||
+    $(row_flags "$row") --resume --out "$dir" >>"$dir.log" 2>&1 ||
     { echo "untuned-study: $dir failed; see $dir.log" >&2; return 1; }
   hc judge "$dir" >>"$dir.log" 2>&1 || { echo "untuned-study: judging $dir failed; see $dir.log" >&2; return 1; }
-  rm -f "$dir.log"
+  mv "$dir.log" "$dir/train.log"
   commit_run "$dir" "$env $row seed $seed"
   echo "untuned-study: $dir done ($(date -u +%FT%TZ))"
 }
