@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hyperctl/hyperctl/experiment/run"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,7 +176,7 @@ func killAt(t *testing.T, out string, p Phase, g int) {
 	t.Helper()
 	_, err := Run(context.Background(), Options{Out: out, Jobs: 1, Log: zerolog.Nop(),
 		Train: func(ctx context.Context, gen, k int) error {
-			return TrainMember(ctx, out, gen, k, MemberOptions{Log: zerolog.Nop()})
+			return TrainMember(ctx, out, gen, k, MemberOptions{Log: zerolog.Nop(), Train: run.TrainMember})
 		},
 		Hook: func(q Phase, h int) error {
 			if q == p && h == g {
