@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hyperctl/hyperctl/experiment/run"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
 // memberFiles is the bytes of every member's train.csv, by path.
