@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
@@ -35,51 +31,22 @@ func policyFile(which string) (string, error) {
 }
 
 // loadRunPolicy loads the policy which ("best" or "final") of the run in
-// dir, for cmd (eval or render), and checks it against the run's
-// environment (config.toml). dir may also be a finished population folder:
-// its best member's run is loaded, and a line on cmd's stderr says which.
-// It returns the run folder it read.
+// dir, for cmd (eval, render or judge), and checks it against the run's
+// environment (config.toml). dir may also be a finished population folder
+// or hold runs below it (population.PolicyRun, with a line on cmd's stderr
+// and cmd's command line with the flags given). It returns the run folder
+// it read.
 func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, string, error) {
 	name, err := policyFile(which)
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, "", fmt.Errorf("run folder %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
-	}
-	dir, err = population.RunOrBest(cmd.ErrOrStderr(), dir)
+	dir, err = population.PolicyRun(cmd.ErrOrStderr(), dir, name, func(pick string) string { return commandWith(cmd, pick) })
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
-		return nil, "", noRunError(cmd, dir, name)
-	}
 	p, err := run.LoadPolicy(dir, name)
 	return p, dir, err
-}
-
-// noRunError is the error for dir, a folder without config.toml, given to
-// cmd, which loads the policy name of a run: when run folders lie below it
-// (a compare folder), it lists those that keep that policy and gives the
-// command that picks one, with the flags given (or says that none keeps
-// it), else it says what a run folder is.
-func noRunError(cmd *cobra.Command, dir, name string) error {
-	b := matrix.RunsBelow(dir)
-	if len(b.Runs) == 0 {
-		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
-	}
-	with := b.Only(func(d string) bool { return policy.Exists(d, name) })
-	runs := matrix.Plural(len(b.Runs), "run", "runs")
-	if len(with.Runs) == 0 {
-		return fmt.Errorf("%s holds no run itself (no %s) but %s below it, none of which keeps its %s (a study that committed no policy files): %s. Give a run folder that keeps one (docs/run-folder.md names committed runs that do)",
-			dir, rundir.ConfigFile, runs, name, b.List())
-	}
-	return fmt.Errorf("%s holds no run itself (no %s) but %s below it, %d with its %s: %s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, runs, len(with.Runs), name, with.List(), commandWith(cmd, with.Pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and
