@@ -82,15 +82,6 @@ func checkEpisodes(episodes int, seed int64) error {
 	return nil
 }
 
-// describePolicy is a one-line origin of a policy.
-func describePolicy(name string, p *policy.Policy) string {
-	s := fmt.Sprintf("%s %s: iteration %d, %d frames", p.Meta.Env, name, p.Meta.Iteration, p.Meta.Frames)
-	if p.Meta.EvalReturn != nil {
-		s += fmt.Sprintf(", training evaluation %.2f", *p.Meta.EvalReturn)
-	}
-	return s
-}
-
 func newEvalCmd(a *app) *cobra.Command {
 	var which string
 	var episodes int
@@ -146,7 +137,7 @@ is evaluated, and a line on stderr says which.`,
 					EvalReturn *float64 `json:"training_eval_return,omitempty"`
 				}{dir, policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
 			}
-			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", describePolicy(policyNames[which], p),
+			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", p.Describe(policyNames[which]),
 				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, res.MeanLength())
 			return nil
 		},
@@ -156,21 +147,6 @@ is evaluated, and a line on stderr says which.`,
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-// parseSize parses WxH.
-func parseSize(s string) (w, h int, err error) {
-	a, b, ok := strings.Cut(strings.ToLower(s), "x")
-	if ok {
-		w, err = strconv.Atoi(a)
-		if err == nil {
-			h, err = strconv.Atoi(b)
-		}
-	}
-	if !ok || err != nil || w < 16 || h < 16 || w > 4096 || h > 4096 || w%2 != 0 || h%2 != 0 {
-		return 0, 0, usagef("--size %q: want WIDTHxHEIGHT with even sizes from 16 to 4096, e.g. 640x480", s)
-	}
-	return w, h, nil
 }
 
 func newRenderCmd(a *app) *cobra.Command {
@@ -218,9 +194,9 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if stillStep < 0 {
 				return usagef("--still-step: want an integer >= 0, got %d", stillStep)
 			}
-			w, h, err := parseSize(size)
-			if err != nil {
-				return err
+			w, h, ok := video.ParseSize(size)
+			if !ok {
+				return usagef("--size %q: want WIDTHxHEIGHT with even sizes from 16 to 4096, e.g. 640x480", size)
 			}
 			if _, err := policyFile(which); err != nil {
 				return err
@@ -234,7 +210,7 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			}
 			// The policy is named before the bar, so the bar's frames
 			// are known to be of it.
-			say(cmd, "%s\n", describePolicy(policyNames[which], p))
+			say(cmd, "%s\n", p.Describe(policyNames[which]))
 			prog := progress.NewRender(cmd.ErrOrStderr(), a.log, a.logFormat == "json")
 			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed,
 				StillPath: still, StillStep: stillStep, Progress: prog.Frame})
