@@ -380,3 +380,21 @@ func TestEpisodeDependsOnItsSeedAlone(t *testing.T) {
 		}
 	}
 }
+
+// Describe names the environment, the file, the iteration and frames, and
+// the training evaluation when there was one.
+func TestDescribe(t *testing.T) {
+	ret := 12.345
+	for _, c := range []struct {
+		meta policy.Meta
+		want string
+	}{
+		{policy.Meta{Env: "Reacher-v4", Iteration: 3, Frames: 6144}, "Reacher-v4 policy-final: iteration 3, 6144 frames"},
+		{policy.Meta{Env: "Reacher-v4", Iteration: 3, Frames: 6144, EvalReturn: &ret}, "Reacher-v4 policy-final: iteration 3, 6144 frames, training evaluation 12.35"},
+	} {
+		p := &policy.Policy{Meta: c.meta}
+		if got := p.Describe(policy.Final); got != c.want {
+			t.Errorf("Describe = %q, want %q", got, c.want)
+		}
+	}
+}
