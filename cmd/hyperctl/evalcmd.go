@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,22 +65,6 @@ func commandWith(cmd *cobra.Command, arg string) string {
 	return strings.Join(parts, " ")
 }
 
-// maxEpisodes bounds --episodes of eval and render (a million episodes of
-// 1000 steps is already days of work).
-const maxEpisodes = 1_000_000
-
-// checkEpisodes checks eval's and render's --episodes and --seed: episode
-// k is reset with seed+k, which must stay a valid int64 seed.
-func checkEpisodes(episodes int, seed int64) error {
-	if episodes < 1 || episodes > maxEpisodes {
-		return usagef("--episodes: want an integer in [1, %d], got %d", maxEpisodes, episodes)
-	}
-	if seed < 0 || seed > math.MaxInt64-int64(episodes-1) {
-		return usagef("--seed: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)
-	}
-	return nil
-}
-
 func newEvalCmd(a *app) *cobra.Command {
 	var which string
 	var episodes int
@@ -107,8 +90,8 @@ is evaluated, and a line on stderr says which.`,
   hyperctl eval runs/reacher-gpucb-3 --policy final --episodes 20 --seed 100 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkEpisodes(episodes, seed); err != nil {
-				return err
+			if err := policy.CheckEpisodes(episodes, seed); err != nil {
+				return &usageError{err: err}
 			}
 			if _, err := policyFile(which); err != nil {
 				return err
@@ -188,8 +171,8 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if still != "" && !strings.EqualFold(filepath.Ext(still), ".png") {
 				return usagef("--still %q: want a .png file", still)
 			}
-			if err := checkEpisodes(episodes, seed); err != nil {
-				return err
+			if err := policy.CheckEpisodes(episodes, seed); err != nil {
+				return &usageError{err: err}
 			}
 			if stillStep < 0 {
 				return usagef("--still-step: want an integer >= 0, got %d", stillStep)

@@ -398,3 +398,25 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// CheckEpisodes takes 1 to MaxEpisodes episodes and a first seed that
+// keeps seed+k a valid int64 for every episode k.
+func TestCheckEpisodes(t *testing.T) {
+	for _, c := range []struct {
+		episodes int
+		seed     int64
+		err      string
+	}{
+		{1, 0, ""},
+		{policy.MaxEpisodes, math.MaxInt64 - (policy.MaxEpisodes - 1), ""},
+		{0, 0, "--episodes: want an integer in [1, 1000000], got 0"},
+		{policy.MaxEpisodes + 1, 0, "--episodes"},
+		{1, -1, "--seed: want an integer in [0, 9223372036854775807] for 1 episodes"},
+		{3, math.MaxInt64 - 1, "--seed: want an integer in [0, 9223372036854775805] for 3 episodes (episode k uses seed+k)"},
+	} {
+		err := policy.CheckEpisodes(c.episodes, c.seed)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("CheckEpisodes(%d, %d) = %v; want %q", c.episodes, c.seed, err, c.err)
+		}
+	}
+}
