@@ -39,3 +39,16 @@ func TestForeignFlag(t *testing.T) {
 		}
 	}
 }
+
+// FlagWants words each pflag type a flag of hyperctl's has.
+func TestFlagWants(t *testing.T) {
+	for _, c := range []struct{ typ, want string }{
+		{"int", "an integer"}, {"int64", "an integer"}, {"uint", "an integer"}, {"count", "an integer"},
+		{"float64", "a number"}, {"duration", "a duration such as 500ms, 30s or 2m"},
+		{"bool", "true or false"}, {"string", "a string"},
+	} {
+		if got := FlagWants(c.typ); got != c.want {
+			t.Errorf("FlagWants(%q) = %q, want %q", c.typ, got, c.want)
+		}
+	}
+}

@@ -72,7 +72,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
 		if f := cmd.Flags().Lookup(m[2]); f != nil {
-			want := "want " + wantOf(f.Value.Type())
+			want := "want " + configs.FlagWants(f.Value.Type())
 			if _, ok := f.Value.(*configs.FramesValue); ok {
 				want = m[3] // its own words
 			}
@@ -80,19 +80,4 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 	}
 	return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
-}
-
-// wantOf words what a flag of pflag type typ accepts.
-func wantOf(typ string) string {
-	switch typ {
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "count":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	case "duration":
-		return "a duration such as 500ms, 30s or 2m"
-	case "bool":
-		return "true or false"
-	}
-	return "a " + typ
 }
