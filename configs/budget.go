@@ -155,3 +155,33 @@ func ParseFrames(s string) (int64, error) {
 	}
 	return int64(f), nil
 }
+
+// FramesValue is a command-line flag value (a pflag.Value) that holds a
+// number of frames (train's and compare's --frames; population's --frames,
+// --ready, --first-exploit and --min-frames): an integer, written out
+// (1000000) or as an integral float (1e6, 2.5e5), in [0, MaxFrames]. It is
+// the one parser of frame counts on the command line; a command checks its
+// own lower bound beyond 0.
+type FramesValue struct{ p *int64 }
+
+// NewFramesValue sets *p to def and returns the flag value that sets it.
+func NewFramesValue(p *int64, def int64) *FramesValue {
+	*p = def
+	return &FramesValue{p}
+}
+
+// Set parses s (ParseFrames).
+func (v *FramesValue) Set(s string) error {
+	n, err := ParseFrames(s)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+// String is the value in decimal.
+func (v *FramesValue) String() string { return strconv.FormatInt(*v.p, 10) }
+
+// Type names the value in --help.
+func (v *FramesValue) Type() string { return "frames" }

@@ -235,6 +235,27 @@ func Default(env string, o ...Override) (Run, error) {
 	return Parse("<default:"+name+">", string(b), o...)
 }
 
+// LoadOrDefault is Load of file, or without one (file "") Default of env,
+// with the overrides applied.
+func LoadOrDefault(file, env string, o ...Override) (Run, error) {
+	if file != "" {
+		return Load(file, o...)
+	}
+	return Default(env, o...)
+}
+
+// OverridesBroke reports whether err, a failure of LoadOrDefault(file,
+// env, overrides...), is the overrides' fault: the config loads without
+// them. A config that is bad on its own is not (a command's usage error,
+// the other a runtime error naming its file).
+func OverridesBroke(file, env string, err error) bool {
+	if err == nil {
+		return false
+	}
+	_, bare := LoadOrDefault(file, env)
+	return bare == nil
+}
+
 // DefaultNames lists the environments with an embedded default config.
 func DefaultNames() []string {
 	ents, _ := defaults.ReadDir(".")

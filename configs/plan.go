@@ -48,6 +48,29 @@ type ControllerPlan struct {
 	IntervalAuto bool
 }
 
+// RecordSettings records the settings of r's controller in its config
+// (their defaults, unless the config sets them), so that config.toml alone
+// reproduces the run.
+func (r *Run) RecordSettings() error {
+	if name := r.Controller.Name; name != Fixed && name != Population {
+		s, err := r.Controller.MethodSettings(name)
+		if err != nil {
+			return err
+		}
+		r.Controller.Settings[name] = s
+	}
+	return nil
+}
+
+// ResolveRecorded is r's resolved config as config.toml records it
+// (RecordSettings), which is what a resume compares.
+func (r Run) ResolveRecorded() (*Plan, error) {
+	if err := r.RecordSettings(); err != nil {
+		return nil, err
+	}
+	return r.Resolve()
+}
+
 // Resolve turns a validated config into its Plan.
 func (r Run) Resolve() (*Plan, error) {
 	text, err := r.Encode()

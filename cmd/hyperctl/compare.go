@@ -72,7 +72,7 @@ nodes share, at the same paths.`,
 	fl.StringVar(&f.out, "out", "", "output folder (required)")
 	fl.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs in parallel; each gets NumCPU/jobs threads (at least 1)")
 	fl.IntVar(&f.spec.Iterations, "iterations", 0, "PPO iterations per run (overrides the config)")
-	fl.Var(newFramesValue(&f.spec.Frames, 0), "frames", "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
+	fl.Var(configs.NewFramesValue(&f.spec.Frames, 0), "frames", "frame budget per run: each stops after the first iteration that reaches it (overrides the config's frames)")
 	fl.BoolVar(&f.force, "force", false, "accept a different matrix in an existing --out (the manifest is rewritten)")
 	fl.StringVar(&f.spec.TransferFrom, "transfer-from", "", "folder of finished runs for the controllers that transfer from earlier runs (deltabo); passed to their 'hyperctl train'")
 	fl.StringVar(&f.backend, "backend", "local", "where the runs run: local (a pool of --jobs processes) or slurm (one job array, submitted with sbatch)")

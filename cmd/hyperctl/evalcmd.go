@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
-	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
 	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
@@ -35,51 +30,22 @@ func policyFile(which string) (string, error) {
 }
 
 // loadRunPolicy loads the policy which ("best" or "final") of the run in
-// dir, for cmd (eval or render), and checks it against the run's
-// environment (config.toml). dir may also be a finished population folder:
-// its best member's run is loaded, and a line on cmd's stderr says which.
-// It returns the run folder it read.
+// dir, for cmd (eval, render or judge), and checks it against the run's
+// environment (config.toml). dir may also be a finished population folder
+// or hold runs below it (population.PolicyRun, with a line on cmd's stderr
+// and cmd's command line with the flags given). It returns the run folder
+// it read.
 func loadRunPolicy(cmd *cobra.Command, dir, which string) (*policy.Policy, string, error) {
 	name, err := policyFile(which)
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, "", fmt.Errorf("run folder %s: %w", dir, err)
-	}
-	if !st.IsDir() {
-		return nil, "", fmt.Errorf("run folder %s: is a file, not a folder", dir)
-	}
-	dir, err = population.RunOrBest(cmd.ErrOrStderr(), dir)
+	dir, err = population.PolicyRun(cmd.ErrOrStderr(), dir, name, func(pick string) string { return commandWith(cmd, pick) })
 	if err != nil {
 		return nil, "", err
 	}
-	if _, err := os.Stat(filepath.Join(dir, rundir.ConfigFile)); errors.Is(err, os.ErrNotExist) {
-		return nil, "", noRunError(cmd, dir, name)
-	}
 	p, err := run.LoadPolicy(dir, name)
 	return p, dir, err
-}
-
-// noRunError is the error for dir, a folder without config.toml, given to
-// cmd, which loads the policy name of a run: when run folders lie below it
-// (a compare folder), it lists those that keep that policy and gives the
-// command that picks one, with the flags given (or says that none keeps
-// it), else it says what a run folder is.
-func noRunError(cmd *cobra.Command, dir, name string) error {
-	b := matrix.RunsBelow(dir)
-	if len(b.Runs) == 0 {
-		return fmt.Errorf("%s holds no run: a run folder holds the %s that train writes first, and none is below it either", dir, rundir.ConfigFile)
-	}
-	with := b.Only(func(d string) bool { return policy.Exists(d, name) })
-	runs := matrix.Plural(len(b.Runs), "run", "runs")
-	if len(with.Runs) == 0 {
-		return fmt.Errorf("%s holds no run itself (no %s) but %s below it, none of which keeps its %s (a study that committed no policy files): %s. Give a run folder that keeps one (docs/run-folder.md names committed runs that do)",
-			dir, rundir.ConfigFile, runs, name, b.List())
-	}
-	return fmt.Errorf("%s holds no run itself (no %s) but %s below it, %d with its %s: %s. Give one of them, e.g.\n  %s",
-		dir, rundir.ConfigFile, runs, len(with.Runs), name, with.List(), commandWith(cmd, with.Pick))
 }
 
 // commandWith is the command line of cmd with arg as its one argument and
@@ -97,31 +63,6 @@ func commandWith(cmd *cobra.Command, arg string) string {
 		}
 	})
 	return strings.Join(parts, " ")
-}
-
-// maxEpisodes bounds --episodes of eval and render (a million episodes of
-// 1000 steps is already days of work).
-const maxEpisodes = 1_000_000
-
-// checkEpisodes checks eval's and render's --episodes and --seed: episode
-// k is reset with seed+k, which must stay a valid int64 seed.
-func checkEpisodes(episodes int, seed int64) error {
-	if episodes < 1 || episodes > maxEpisodes {
-		return usagef("--episodes: want an integer in [1, %d], got %d", maxEpisodes, episodes)
-	}
-	if seed < 0 || seed > math.MaxInt64-int64(episodes-1) {
-		return usagef("--seed: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)
-	}
-	return nil
-}
-
-// describePolicy is a one-line origin of a policy.
-func describePolicy(name string, p *policy.Policy) string {
-	s := fmt.Sprintf("%s %s: iteration %d, %d frames", p.Meta.Env, name, p.Meta.Iteration, p.Meta.Frames)
-	if p.Meta.EvalReturn != nil {
-		s += fmt.Sprintf(", training evaluation %.2f", *p.Meta.EvalReturn)
-	}
-	return s
 }
 
 func newEvalCmd(a *app) *cobra.Command {
@@ -149,8 +90,8 @@ is evaluated, and a line on stderr says which.`,
   hyperctl eval runs/reacher-gpucb-3 --policy final --episodes 20 --seed 100 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkEpisodes(episodes, seed); err != nil {
-				return err
+			if err := policy.CheckEpisodes(episodes, seed); err != nil {
+				return &usageError{err: err}
 			}
 			if _, err := policyFile(which); err != nil {
 				return err
@@ -179,7 +120,7 @@ is evaluated, and a line on stderr says which.`,
 					EvalReturn *float64 `json:"training_eval_return,omitempty"`
 				}{dir, policyNames[which], res, p.Meta.Iteration, p.Meta.Frames, p.Meta.EvalReturn})
 			}
-			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", describePolicy(policyNames[which], p),
+			say(cmd, "%s\n%d deterministic episodes (seeds %d-%d): return %.2f ± %.2f, min %.2f, max %.2f, mean length %.0f\n", p.Describe(policyNames[which]),
 				episodes, seed, seed+int64(episodes)-1, res.Mean, res.Std, res.Min, res.Max, res.MeanLength())
 			return nil
 		},
@@ -189,21 +130,6 @@ is evaluated, and a line on stderr says which.`,
 	cmd.Flags().Int64Var(&seed, "seed", 0, "seed of the first episode (episode k uses seed+k)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-// parseSize parses WxH.
-func parseSize(s string) (w, h int, err error) {
-	a, b, ok := strings.Cut(strings.ToLower(s), "x")
-	if ok {
-		w, err = strconv.Atoi(a)
-		if err == nil {
-			h, err = strconv.Atoi(b)
-		}
-	}
-	if !ok || err != nil || w < 16 || h < 16 || w > 4096 || h > 4096 || w%2 != 0 || h%2 != 0 {
-		return 0, 0, usagef("--size %q: want WIDTHxHEIGHT with even sizes from 16 to 4096, e.g. 640x480", s)
-	}
-	return w, h, nil
 }
 
 func newRenderCmd(a *app) *cobra.Command {
@@ -245,15 +171,15 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			if still != "" && !strings.EqualFold(filepath.Ext(still), ".png") {
 				return usagef("--still %q: want a .png file", still)
 			}
-			if err := checkEpisodes(episodes, seed); err != nil {
-				return err
+			if err := policy.CheckEpisodes(episodes, seed); err != nil {
+				return &usageError{err: err}
 			}
 			if stillStep < 0 {
 				return usagef("--still-step: want an integer >= 0, got %d", stillStep)
 			}
-			w, h, err := parseSize(size)
-			if err != nil {
-				return err
+			w, h, ok := video.ParseSize(size)
+			if !ok {
+				return usagef("--size %q: want WIDTHxHEIGHT with even sizes from 16 to 4096, e.g. 640x480", size)
 			}
 			if _, err := policyFile(which); err != nil {
 				return err
@@ -267,7 +193,7 @@ otherwise); its total assumes every episode runs to the time limit.`,
 			}
 			// The policy is named before the bar, so the bar's frames
 			// are known to be of it.
-			say(cmd, "%s\n", describePolicy(policyNames[which], p))
+			say(cmd, "%s\n", p.Describe(policyNames[which]))
 			prog := progress.NewRender(cmd.ErrOrStderr(), a.log, a.logFormat == "json")
 			res, err := video.Record(cmd.Context(), p, out, video.Options{Width: w, Height: h, Episodes: episodes, Seed: seed,
 				StillPath: still, StillStep: stillStep, Progress: prog.Frame})

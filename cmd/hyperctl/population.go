@@ -5,19 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/population"
@@ -95,19 +92,19 @@ submits the next generation: no process stays on the login node.`,
 	fl.StringVar(&f.env, "env", "", "environment (see 'hyperctl envs')")
 	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: "+strings.Join(popmethod.Methods(), ", "))
 	fl.IntVar(&f.size, "size", 8, "members")
-	fl.Var(newFramesValue(&f.frames, defaultPopulationFrames), "frames", "frame budget of every member")
-	fl.Var(newFramesValue(&f.ready, defaultPopulationFrames/defaultGenerations), "ready", "frames per generation: members exploit and explore every this many frames")
+	fl.Var(configs.NewFramesValue(&f.frames, defaultPopulationFrames), "frames", "frame budget of every member")
+	fl.Var(configs.NewFramesValue(&f.ready, defaultPopulationFrames/defaultGenerations), "ready", "frames per generation: members exploit and explore every this many frames")
 	fl.Int64Var(&f.seed, "seed", 0, "population seed: member k trains with seed seed·size + k, and every random draw of the steps derives from it")
 	fl.StringVar(&f.config, "config", "", "TOML config of the members (its env is replaced by --env); default: configs/<env>.toml")
 	fl.StringVar(&f.preset, "preset", "", "presets applied to the members' config (see 'hyperctl train --help')")
 	fl.IntVar(&f.iterations, "iterations", 0, "iterations cap of every member (default: the config's)")
 	fl.Float64Var(&f.quantile, "quantile", 0.25, "fraction of members in the bottom (copying) and top (copied) quantiles")
 	fl.Float64Var(&f.resample, "resample", 0.25, "pbt: probability of resampling a hyperparameter instead of perturbing it")
-	fl.Var(newFramesValue(&f.firstExploit, 0), "first-exploit", "pbt, pb2: no member is exploited before every member has trained this many frames (0: from the first ready point)")
+	fl.Var(configs.NewFramesValue(&f.firstExploit, 0), "first-exploit", "pbt, pb2: no member is exploited before every member has trained this many frames (0: from the first ready point)")
 	fl.StringVar(&f.selection, "selection", popmethod.SelectTruncation, "pbt, pb2: exploit selection, truncation (bottom quantile copies top quantile) or ttest (copy a random member whose last 10 episode returns are significantly better, Welch p < 0.05)")
 	fl.StringVar(&f.init, "init", "random", "members' first hyperparameters: random (member 0 at the config's values, the others drawn from the tuned space) or same (all at the config's values, differing only in seed)")
 	fl.IntVar(&f.eta, "eta", popmethod.DefaultEta, "halving: reduction factor: the top 1/eta of each rung's members continue to the next")
-	fl.Var(newFramesValue(&f.minFrames, 1), "min-frames", "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
+	fl.Var(configs.NewFramesValue(&f.minFrames, 1), "min-frames", "halving: the least frames of the first rung (1: as many rungs as --size allows, 1 + floor(log_eta size))")
 	fl.StringVar(&f.out, "out", "", "population folder (default runs/<env>-<method>-<size>-seed<S>, or the next free of its -run2, -run3, ... when that one holds a finished or another population)")
 	fl.IntVar(&f.jobs, "jobs", defaultJobs(), "members trained at once (local backend)")
 	fl.StringVar(&f.backend, "backend", backendLocal, "where members train: local (a pool of --jobs processes) or slurm")
@@ -280,7 +277,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		a.log.Warn().Str("out", f.out).Msg("population: defined by an older hyperctl, whose exploited members took their donor's random state with its weights; it continues under that rule (docs/populations.md)")
 	}
 	if r, _, err := population.ReadResultLegacy(f.out); err == nil { // a finished population is only read
-		return printResult(cmd, f.out, r, "already finished")
+		return population.PrintResult(cmd.OutOrStdout(), f.out, r, "already finished")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -296,7 +293,7 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		}
 		return err
 	}
-	return printResult(cmd, f.out, res, "finished")
+	return population.PrintResult(cmd.OutOrStdout(), f.out, res, "finished")
 }
 
 // submitPopulation submits the current generation's chain unless the
@@ -313,54 +310,6 @@ func submitPopulation(ctx context.Context, cmd *cobra.Command, out string) error
 	say(cmd, "population: submitted generation %d: members as job array %s, the step after it as job %s (it submits the next generation). Follow with: hyperctl status %s\n",
 		sub.Generation, sub.Array, sub.Step, out)
 	return nil
-}
-
-// printResult prints a population's members (folder, final evaluation,
-// training score; the best marked), the frames used, its lineages and what
-// to do next, folded to the terminal's width.
-func printResult(cmd *cobra.Command, out string, r population.Result, what string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "population %s: %s\n", what, out)
-	width := len("folder")
-	for _, m := range r.Members {
-		width = max(width, len(m.Dir))
-	}
-	fmt.Fprintf(&b, "  member  %-*s  final eval  training score\n", width, "folder")
-	ps, ok, err := population.ReadStatus(out)
-	if err != nil {
-		return err
-	}
-	marks := map[int]string{}
-	for _, m := range ps.Pruned {
-		marks[m.Member] = fmt.Sprintf("  pruned at rung %d", m.Rung+1)
-	}
-	for k, m := range r.Members {
-		ev := "none"
-		if m.FinalEvalReturn != nil {
-			ev = strconv.FormatFloat(*m.FinalEvalReturn, 'f', 2, 64)
-		}
-		mark := marks[k]
-		if k == r.Best {
-			mark = "  best"
-		}
-		fmt.Fprintf(&b, "  %6d  %-*s  %10s  %14.2f%s\n", k, width, m.Dir, ev, m.Score, mark)
-	}
-	if ps.FramesUsed != nil {
-		fmt.Fprintf(&b, "frames used: %d by all members together (%s)\n", *ps.FramesUsed, ps.Method)
-	}
-	if ok {
-		if err := population.WriteLineages(&b, ps); err != nil {
-			return err
-		}
-	}
-	next := "hyperctl report " + out
-	if r.Best >= 0 {
-		next += "; hyperctl eval " + out + " (its best member)"
-	}
-	fmt.Fprintf(&b, "Log: %s. Next: %s\n", filepath.Join(out, population.LogFile), next)
-	w := cmd.OutOrStdout()
-	_, err = io.WriteString(w, termtext.Fold(b.String(), termtext.Width(w)))
-	return err
 }
 
 // newPopulationMemberCmd is the work of one member in one generation (a
@@ -423,7 +372,7 @@ func populationStep(cmd *cobra.Command, a *app, out string, g int) error {
 	case err != nil:
 		return err
 	case c.Result != nil:
-		return printResult(cmd, out, *c.Result, "finished")
+		return population.PrintResult(cmd.OutOrStdout(), out, *c.Result, "finished")
 	case len(c.Queued) > 0:
 		a.log.Warn().Strs("jobs", c.Queued).Msg("population: jobs of this population are queued already; the next generation is not submitted twice")
 	case c.Next != nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/experiment/population"
 )
 
 // TestStatusOfRunFolders: outside a compare folder, status finds run
@@ -76,7 +77,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := printFolderStatus(&out, root, runs, nil, false); err != nil {
+	if err := population.WriteFolderStatus(&out, root, runs, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"b/deep/reacher-gpucb-seed1", "running", "7/50 iterations", "400/350 frames", "status: 6 runs: 4 finished, 1 running, 1 stopped"} {
@@ -85,7 +86,7 @@ func TestStatusOfRunFolders(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := printFolderStatus(&out, root, runs, nil, true); err != nil {
+	if err := population.WriteFolderStatus(&out, root, runs, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	var js struct {

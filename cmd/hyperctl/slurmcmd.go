@@ -139,7 +139,7 @@ func runStatusCmd(cmd *cobra.Command, a *app, dir string, asJSON bool) error {
 		if err := population.MarkMemberFolders(runs); err != nil {
 			return fmt.Errorf("status: %w", err)
 		}
-		return printFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
+		return population.WriteFolderStatus(cmd.OutOrStdout(), dir, runs, pop, asJSON)
 	}
 	if err != nil {
 		return fmt.Errorf("status: %w", err)

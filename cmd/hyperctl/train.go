@@ -112,7 +112,7 @@ docs/study.md and docs/configs.md), names joined by +:
 	fl.StringVar(&o.config, "config", "", "TOML config file; default: the built-in configs/<env>.toml")
 	fl.Int64Var(&o.seed, "seed", 0, "seed (overrides the config)")
 	fl.IntVar(&o.iterations, "iterations", 0, "PPO iterations (overrides the config)")
-	fl.Var(newFramesValue(&o.frames, 0), "frames", "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none; 1000000 or 1e6)")
+	fl.Var(configs.NewFramesValue(&o.frames, 0), "frames", "frame budget: stop after the first iteration that reaches it (overrides the config's frames; 0: none; 1000000 or 1e6)")
 	fl.StringArrayVar(&o.sets, "set", nil, "set a config key, KEY=VALUE (repeatable), e.g. --set ppo.lr=1e-4 --set controller.hypercontroller.d=5; checked as in a config file and recorded in config.toml")
 	fl.StringVar(&o.preset, "preset", "", "apply presets to the config: "+strings.Join(configs.PresetNames(), ", ")+" (joined by +)")
 	fl.StringVar(&o.out, "out", "", "output folder (default runs/<env>-<controller>-seed<N>, or the next free of its -run2, -run3, ... when that one is taken)")
@@ -235,7 +235,7 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if err := recordSettings(run); err != nil {
+	if err := run.RecordSettings(); err != nil {
 		return err
 	}
 	if o.out == "" {
@@ -247,56 +247,20 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 // loadConfig loads the config file (the built-in one of env without
 // one) with the flags' overrides set; a failure is configFault's.
 func loadConfig(file, env string, set []configs.Override) (configs.Run, error) {
-	if file != "" {
-		r, err := configs.Load(file, set...)
-		return r, configFault(file, env, err)
-	}
-	r, err := configs.Default(env, set...)
+	r, err := configs.LoadOrDefault(file, env, set...)
 	return r, configFault(file, env, err)
 }
 
 // configFault is err, a failure to load the config file (the built-in one
 // of env without one) with the command's flags applied, as a usage error
-// (exit code 2) when the config loads without the flags: the flags (--set,
-// --preset, --frames, ...) broke it. A config that is bad on its own stays
-// a runtime error naming its file.
+// (exit code 2) when the flags (--set, --preset, --frames, ...) broke it
+// (configs.OverridesBroke). A config that is bad on its own stays a
+// runtime error naming its file.
 func configFault(file, env string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var bare error
-	if file != "" {
-		_, bare = configs.Load(file)
-	} else {
-		_, bare = configs.Default(env)
-	}
-	if bare == nil {
+	if configs.OverridesBroke(file, env, err) {
 		return &usageError{err: err}
 	}
 	return err
-}
-
-// recordSettings records the settings of run's controller in its config
-// (their defaults, unless the config sets them), so that config.toml alone
-// reproduces the run.
-func recordSettings(run *configs.Run) error {
-	if name := run.Controller.Name; name != configs.Fixed && name != configs.Population {
-		s, err := run.Controller.MethodSettings(name)
-		if err != nil {
-			return err
-		}
-		run.Controller.Settings[name] = s
-	}
-	return nil
-}
-
-// resolveRecorded is run's resolved config as config.toml records it
-// (recordSettings), which is what a resume compares.
-func resolveRecorded(run configs.Run) (*configs.Plan, error) {
-	if err := recordSettings(&run); err != nil {
-		return nil, err
-	}
-	return run.Resolve()
 }
 
 // resumeFromFolder applies the one rule of a resumed run: it continues
@@ -331,7 +295,7 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	basePlan, err := resolveRecorded(baseRun)
+	basePlan, err := baseRun.ResolveRecorded()
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
@@ -344,7 +308,7 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 		if err != nil {
 			return usagef("train --resume: %s does not fit the run in %s: %v", setFlags[i], out, err)
 		}
-		if rp, err := resolveRecorded(r); err != nil {
+		if rp, err := r.ResolveRecorded(); err != nil {
 			return err
 		} else if rp.Comparable != basePlan.Comparable {
 			changing = append(changing, setFlags[i])
@@ -354,7 +318,7 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	if err != nil {
 		return fmt.Errorf("train --resume: %w", err)
 	}
-	now, err := resolveRecorded(run)
+	now, err := run.ResolveRecorded()
 	if err != nil {
 		return err
 	}

@@ -127,3 +127,20 @@ func stats(xs []float64) (mean, std, lo, hi float64) {
 	std = math.Sqrt(std / float64(len(xs)))
 	return mean, std, lo, hi
 }
+
+// MaxEpisodes bounds the episodes of an evaluation or a recording (a
+// million episodes of 1000 steps is already days of work).
+const MaxEpisodes = 1_000_000
+
+// CheckEpisodes checks a number of episodes and the seed of the first, as
+// eval's and render's --episodes and --seed: episode k is reset with
+// seed+k, which must stay a valid int64 seed.
+func CheckEpisodes(episodes int, seed int64) error {
+	if episodes < 1 || episodes > MaxEpisodes {
+		return fmt.Errorf("--episodes: want an integer in [1, %d], got %d", MaxEpisodes, episodes)
+	}
+	if seed < 0 || seed > math.MaxInt64-int64(episodes-1) {
+		return fmt.Errorf("--seed: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)
+	}
+	return nil
+}

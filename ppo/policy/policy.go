@@ -146,6 +146,15 @@ type Policy struct {
 	LogStd   []float32 // the Gaussian policy's state-independent log std
 }
 
+// Describe is a one-line origin of p, the policy file name.
+func (p *Policy) Describe(name string) string {
+	s := fmt.Sprintf("%s %s: iteration %d, %d frames", p.Meta.Env, name, p.Meta.Iteration, p.Meta.Frames)
+	if p.Meta.EvalReturn != nil {
+		s += fmt.Sprintf(", training evaluation %.2f", *p.Meta.EvalReturn)
+	}
+	return s
+}
+
 // Validate checks that the networks and the sidecar agree: sizes, layer
 // chaining, finite parameters and statistics, bounds.
 func (p *Policy) Validate() error {

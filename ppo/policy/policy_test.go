@@ -380,3 +380,43 @@ func TestEpisodeDependsOnItsSeedAlone(t *testing.T) {
 		}
 	}
 }
+
+// Describe names the environment, the file, the iteration and frames, and
+// the training evaluation when there was one.
+func TestDescribe(t *testing.T) {
+	ret := 12.345
+	for _, c := range []struct {
+		meta policy.Meta
+		want string
+	}{
+		{policy.Meta{Env: "Reacher-v4", Iteration: 3, Frames: 6144}, "Reacher-v4 policy-final: iteration 3, 6144 frames"},
+		{policy.Meta{Env: "Reacher-v4", Iteration: 3, Frames: 6144, EvalReturn: &ret}, "Reacher-v4 policy-final: iteration 3, 6144 frames, training evaluation 12.35"},
+	} {
+		p := &policy.Policy{Meta: c.meta}
+		if got := p.Describe(policy.Final); got != c.want {
+			t.Errorf("Describe = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// CheckEpisodes takes 1 to MaxEpisodes episodes and a first seed that
+// keeps seed+k a valid int64 for every episode k.
+func TestCheckEpisodes(t *testing.T) {
+	for _, c := range []struct {
+		episodes int
+		seed     int64
+		err      string
+	}{
+		{1, 0, ""},
+		{policy.MaxEpisodes, math.MaxInt64 - (policy.MaxEpisodes - 1), ""},
+		{0, 0, "--episodes: want an integer in [1, 1000000], got 0"},
+		{policy.MaxEpisodes + 1, 0, "--episodes"},
+		{1, -1, "--seed: want an integer in [0, 9223372036854775807] for 1 episodes"},
+		{3, math.MaxInt64 - 1, "--seed: want an integer in [0, 9223372036854775805] for 3 episodes (episode k uses seed+k)"},
+	} {
+		err := policy.CheckEpisodes(c.episodes, c.seed)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("CheckEpisodes(%d, %d) = %v; want %q", c.episodes, c.seed, err, c.err)
+		}
+	}
+}

@@ -166,6 +166,23 @@ func (e *Encoder) Abort() {
 	e.waitErr = fmt.Errorf("video %s: aborted", e.path)
 }
 
+// ParseSize parses a frame size WIDTHxHEIGHT (x or X); ok is false
+// unless both sizes are even numbers from 16 to 4096.
+func ParseSize(s string) (w, h int, ok bool) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	var err error
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 16 || h < 16 || w > 4096 || h > 4096 || w%2 != 0 || h%2 != 0 {
+		return 0, 0, false
+	}
+	return w, h, true
+}
+
 // Options configure Record.
 type Options struct {
 	Width, Height int

@@ -262,3 +262,24 @@ func TestStillAlone(t *testing.T) {
 		t.Fatal("neither a video nor a still was accepted")
 	}
 }
+
+// ParseSize takes WIDTHxHEIGHT (x or X) with even sizes from 16 to 4096.
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w, h int
+		ok   bool
+	}{
+		{"640x480", 640, 480, true},
+		{"16X4096", 16, 4096, true},
+		{"641x480", 0, 0, false},
+		{"14x480", 0, 0, false},
+		{"640x4098", 0, 0, false},
+		{"640", 0, 0, false},
+		{"ax480", 0, 0, false},
+	} {
+		if w, h, ok := video.ParseSize(c.in); w != c.w || h != c.h || ok != c.ok {
+			t.Errorf("ParseSize(%q) = %d, %d, %v; want %d, %d, %v", c.in, w, h, ok, c.w, c.h, c.ok)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package population
 
 import (
 	"encoding/json"
@@ -6,12 +6,12 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
-	"github.com/hyperctl/hyperctl/experiment/population"
 )
 
-// printFolderStatus prints matrix.Folders's runs as a table or JSON, with
-// pop (a population folder's status; nil for none) in the JSON.
-func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *population.Status, asJSON bool) error {
+// WriteFolderStatus writes matrix.Folders's runs of root to w as a table
+// (folded to w's width) or JSON, with pop (a population folder's status;
+// nil for none) in the JSON.
+func WriteFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *Status, asJSON bool) error {
 	counts := map[string]int{}
 	for _, r := range runs {
 		counts[r.State]++
@@ -22,7 +22,7 @@ func printFolderStatus(w io.Writer, root string, runs []matrix.FolderRun, pop *p
 		return enc.Encode(struct {
 			Runs       []matrix.FolderRun `json:"runs"`
 			Counts     map[string]int     `json:"counts"`
-			Population *population.Status `json:"population,omitempty"`
+			Population *Status            `json:"population,omitempty"`
 		}{runs, counts, pop})
 	}
 	return matrix.WriteFolderTable(w, root, runs, termtext.Width(w))
