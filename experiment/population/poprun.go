@@ -116,8 +116,11 @@ func initLegacy(out string, def Definition, unsealed error) error {
 	if _, _, err := ReadResultLegacy(out); err == nil {
 		return nil
 	}
-	return &rundir.AdviceError{Err: unsealed, After: "; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another {out}"}
+	return &rundir.AdviceError{Err: unsealed, After: unsealedAdvice}
 }
+
+// unsealedAdvice is initLegacy's refusal of an unfinished population.
+const unsealedAdvice = "; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another {out}"
 
 // sameDefinition refuses a folder holding another population than def,
 // showing the difference. A population defined before the receiver's
