@@ -75,7 +75,10 @@ func dryRunOuts(ctx context.Context) ([]string, map[string][]string) {
 }
 
 // flagWords are the settings of rundir.Worded errors as flags.
-var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume"}
+var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume",
+	ResumeIn: "--out %s --resume", ForceIn: "--out %s --force", Resuming: "train --resume",
+	Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
+	Population: "`hyperctl population`", RunPopulation: "run that command on the population folder"}
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
 // usage errors (a resume that would change its run's config, a config
@@ -93,14 +96,10 @@ func execute(ctx context.Context, args []string) int {
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd != "" {
 		// Named once, by its command, with that command's help.
-		sayTo(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
+		sayTo(os.Stderr, "%s: %s\nRun '%s --help' for usage.\n", ue.cmd, rundir.Say(ue.err, flagWords), ue.cmd)
 		return exitUsage
 	}
-	msg, w := err.Error(), rundir.Worded(nil)
-	if errors.As(err, &w) { // the library's advice, in flags
-		msg = strings.Replace(msg, w.Error(), w.In(flagWords), 1)
-	}
-	sayTo(os.Stderr, "hyperctl: %s\n", msg)
+	sayTo(os.Stderr, "hyperctl: %s\n", rundir.Say(err, flagWords)) // the library's advice, in flags
 	var le *rundir.LockedError
 	if errors.As(err, &le) {
 		return exitLocked

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hyperctl/hyperctl/configs/ground/termtext"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
@@ -124,7 +125,7 @@ func wrapArgs(c *cobra.Command) {
 			err := run(cmd, args)
 			var ue *usageError
 			if errors.As(err, &ue) && ue.cmd == "" {
-				msg := strings.TrimPrefix(ue.err.Error(), cmd.Name()+": ")
+				msg := strings.TrimPrefix(rundir.Say(ue.err, flagWords), cmd.Name()+": ") // the library's advice, in flags
 				return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
 			}
 			return err

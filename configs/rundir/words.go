@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -14,11 +15,39 @@ type Words struct {
 	// Continue is how to continue the run in a folder: a format with one
 	// %s, the folder.
 	Continue string
+	// ResumeIn and ForceIn continue the run in a folder and start it
+	// over: formats with one %s, the folder.
+	ResumeIn, ForceIn string
+	// Resuming names a training that continues a run, as the start of
+	// an error.
+	Resuming string
+	// Retrain is how to train a run again from its config into a new
+	// folder: a format with one %s, the config file.
+	Retrain string
+	// Kernels chooses the float kernels a process computes with.
+	Kernels string
+	// Population is what trains a population's members, and
+	// RunPopulation how to have it do so for a population folder.
+	Population, RunPopulation string
 }
 
 // GoWords are run.Options' fields, the words of the errors' own text.
 var GoWords = Words{Resume: "Options.Resume", Force: "Options.Force", Out: "Options.Out",
-	Continue: "run.Train with Options.Out = %s and Options.Resume set"}
+	Continue: "run.Train with Options.Out = %s and Options.Resume set",
+	ResumeIn: "Options.Out = %s and Options.Resume set", ForceIn: "Options.Out = %s and Options.Force set",
+	Resuming: "train: resume", Retrain: "run.Train of the plan of %s with a new Options.Out",
+	Kernels:    "ppo.ApplyKernels with ppo.KernelsPinned or ppo.KernelsNative",
+	Population: "population.Run", RunPopulation: "call it with Options.Out the population folder"}
+
+// Say is err's text with the advice of the first Worded error in its
+// chain in w's words (err.Error() when it has none).
+func Say(err error, w Words) string {
+	msg, wd := err.Error(), Worded(nil)
+	if errors.As(err, &wd) {
+		msg = strings.Replace(msg, wd.Error(), wd.In(w), 1)
+	}
+	return msg
+}
 
 // Worded is an error whose advice names settings; In says it in w's words.
 type Worded interface {
@@ -61,11 +90,15 @@ func (e *StoppedError) In(w Words) string {
 }
 
 // AdviceError is an error whose advice names settings as placeholders:
-// {resume}, {force} and {out} in Msg become w's words; Err, if any,
-// follows Msg and is what it wraps.
+// {resume}, {force}, {out}, {resuming}, {kernels}, {population} and
+// {run-population} in Msg and After become w's words, {continue} and
+// {retrain} w's Continue and Retrain of Path; Err, if any, follows Msg,
+// in w's words too (Say), and is what it wraps; After follows Err.
 type AdviceError struct {
-	Msg string
-	Err error
+	Msg   string
+	Err   error
+	After string
+	Path  string // the folder of {continue}, the config file of {retrain}
 }
 
 // Error is the error in GoWords.
@@ -73,11 +106,15 @@ func (e *AdviceError) Error() string { return e.In(GoWords) }
 
 // In is the error in w's words.
 func (e *AdviceError) In(w Words) string {
-	s := strings.NewReplacer("{resume}", w.Resume, "{force}", w.Force, "{out}", w.Out).Replace(e.Msg)
+	r := strings.NewReplacer("{resume}", w.Resume, "{force}", w.Force, "{out}", w.Out,
+		"{resuming}", w.Resuming, "{kernels}", w.Kernels, "{population}", w.Population,
+		"{run-population}", w.RunPopulation,
+		"{continue}", fmt.Sprintf(w.Continue, e.Path), "{retrain}", fmt.Sprintf(w.Retrain, e.Path))
+	s := r.Replace(e.Msg)
 	if e.Err != nil {
-		s += e.Err.Error()
+		s += Say(e.Err, w)
 	}
-	return s
+	return s + r.Replace(e.After)
 }
 
 // Unwrap returns Err.

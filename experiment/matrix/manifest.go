@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare` (and by
@@ -103,8 +104,8 @@ func Merge(out string, m Manifest, force bool) (Manifest, error) {
 		return m, nil
 	}
 	if !force && !m.sameMatrix(old) {
-		return m, fmt.Errorf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another --out, or --force to adopt the new one",
-			out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)
+		return m, &rundir.AdviceError{Msg: fmt.Sprintf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another {out}, or {force} to adopt the new one",
+			out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)}
 	}
 	m.SlurmJobs = old.SlurmJobs
 	return m, nil

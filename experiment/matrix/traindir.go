@@ -25,10 +25,13 @@ type StoppedRunError struct {
 	Dir string // the folder of the stopped run
 }
 
-// Error names the folder and the flags that continue the run or start it
-// over.
-func (e *StoppedRunError) Error() string {
-	return fmt.Sprintf("train: %s holds a stopped run of this config; continue it with --out %s --resume, or start it over with --out %s --force", e.Dir, e.Dir, e.Dir)
+// Error is the refusal in rundir.GoWords.
+func (e *StoppedRunError) Error() string { return e.In(rundir.GoWords) }
+
+// In names the folder and, in w's words, the settings that continue the
+// run or start it over.
+func (e *StoppedRunError) In(w rundir.Words) string {
+	return fmt.Sprintf("train: %s holds a stopped run of this config; continue it with %s, or start it over with %s", e.Dir, fmt.Sprintf(w.ResumeIn, e.Dir), fmt.Sprintf(w.ForceIn, e.Dir))
 }
 
 // NewTrainDir picks the folder of a run started without --out, --resume
@@ -65,7 +68,7 @@ func FirstFree(base string, taken func(dir string) (why string, err error)) (dir
 			why = t
 		}
 	}
-	return "", "", fmt.Errorf("%s and %d folders after it are taken; give --out", base, maxRunFolders-1)
+	return "", "", &rundir.AdviceError{Msg: fmt.Sprintf("%s and %d folders after it are taken; give {out}", base, maxRunFolders-1)}
 }
 
 // folderTaken says why dir cannot hold a new run of the config comparable

@@ -1,10 +1,8 @@
 package matrix
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
@@ -43,14 +41,6 @@ func TestNewTrainDir(t *testing.T) {
 				t.Fatalf("%s not claimed: %v", dir, err)
 			}
 		})
-	}
-}
-
-// TestStoppedRunError: the refusal names the folder and both ways on.
-func TestStoppedRunError(t *testing.T) {
-	var err error = &StoppedRunError{Dir: "runs/x"}
-	if !errors.As(err, new(*StoppedRunError)) || !strings.Contains(err.Error(), "--out runs/x --resume") || !strings.Contains(err.Error(), "--out runs/x --force") {
-		t.Fatalf("%v", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/internal/member"
 )
 
@@ -89,7 +90,8 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	paused, err := o.Train(ctx, rp, dir, member.Generation{Given: given, GivenSince: since, Until: until,
 		Episodes: def.Settings.Selection == popmethod.SelectTTest}, o.Log, o.Version)
 	if errors.Is(err, member.ErrInexactResume) {
-		return fmt.Errorf("population member %d, generation %d: refused, so that the population stays exact: %w. Restore the member's newest checkpoint, or start the population over in another --out (a population has no --force that would redo these rows inexactly)", k, g, err)
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, &rundir.AdviceError{Msg: "refused, so that the population stays exact: ", Err: err,
+			After: ". Restore the member's newest checkpoint, or start the population over in another {out} (a population has no {force} that would redo these rows inexactly)"})
 	}
 	if err != nil {
 		return fmt.Errorf("population member %d, generation %d: %w", k, g, err)

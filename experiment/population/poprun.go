@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
@@ -115,8 +116,11 @@ func initLegacy(out string, def Definition, unsealed error) error {
 	if _, _, err := ReadResultLegacy(out); err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another --out", unsealed)
+	return &rundir.AdviceError{Err: unsealed, After: unsealedAdvice}
 }
+
+// unsealedAdvice is initLegacy's refusal of an unfinished population.
+const unsealedAdvice = "; an unfinished population written before population files were sealed cannot be continued with its files checked: start it over in another {out}"
 
 // sameDefinition refuses a folder holding another population than def,
 // showing the difference. A population defined before the receiver's
@@ -127,7 +131,7 @@ func sameDefinition(out string, old, def Definition) error {
 		def.ReceiverRandom = RandomDonor // defined before the rule was recorded: it keeps the donor's (inherit.go)
 	}
 	if d := old.Same(&def); d != "" {
-		return fmt.Errorf("%s holds another population; use another --out, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)
+		return &rundir.AdviceError{Msg: fmt.Sprintf("%s holds another population; use another {out}, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)}
 	}
 	return nil
 }
@@ -152,7 +156,7 @@ func checkEmpty(out string) error {
 	if len(names) > 5 {
 		names = append(names[:5], "…")
 	}
-	return fmt.Errorf("--out %s holds files but no %s, so it is not a population (it holds %s); use another --out, an empty or new folder", out, DefinitionFile, strings.Join(names, ", "))
+	return &rundir.AdviceError{Msg: fmt.Sprintf("{out} %s holds files but no %s, so it is not a population (it holds %s); use another {out}, an empty or new folder", out, DefinitionFile, strings.Join(names, ", "))}
 }
 
 // Lock takes the population folder's lock: one process runs its phases

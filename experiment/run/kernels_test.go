@@ -31,8 +31,8 @@ func TestCheckKernels(t *testing.T) {
 			t.Fatalf("%s: error %v, want refused %v", tc.name, err, tc.refused)
 		}
 		if err != nil && (!errors.Is(err, ErrInexactResume) || !strings.Contains(err.Error(), tc.was) ||
-			!strings.Contains(err.Error(), now) || !strings.Contains(err.Error(), "--kernels")) {
-			t.Errorf("%s: the refusal %q does not name both kernels and --kernels", tc.name, err)
+			!strings.Contains(err.Error(), now) || !strings.Contains(err.Error(), "ppo.ApplyKernels")) {
+			t.Errorf("%s: the refusal %q does not name both kernels and ppo.ApplyKernels", tc.name, err)
 		}
 	}
 }

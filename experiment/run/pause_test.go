@@ -59,7 +59,7 @@ func TestPauseAndContinue(t *testing.T) {
 		}
 	}
 	_, err := Train(context.Background(), plan(t, run), Options{Out: filepath.Join(dir, "none"), Log: zerolog.Nop()})
-	if err == nil || !strings.Contains(err.Error(), "hyperctl population") {
+	if err == nil || !strings.Contains(err.Error(), "population.Run") {
 		t.Errorf("a member without its configuration: %v", err)
 	}
 	fixed := resumeConfig(t, "reacher", configs.Fixed, "")

@@ -55,8 +55,8 @@ func missingPolicy(dir, name string) error {
 	pid, held, _ := rundir.Holder(dir)
 	switch {
 	case st == rundir.Finished:
-		return fmt.Errorf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: hyperctl train --config %s --out NEW_FOLDER",
-			dir, name, name, alt, filepath.Join(dir, rundir.ConfigFile))
+		return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: {retrain}",
+			dir, name, name, alt), Path: filepath.Join(dir, rundir.ConfigFile)}
 	case held:
 		when := "from its first evaluation on"
 		if name == policy.Final {
@@ -64,5 +64,5 @@ func missingPolicy(dir, name string) error {
 		}
 		return fmt.Errorf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt)
 	}
-	return fmt.Errorf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: hyperctl train --out %s --resume", dir, name, alt, dir)
+	return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: {continue}", dir, name, alt), Path: dir}
 }

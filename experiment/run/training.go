@@ -304,8 +304,8 @@ func checkKernels(dir, was, now string) error {
 	if was == "" || was == now {
 		return nil
 	}
-	return fmt.Errorf("train --resume: %w: %s was trained on the float kernels %q, and this process runs %q; continue it on its own kernels (--kernels pinned or native, or the OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY it ran with), or start it over with --force",
-		ErrInexactResume, dir, was, now)
+	return &rundir.AdviceError{Msg: "{resuming}: ", Err: ErrInexactResume,
+		After: fmt.Sprintf(": %s was trained on the float kernels %q, and this process runs %q; continue it on its own kernels ({kernels}, or the OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY it ran with), or start it over with {force}", dir, was, now)}
 }
 
 // checkGivenSince refuses a resume from a checkpoint (rd, restored) with
@@ -599,7 +599,7 @@ func buildController(cp *configs.ControllerPlan, given controller.Config, log ze
 	}
 	if (name == configs.Population) != (given != nil) {
 		if given == nil {
-			return nil, fmt.Errorf("controller %s: a population member trains only under `hyperctl population`, which gives it its hyperparameters for each generation; run that command on the population folder", configs.Population)
+			return nil, fmt.Errorf("controller %s: %w", configs.Population, &rundir.AdviceError{Msg: "a population member trains only under {population}, which gives it its hyperparameters for each generation; {run-population}"})
 		}
 		return nil, fmt.Errorf("a configuration is given, but the controller is %s, not %s", name, configs.Population)
 	}
