@@ -15,7 +15,6 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
-	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
 )
 
@@ -360,7 +359,7 @@ func (o *trainOptions) Run(ctx context.Context, a *app, cmd *cobra.Command) erro
 		}
 	}
 	opts := run.Options{
-		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: progress.NewTrain(cmd.ErrOrStderr(), a.log, a.logFormat == "json"), Version: versionString(),
+		Out: o.out, Resume: o.resume, Force: o.force, Log: a.log, Monitor: run.NewTrainProgress(cmd.ErrOrStderr(), a.log, a.logFormat == "json"), Version: versionString(),
 	}
 	if o.captureVideo {
 		opts.Video = &run.VideoOptions{Every: o.captureVideoEvery}

@@ -1,8 +1,9 @@
 // Package progress is the terminal display of a long run of hyperctl: a
 // line updated in place on a terminal (Line), fitted to its width by
 // dropping the fields a glance needs least (Fit), and log lines when the
-// output is not a terminal or the logs are JSON. Train is the Monitor of a
-// training run (package run); Render follows the frames of a video.
+// output is not a terminal or the logs are JSON. Render follows the frames
+// of a video; experiment/run's TrainProgress, a training run's Monitor,
+// shows its line with Line. It builds without cgo.
 package progress
 
 import (

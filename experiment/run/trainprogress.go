@@ -1,4 +1,4 @@
-package progress
+package run
 
 import (
 	"fmt"
@@ -9,17 +9,18 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
-// Train shows a training run's progress: a line updated in place on a
+// TrainProgress shows a training run's progress: a line updated in place on a
 // terminal and periodic log lines otherwise; it is the run's Monitor
-// (run.Options.Monitor).
-type Train struct {
+// (Options.Monitor).
+type TrainProgress struct {
 	w       io.Writer      // where the line goes, if a terminal
 	json    bool           // the logs are JSON: no line
 	log     zerolog.Logger // for the log lines
-	line    *Line          // on a terminal; nil: log lines
+	line    *progress.Line          // on a terminal; nil: log lines
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
 	lastLog time.Time
@@ -59,25 +60,25 @@ func (w *recentReturns) mean() (float64, int) {
 	return s / float64(k), k
 }
 
-// NewTrain is the progress of a training run: a line on w when it is a
+// NewTrainProgress is the progress of a training run: a line on w when it is a
 // terminal and the logs are not JSON (json false), log lines on log
 // otherwise.
-func NewTrain(w io.Writer, log zerolog.Logger, json bool) *Train {
-	return &Train{w: w, log: log, json: json}
+func NewTrainProgress(w io.Writer, log zerolog.Logger, json bool) *TrainProgress {
+	return &TrainProgress{w: w, log: log, json: json}
 }
 
 // Start shows the line at the starting iteration, or at the frames trained
 // when the run has a frame budget (on a terminal).
-func (p *Train) Start(from, total int, frames, budget int64) {
+func (p *TrainProgress) Start(from, total int, frames, budget int64) {
 	p.total, p.budget, p.lastLog = total, budget, time.Now()
-	if p.line = NewLine(p.w, p.json); p.line != nil {
+	if p.line = progress.NewLine(p.w, p.json); p.line != nil {
 		p.line.Show(p.fields(rundir.Progress{Iteration: from}, frames, 0, 0, math.NaN(), false))
 	}
 }
 
 // done is the fraction of the run completed: of its iterations, or of its
 // frame budget if that is further along.
-func (p *Train) done(ps rundir.Progress, frames int64) float64 {
+func (p *TrainProgress) done(ps rundir.Progress, frames int64) float64 {
 	f := float64(ps.Iteration) / float64(max(p.total, 1))
 	if p.budget > 0 {
 		f = math.Max(f, float64(frames)/float64(p.budget))
@@ -87,7 +88,7 @@ func (p *Train) done(ps rundir.Progress, frames int64) float64 {
 
 // eta is the time left to the end of the run, from the time spent and the
 // fraction done (ok false before any progress).
-func (p *Train) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
+func (p *TrainProgress) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
 	d := p.done(ps, frames)
 	if d <= 0 || ps.WallS <= 0 {
 		return 0, false
@@ -96,7 +97,7 @@ func (p *Train) eta(ps rundir.Progress, frames int64) (time.Duration, bool) {
 }
 
 // Iteration updates the line, or logs a line every 10 s and at evaluations.
-func (p *Train) Iteration(ps rundir.Progress, rep ppo.Report) {
+func (p *TrainProgress) Iteration(ps rundir.Progress, rep ppo.Report) {
 	st := rep.Stats
 	fps := 0.0
 	if ps.WallS > 0 {
@@ -137,8 +138,8 @@ func (p *Train) Iteration(ps rundir.Progress, rep ppo.Report) {
 // the mean return of recent episodes (SB3's ep_rew_mean), the mean reward
 // per step (R_t, what the controller sees) and the last evaluation. started
 // is false for the line shown before the first iteration.
-func (p *Train) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) Fields {
-	f := Fields{Done: done, Eval: "eval -", Reward: "reward/step -", FPS: "- f/s", ETA: "ETA -"}
+func (p *TrainProgress) fields(ps rundir.Progress, frames int64, fps, done, reward float64, started bool) progress.Fields {
+	f := progress.Fields{Done: done, Eval: "eval -", Reward: "reward/step -", FPS: "- f/s", ETA: "ETA -"}
 	if p.budget > 0 {
 		f.Pos = fmt.Sprintf("frames %d/%d", frames, p.budget)
 		f.Aside = fmt.Sprintf("it %d", ps.Iteration)
@@ -164,7 +165,7 @@ func (p *Train) fields(ps rundir.Progress, frames int64, fps, done, reward float
 }
 
 // Finish ends the line.
-func (p *Train) Finish() {
+func (p *TrainProgress) Finish() {
 	if p.line != nil {
 		p.line.End()
 	}
