@@ -20,7 +20,7 @@ type TrainProgress struct {
 	w       io.Writer      // where the line goes, if a terminal
 	json    bool           // the logs are JSON: no line
 	log     zerolog.Logger // for the log lines
-	line    *progress.Line          // on a terminal; nil: log lines
+	line    *progress.Line // on a terminal; nil: log lines
 	total   int
 	budget  int64 // frame budget (0: none); the bar then counts frames
 	lastLog time.Time
