@@ -18,9 +18,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
-	"github.com/hyperctl/hyperctl/configs/ground/suggest"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/suggest"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/suggest"
+	"github.com/hyperctl/hyperctl/internal/ground/suggest"
 )
 
 // SettingError is a problem with a method's settings table: Key is the

@@ -3,7 +3,7 @@ package envs
 import (
 	"fmt"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // StateSaver is implemented by environments whose whole state can be saved

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // Vec payload layout (inside the envelope described in snapshot.go), section

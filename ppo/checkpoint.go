@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
@@ -57,7 +57,7 @@ const (
 // environments do). The trainer must be at an iteration boundary, which it
 // always is between calls.
 //
-// Encoding (little-endian, package configs/ground/statecodec):
+// Encoding (little-endian, package internal/ground/statecodec):
 //
 //	[0:8]   magic "HCPPOSNP"
 //	[8:10]  format version (uint16), SnapshotFormatVersion

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 

@@ -28,7 +28,7 @@ echo "go vet: clean"
 # in fails; every other package's tests run next, with cgo.
 # cmd/internal/cgofree's test keeps this list whole: it fails when a listed
 # package needs cgo, or a package that needs none is missing.
-cgo_free=(./baselines/... ./cmd/hyperctl/internal/seeds ./cmd/internal/... ./configs/... ./controller/... ./envs/box2d ./envs/rendertest ./envs/rng ./experiment/analysis ./experiment/internal/member ./experiment/matrix ./experiment/progress ./experiment/slurm ./experiment/tbevents/... ./kalman/... ./ppo/policy/policytest ./ppo/ppoconfig)
+cgo_free=(./baselines/... ./cmd/hyperctl/internal/seeds ./cmd/internal/... ./configs/... ./internal/... ./controller/... ./envs/box2d ./envs/rendertest ./envs/rng ./experiment/analysis ./experiment/internal/member ./experiment/matrix ./experiment/progress ./experiment/slurm ./experiment/tbevents/... ./kalman/... ./ppo/policy/policytest ./ppo/ppoconfig)
 CGO_ENABLED=0 go test -count=1 -timeout 25m "${cgo_free[@]}"
 mapfile -t with_cgo < <(comm -23 <(go list ./... | sort) <(go list "${cgo_free[@]}" | sort))
 go test -count=1 -timeout 25m -skip '^TestSlurm(EndToEnd|Population)$' "${with_cgo[@]}"

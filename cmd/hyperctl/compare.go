@@ -14,12 +14,12 @@ import (
 
 	"github.com/hyperctl/hyperctl/cmd/hyperctl/internal/seeds"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 type compareFlags struct {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller/service"
 	"github.com/hyperctl/hyperctl/experiment/dashboard"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 func newDashboardCmd(a *app) *cobra.Command {

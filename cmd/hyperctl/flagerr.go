@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/ground/suggest"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/suggest"
 )
 
 // usageError marks errors in how the command was called (exit code 2).

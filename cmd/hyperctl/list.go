@@ -10,11 +10,11 @@ import (
 
 	_ "github.com/hyperctl/hyperctl/baselines/all" // register every controller
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/envs"
 	_ "github.com/hyperctl/hyperctl/envs/all" // register the environments
 	"github.com/hyperctl/hyperctl/envs/mujoco"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 func mujocoVersion() string {

@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // Progress is what a checkpoint records besides the trainer and the

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // CSV is an append-only CSV log whose first column is the iteration number.

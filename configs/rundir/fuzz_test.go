@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 var updateCorpus = flag.Bool("update-corpus", false, "rewrite the genuine fuzz seeds in testdata/fuzz")

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // Lock is a held run-folder lock (safefile.Lock: an exclusive flock(2) on the

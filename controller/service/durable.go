@@ -3,7 +3,7 @@ package service
 // This file holds the --state folder's record framing: CRC-32C framed
 // records (statecodec.Checksum) after a versioned header. The folder lock, atomic
 // file replacement and folder fsync are the project's shared ones
-// (configs/ground/safefile), as used by the run folders.
+// (internal/ground/safefile), as used by the run folders.
 
 import (
 	"encoding/binary"
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // fileMode is the mode of every state file: the state may hold what a

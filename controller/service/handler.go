@@ -13,9 +13,9 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard"
 )
 
 // HandlerOptions configure the HTTP side of a Server.

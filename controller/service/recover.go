@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // load reads every session of the state folder. A session that cannot be

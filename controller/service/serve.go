@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // RunConfig is `hyperctl serve`'s configuration.

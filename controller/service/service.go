@@ -43,10 +43,10 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // Options configure a Server.

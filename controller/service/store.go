@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller/service/internal/statepb"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // The --state folder:

@@ -14,10 +14,10 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard/httpguardtest"
 	"github.com/hyperctl/hyperctl/controller"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard/httpguardtest"
 )
 
 // blockMethod is a test-only method whose Suggest signals entered and

@@ -7,9 +7,9 @@ import (
 
 	b2 "github.com/ByteArena/box2d"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // Snapshot state of BipedalWalker (envs.StateSaver): a deterministic replay.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/envs/rng"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // Snapshot state of a MuJoCo environment (envs.StateSaver).

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/suggest"
+	"github.com/hyperctl/hyperctl/internal/ground/suggest"
 )
 
 // Selection narrows a Set to some of its environments, controllers and

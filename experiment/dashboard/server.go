@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard"
 )
 
 // Exposes is what anyone who can reach a dashboard could do, for the

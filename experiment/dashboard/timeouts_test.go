@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard/httpguardtest"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard/httpguardtest"
 )
 
 // The body timeout holds on every path and every response of the

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare` (and by

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 // WriteFolderTable writes runs (as Folders returns them) as `hyperctl

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 // WriteFolderStatus writes matrix.Folders's runs of root to w as a table

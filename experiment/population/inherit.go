@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/internal/member"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // What an exploited member (the receiver) inherits from its donor. Its run

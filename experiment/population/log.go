@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // The events of the population log.

@@ -101,9 +101,9 @@ import (
 	"strings"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // File names inside a population folder.

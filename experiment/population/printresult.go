@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 // PrintResult writes to w a population's members (folder, final evaluation,

@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // A member seals what the step after its generation reads of it: when it

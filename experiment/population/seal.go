@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // A population's files are sealed with the checksum of the run folder's

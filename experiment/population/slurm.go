@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/experiment/slurm"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // On Slurm a population is a chain with no daemon: generation g is a job

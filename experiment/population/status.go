@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // Status is what `hyperctl status` says about a population folder

@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // StepAfter runs the exploit/explore step after generation g of the population

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 // Fields is what a terminal line of progress shows (train's, and render's

@@ -16,8 +16,8 @@ import (
 
 	"github.com/nlpodyssey/safetensors"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // Names of the policies a training run keeps.

@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // FreshSeedBase is the seed of the first fresh episode: the episodes that

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // Keeper keeps a training run's two policies in its folder: Final, the

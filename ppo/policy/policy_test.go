@@ -16,8 +16,8 @@ import (
 
 	_ "github.com/hyperctl/hyperctl/envs/all"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )

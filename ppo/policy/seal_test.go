@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 

@@ -19,7 +19,7 @@ type Layer struct {
 
 // Layers is the import order, bottom first.
 var Layers = []Layer{
-	{"ground", []string{"configs/ground/..."}},
+	{"ground", []string{"internal/ground/..."}},
 	{"environments", []string{"envs/..."}},
 	{"the controller interface and driver", []string{"controller"}},
 	{"kalman", []string{"kalman/..."}},
@@ -33,8 +33,7 @@ var Layers = []Layer{
 
 // Of returns the layer of a module-relative package path (its index in
 // Layers), and false for a path no layer names. When several patterns
-// match, the most specific one (the longest) decides, so configs/ground/x
-// is in the ground layer although configs/... matches it too.
+// match, the most specific one (the longest) decides.
 func Of(rel string) (int, bool) {
 	layer, best := 0, -1
 	for i, l := range Layers {

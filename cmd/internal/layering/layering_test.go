@@ -150,7 +150,7 @@ func TestOf(t *testing.T) {
 		path string
 		want string
 	}{
-		{"configs/ground/safefile", "ground"}, {"configs/ground/statecodec", "ground"}, {"configs/ground/suggest", "ground"}, {"configs/groundwork", "configs and the run folder"},
+		{"internal/ground/safefile", "ground"}, {"internal/ground/statecodec", "ground"}, {"internal/ground/suggest", "ground"}, {"configs/groundwork", "configs and the run folder"},
 		{"envs", "environments"}, {"envs/box2d", "environments"}, {"controller", "the controller interface and driver"},
 		{"kalman", "kalman"}, {"ppo/policy/video", "ppo"}, {"controller/hypercontroller", "the methods"},
 		{"baselines/deltabo", "the methods"}, {"configs/rundir", "configs and the run folder"},
@@ -167,7 +167,7 @@ func TestOf(t *testing.T) {
 }
 
 // The most specific pattern decides, whatever the order of the layers:
-// configs/ground/... wins over configs/... and controller/service/... over
+// internal/ground/... wins over configs/... and controller/service/... over
 // controller, also with the layers listed top first.
 func TestOfMostSpecific(t *testing.T) {
 	saved := Layers
@@ -178,7 +178,7 @@ func TestOfMostSpecific(t *testing.T) {
 			slices.Reverse(Layers)
 		}
 		for _, c := range []struct{ path, want string }{
-			{"configs/ground/safefile", "ground"},
+			{"internal/ground/safefile", "ground"},
 			{"configs/rundir", "configs and the run folder"},
 			{"controller/service/internal/curves", "the service"},
 			{"controller/hypercontroller", "the methods"},

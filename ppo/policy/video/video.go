@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 

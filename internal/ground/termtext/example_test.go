@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hyperctl/hyperctl/configs/ground/termtext"
+	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
 func ExampleFold() {

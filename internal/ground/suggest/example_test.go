@@ -3,7 +3,7 @@ package suggest_test
 import (
 	"fmt"
 
-	"github.com/hyperctl/hyperctl/configs/ground/suggest"
+	"github.com/hyperctl/hyperctl/internal/ground/suggest"
 )
 
 func ExampleDidYouMean() {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/ground/httpguard/httpguardtest"
+	"github.com/hyperctl/hyperctl/internal/ground/httpguard/httpguardtest"
 )
 
 // Every path of a guarded server answers a stalled body with Connection:

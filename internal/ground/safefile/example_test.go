@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hyperctl/hyperctl/configs/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 )
 
 // A folder has one writer at a time: a second Acquire, from this process

@@ -4,7 +4,7 @@
 // trainer's snapshot (ppo.Trainer.Snapshot), the run folder's checkpoint
 // file (package rundir) and the state files of `hyperctl serve`
 // (controller/service). The encoded layouts are described by the packages
-// that write them. It is in the ground layer (configs/ground), below every
+// that write them. It is in the ground layer (internal/ground), below every
 // other, so every layer may use it.
 //
 // Every variable-length value carries its length, and a Reader checks each

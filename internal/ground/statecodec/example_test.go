@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hyperctl/hyperctl/configs/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
 )
 
 // A state is written field by field, sealed in a checksummed envelope, and

@@ -5,7 +5,7 @@
 // an out-of-memory crash (ReadRegular); it replaces files atomically and
 // durably (WriteAtomic, SyncDir); and it gives a folder one writer at a
 // time (Acquire: the lock that run folders and `hyperctl serve --state`
-// share). It is in the ground layer (configs/ground), below every other, so
+// share). It is in the ground layer (internal/ground), below every other, so
 // every layer may use it.
 package safefile
 
