@@ -154,7 +154,7 @@ func TestDamage(t *testing.T) {
 			step1 := filepath.Join(GenerationsDir, "step-0001.json")
 			cases := []damage{
 				// Reproductions 1-3 of issue 40.
-				{"checkpoint of the explored member", ckpt(explored), false, flipAt(100, 0x01), []string{fmt.Sprintf("population member %d, generation 2", explored), "--force", "not be exact"}},
+				{"checkpoint of the explored member", ckpt(explored), false, flipAt(100, 0x01), []string{fmt.Sprintf("population member %d, generation 2", explored), "Options.Force", "not be exact"}},
 				{"checkpoint of the kept member", ckpt(kept), false, flipAt(100, 0x01), nil},
 				{"middle log line", LogFile, false, lineEdit(2, replaceFirst("", `"`, "#")), []string{LogFile + ": line 2 is refused"}},
 				{"a digit of a step's score", step0, true, bumpDigit(`"score": `, 2), []string{step0, "checksum mismatch"}},
