@@ -11,7 +11,7 @@ runs: the same from their summary.json and the mtimes of compare.json and
 the newest summary.json.
 
 With --sitting OUT (a folder of scripts/population-overhead.sh, holding
-pop-R, fixed-R and perhaps before-R for each repeat R) it also prints, per
+fixed-R and pop-R, pop-METHOD-R or before-R for each repeat R) it also prints, per
 repeat, the work-normalised ratio busy(fixed) / busy(population): the
 population's wall time over its N fixed runs' had both trained for the same
 time (the members' tuned hyperparameters and the machine's load change how
@@ -51,20 +51,26 @@ def busy(d, jobs):
 jobs = int(sys.argv[1])
 if sys.argv[2] == "--sitting":
     out = sys.argv[3]
-    print("repeat\tbusy_population\tbusy_fixed\tnormalised_ratio\tbusy_before\tnormalised_ratio_before")
-    after, before = [], []
+    # Folders are STEM-R: fixed-R, and pop-R, before-R or pop-METHOD-R.
+    stems = sorted({os.path.basename(p).rsplit("-", 1)[0] for p in glob.glob(os.path.join(out, "*-*"))} - {"fixed"})
+    print("repeat\t" + "\t".join(f"busy_{s}\tnormalised_ratio_{s}" for s in stems) + "\tbusy_fixed")
+    ratio = {s: [] for s in stems}
     for r in sorted(int(p.rsplit("-", 1)[1]) for p in glob.glob(os.path.join(out, "fixed-*"))):
-        bp, bf = busy(os.path.join(out, f"pop-{r}"), jobs)[2], busy(os.path.join(out, f"fixed-{r}"), jobs)[2]
-        after.append(bf / bp)
-        line = f"{r}\t{bp:.3f}\t{bf:.3f}\t{bf / bp:.3f}"
-        if os.path.exists(os.path.join(out, f"before-{r}")):
-            bb = busy(os.path.join(out, f"before-{r}"), jobs)[2]
-            before.append(bf / bb)
-            line += f"\t{bb:.3f}\t{bf / bb:.3f}"
-        print(line)
-    print(f"# median normalised ratio population / fixed: {statistics.median(after):.3f} (min {min(after):.3f}, max {max(after):.3f}, {len(after)} repeats)")
-    if before:
-        print(f"# median normalised ratio population (before) / fixed: {statistics.median(before):.3f} (min {min(before):.3f}, max {max(before):.3f}, {len(before)} repeats)")
+        bf = busy(os.path.join(out, f"fixed-{r}"), jobs)[2]
+        line = f"{r}"
+        for s in stems:
+            d = os.path.join(out, f"{s}-{r}")
+            if not os.path.exists(d):
+                line += "\t-\t-"
+                continue
+            bp = busy(d, jobs)[2]
+            ratio[s].append(bf / bp)
+            line += f"\t{bp:.3f}\t{bf / bp:.3f}"
+        print(line + f"\t{bf:.3f}")
+    for s in stems:
+        xs = ratio[s]
+        if xs:
+            print(f"# median normalised ratio {s} / fixed: {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f}, {len(xs)} repeats)")
     sys.exit(0)
 for d in sys.argv[2:]:
     wall, train, b = busy(d, jobs)

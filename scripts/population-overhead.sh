@@ -14,6 +14,10 @@
 # the same members' rows. Last, scripts/population-busy.py says how busy
 # each command kept its slots and the work-normalised ratios.
 #
+# METHOD may name several methods ("pbt pb2"): each repeat then runs each
+# population and one set of fixed runs, in rotating order, the populations
+# into OUT/pop-METHOD-R, and prints one ratio per method.
+#
 # Usage: [HYPERCTL=bin/hyperctl] [BEFORE=bin/hyperctl-base] [ENV=halfcheetah] [METHOD=pbt] [SIZE=4]
 #        [FRAMES=200000] [READY=50000] [JOBS=2] [REPEATS=3] [NICE=5]
 #        [OUT=/tmp/popoverhead] scripts/population-overhead.sh
@@ -31,47 +35,72 @@ OUT=${OUT:-/tmp/popoverhead}
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 now() { date +%s.%N; }
-pop() { popwith "$HYPERCTL" "$1"; }
-before() { popwith "$BEFORE" "$1"; }
 popwith() {
-  local bin=$1; shift
-  nice -n "$NICE" "$bin" --log-level warn population --env "$ENV" --method "$METHOD" --size "$SIZE" --seed 0 \
-    --frames "$FRAMES" --ready "$READY" --jobs "$JOBS" --out "$1" >/dev/null
+  local bin=$1 method=$2 out=$3
+  nice -n "$NICE" "$bin" --log-level warn population --env "$ENV" --method "$method" --size "$SIZE" --seed 0 \
+    --frames "$FRAMES" --ready "$READY" --jobs "$JOBS" --out "$out" >/dev/null
 }
 fixed() {
   nice -n "$NICE" "$HYPERCTL" --log-level warn compare --env "$ENV" --controllers fixed --seeds "0-$((SIZE - 1))" \
     --frames "$FRAMES" --jobs "$JOBS" --out "$1" >/dev/null
 }
 
+read -r -a methods <<<"$METHOD"
 BEFORE=${BEFORE:-}
+if [ -n "$BEFORE" ] && [ "${#methods[@]}" -ne 1 ]; then
+  echo "population-overhead: BEFORE takes one METHOD, got '$METHOD'" >&2
+  exit 2
+fi
+# name M: the folder stem of method M's populations (pop-R with one method).
+name() { if [ "${#methods[@]}" -eq 1 ]; then echo pop; else echo "pop-$1"; fi; }
 echo "# $("$HYPERCTL" version 2>/dev/null | head -1)${BEFORE:+, before: $BEFORE}; env=$ENV method=$METHOD size=$SIZE frames=$FRAMES ready=$READY jobs=$JOBS; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'repeat\tpopulation_s\tfixed_s\tratio%b\n' "${BEFORE:+\tpopulation_before_s\tratio_before}"
-ratios=() before_ratios=()
+header=repeat
+for m in "${methods[@]}"; do header+="\t${m}_s"; done
+header+="\tfixed_s"
+for m in "${methods[@]}"; do header+="\tratio_$m"; done
+[ -n "$BEFORE" ] && header+="\tpopulation_before_s\tratio_before"
+printf "$header\n"
+declare -A ratios t
+before_ratios=()
 for r in $(seq 1 "$REPEATS"); do
-  order="pop fixed"
-  [ -n "$BEFORE" ] && order="pop before fixed"
-  ((r % 2)) || order=$(echo "$order" | tr ' ' '\n' | tac | tr '\n' ' ')
-  for which in $order; do
+  order=("${methods[@]}" fixed)
+  [ -n "$BEFORE" ] && order=("${methods[@]}" before fixed)
+  # rotate the order by one each repeat, so no command always goes first
+  n=${#order[@]} shift_by=$(( (r - 1) % n ))
+  order=("${order[@]:shift_by}" "${order[@]:0:shift_by}")
+  for which in "${order[@]}"; do
     t0=$(now)
-    $which "$OUT/$which-$r"
+    case $which in
+      fixed) fixed "$OUT/fixed-$r" ;;
+      before) popwith "$BEFORE" "${methods[0]}" "$OUT/before-$r" ;;
+      *) popwith "$HYPERCTL" "$which" "$OUT/$(name "$which")-$r" ;;
+    esac
     t1=$(now)
-    eval "t_$which=\$(echo \"\$t1 - \$t0\" | bc -l)"
+    t[$which]=$(echo "$t1 - $t0" | bc -l)
   done
-  ratio=$(echo "$t_pop / $t_fixed" | bc -l)
-  ratios+=("$ratio")
+  row="$r"
+  for m in "${methods[@]}"; do row+=$(printf '\t%.1f' "${t[$m]}"); done
+  row+=$(printf '\t%.1f' "${t[fixed]}")
+  for m in "${methods[@]}"; do
+    ratio=$(echo "${t[$m]} / ${t[fixed]}" | bc -l)
+    ratios[$m]+="$ratio "
+    row+=$(printf '\t%.3f' "$ratio")
+  done
   if [ -n "$BEFORE" ]; then
     "$(dirname "$0")/population-same.py" "$OUT/pop-$r" "$OUT/before-$r" >&2
-    rb=$(echo "$t_before / $t_fixed" | bc -l)
+    rb=$(echo "${t[before]} / ${t[fixed]}" | bc -l)
     before_ratios+=("$rb")
-    printf '%d\t%.1f\t%.1f\t%.3f\t%.1f\t%.3f\n' "$r" "$t_pop" "$t_fixed" "$ratio" "$t_before" "$rb"
-  else
-    printf '%d\t%.1f\t%.1f\t%.3f\n' "$r" "$t_pop" "$t_fixed" "$ratio"
+    row+=$(printf '\t%.1f\t%.3f' "${t[before]}" "$rb")
   fi
+  echo "$row"
 done
 median() {
   printf '%s\n' "${@:2}" | sort -g | awk -v what="$1" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "# median ratio %s / fixed: %.3f (min %.3f, max %.3f, %d repeats)\n", what, m, a[1], a[NR], NR}'
 }
-median population "${ratios[@]}"
+for m in "${methods[@]}"; do
+  # shellcheck disable=SC2086
+  median "$m population" ${ratios[$m]}
+done
 [ -z "$BEFORE" ] || median "population (before)" "${before_ratios[@]}"
 # The same repeats with the work normalised: how busy each command kept
 # its JOBS slots (scripts/population-busy.py).

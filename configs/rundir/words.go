@@ -29,6 +29,9 @@ type Words struct {
 	// Population is what trains a population's members, and
 	// RunPopulation how to have it do so for a population folder.
 	Population, RunPopulation string
+	// Policy chooses which policy of a run to load: a format with one
+	// %s, the policy's short name (best or final).
+	Policy string
 }
 
 // GoWords are run.Options' fields, the words of the errors' own text.
@@ -37,7 +40,8 @@ var GoWords = Words{Resume: "Options.Resume", Force: "Options.Force", Out: "Opti
 	ResumeIn: "Options.Out = %s and Options.Resume set", ForceIn: "Options.Out = %s and Options.Force set",
 	Resuming: "train: resume", Retrain: "run.Train of the plan of %s with a new Options.Out",
 	Kernels:    "ppo.ApplyKernels with ppo.KernelsPinned or ppo.KernelsNative",
-	Population: "population.Run", RunPopulation: "call it with Options.Out the population folder"}
+	Population: "population.Run", RunPopulation: "call it with Options.Out the population folder",
+	Policy: "LoadPolicy with the name policy-%s"}
 
 // Say is err's text with the advice of the first Worded error in its
 // chain in w's words (err.Error() when it has none).
@@ -92,13 +96,15 @@ func (e *StoppedError) In(w Words) string {
 // AdviceError is an error whose advice names settings as placeholders:
 // {resume}, {force}, {out}, {resuming}, {kernels}, {population} and
 // {run-population} in Msg and After become w's words, {continue} and
-// {retrain} w's Continue and Retrain of Path; Err, if any, follows Msg,
+// {retrain} w's Continue and Retrain of Path, {policy} w's Policy of
+// Policy; Err, if any, follows Msg,
 // in w's words too (Say), and is what it wraps; After follows Err.
 type AdviceError struct {
-	Msg   string
-	Err   error
-	After string
-	Path  string // the folder of {continue}, the config file of {retrain}
+	Msg    string
+	Err    error
+	After  string
+	Path   string // the folder of {continue}, the config file of {retrain}
+	Policy string // the short policy name of {policy}
 }
 
 // Error is the error in GoWords.
@@ -109,7 +115,8 @@ func (e *AdviceError) In(w Words) string {
 	r := strings.NewReplacer("{resume}", w.Resume, "{force}", w.Force, "{out}", w.Out,
 		"{resuming}", w.Resuming, "{kernels}", w.Kernels, "{population}", w.Population,
 		"{run-population}", w.RunPopulation,
-		"{continue}", fmt.Sprintf(w.Continue, e.Path), "{retrain}", fmt.Sprintf(w.Retrain, e.Path))
+		"{continue}", fmt.Sprintf(w.Continue, e.Path), "{retrain}", fmt.Sprintf(w.Retrain, e.Path),
+		"{policy}", fmt.Sprintf(w.Policy, e.Policy))
 	s := r.Replace(e.Msg)
 	if e.Err != nil {
 		s += Say(e.Err, w)

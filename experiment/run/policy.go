@@ -47,22 +47,22 @@ func missingPolicy(dir, name string) error {
 	if name == policy.Final {
 		other = policy.Best
 	}
-	alt := ""
+	alt, short := "", strings.TrimPrefix(other, "policy-")
 	if policy.Exists(dir, other) {
-		alt = fmt.Sprintf(" --policy %s evaluates its %s.", strings.TrimPrefix(other, "policy-"), other)
+		alt = fmt.Sprintf(" {policy} evaluates its %s.", other)
 	}
 	st, _ := rundir.Inspect(dir)
 	pid, held, _ := rundir.Holder(dir)
 	switch {
 	case st == rundir.Finished:
 		return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: {retrain}",
-			dir, name, name, alt), Path: filepath.Join(dir, rundir.ConfigFile)}
+			dir, name, name, alt), Path: filepath.Join(dir, rundir.ConfigFile), Policy: short}
 	case held:
 		when := "from its first evaluation on"
 		if name == policy.Final {
 			when = "at every evaluation and at the end"
 		}
-		return fmt.Errorf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt)
+		return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt), Policy: short}
 	}
-	return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: {continue}", dir, name, alt), Path: dir}
+	return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: {continue}", dir, name, alt), Path: dir, Policy: short}
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,10 +19,17 @@ import (
 func TestWordedErrors(t *testing.T) {
 	flags := rundir.Words{Force: "--force", Continue: "hyperctl train --out %s --resume", Resuming: "train --resume",
 		Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
-		Population: "`hyperctl population`", RunPopulation: "run that command on the population folder"}
-	stopped, finished := t.TempDir(), t.TempDir()
-	if err := rundir.WriteSummary(finished, rundir.Summary{}); err != nil {
-		t.Fatal(err)
+		Population: "`hyperctl population`", RunPopulation: "run that command on the population folder",
+		Policy: "--policy %s"}
+	stopped, finished, withFinal := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, dir := range []string{finished, withFinal} {
+		if err := rundir.WriteSummary(dir, rundir.Summary{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// withFinal keeps its policy-final (the file policy.Exists looks for).
+	if _, meta := policy.Paths(withFinal, policy.Final); os.WriteFile(meta, []byte("{}"), 0o644) != nil {
+		t.Fatal("writing", meta)
 	}
 	_, ctlErr := buildController(&configs.ControllerPlan{Name: configs.Population}, nil, zerolog.Nop())
 	for _, tc := range []struct {
@@ -33,6 +41,8 @@ func TestWordedErrors(t *testing.T) {
 			`train --resume: no exact resume: runs/r was trained on the float kernels "a", and this process runs "b"; continue it on its own kernels (--kernels pinned or native, or the OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY it ran with), or start it over with --force`},
 		{"stopped without policy", missingPolicy(stopped, policy.Best),
 			stopped + " has no policy-best: the run stopped before its first evaluation. Continue it with: hyperctl train --out " + stopped + " --resume"},
+		{"finished with the other policy", missingPolicy(withFinal, policy.Best),
+			withFinal + " has no policy-best: the run finished, but its policy-best was not kept (a run copied without its policy files, such as a study run whose policies were not committed). --policy final evaluates its policy-final. To get one, train the run again from its config: hyperctl train --config " + filepath.Join(withFinal, rundir.ConfigFile) + " --out NEW_FOLDER"},
 		{"finished without policy", missingPolicy(finished, policy.Best),
 			finished + " has no policy-best: the run finished, but its policy-best was not kept (a run copied without its policy files, such as a study run whose policies were not committed). To get one, train the run again from its config: hyperctl train --config " + filepath.Join(finished, rundir.ConfigFile) + " --out NEW_FOLDER"},
 		{"population member alone", ctlErr,
