@@ -12,11 +12,14 @@
 #           cpu-s/1M-frames", a summary row each
 #   cfloor  the update floor, per kernel setting: CleanRL's PPO update of a
 #           64-row minibatch of a 2048-frame batch at HalfCheetah's sizes in
-#           C (hand-derived backward, cblas_sgemm, Sleef tanh, Adam; -O3
-#           -march=native -ffast-math; its gradient and Adam step are checked
-#           against autograd by ppo's TestCFloorMatchesAutograd):
-#           BenchmarkCFloor (ppo/internal/cfloor), whose name says
-#           OpenBLAS's core and the tanh kernel it ran
+#           C (hand-derived backward, register-blocked products of the
+#           setting's vector width, Sleef tanh, Adam; -O3 -march=native
+#           -ffast-math; its gradient and Adam step are checked against
+#           autograd by ppo's TestCFloorMatchesAutograd): BenchmarkCFloor
+#           (ppo/internal/cfloor), whose name says the products' and the
+#           tanh's kernels; and, for comparison only, the same update with
+#           OpenBLAS's cblas_sgemm for the products (BenchmarkCFloorBLAS,
+#           "cfloorblas" lines), which is slower and so not the floor
 #   mb      the real minibatch, per kernel setting:
 #           BenchmarkMinibatchUpdate/64x64 (ppo)
 #   train   a real run, per TRAIN_KERNELS setting: hyperctl --log-format
@@ -97,7 +100,8 @@ for r in $(seq 1 "$ROUNDS"); do
   "$tmp/env.test" -test.run '^$' -test.bench 'EnvFloor' -test.benchtime 1x -test.cpu 2 | grep '^Benchmark' | sed 's/^/env - /'
   env_c_floor
   for k in $KERNELS; do
-    on "$k" "$tmp/cfloor.test" -test.run '^$' -test.bench 'CFloor' -test.benchtime 20000x -test.cpu 2 | grep '^Benchmark' | sed "s/^/cfloor $k /"
+    on "$k" "$tmp/cfloor.test" -test.run '^$' -test.bench 'CFloor$' -test.benchtime 20000x -test.cpu 2 | grep '^Benchmark' | sed "s/^/cfloor $k /"
+    on "$k" "$tmp/cfloor.test" -test.run '^$' -test.bench 'CFloorBLAS' -test.benchtime 20000x -test.cpu 2 | grep '^Benchmark' | sed "s/^/cfloorblas $k /"
     (cd ppo && on "$k" "$tmp/ppo.test" -test.run '^$' -test.bench 'MinibatchUpdate/64x64$' -test.benchtime 300x -test.cpu 2 | grep '^Benchmark' | sed "s/^/mb $k /")
   done
   for k in $TRAIN_KERNELS; do
@@ -126,7 +130,7 @@ echo "uptime at end:$(uptime | sed 's/.*load/ load/')"
 
 /usr/bin/python3 - "$tmp/log" <<'PY'
 import json, re, statistics, sys
-env, envc, cfl, mb, tr, names = [], {}, {}, {}, {}, {}
+env, envc, cfl, cflb, mb, tr, names, namesb = [], {}, {}, {}, {}, {}, {}, {}
 for line in open(sys.argv[1]):
     kind, _, rest = line.partition(" ")
     k, _, rest = rest.partition(" ")
@@ -140,6 +144,9 @@ for line in open(sys.argv[1]):
     elif kind == "cfloor":
         cfl.setdefault(k, []).append((metric("µs/minibatch"), metric("cpu-µs/minibatch")))
         names[k] = rest.split()[0].split("/", 1)[-1].rsplit("-", 1)[0]
+    elif kind == "cfloorblas":
+        cflb.setdefault(k, []).append((metric("µs/minibatch"), metric("cpu-µs/minibatch")))
+        namesb[k] = rest.split()[0].split("/", 1)[-1].rsplit("-", 1)[0]
     elif kind == "mb":
         mb.setdefault(k, []).append((metric("µs/minibatch"), metric("cpu-µs/minibatch")))
     elif kind == "train":
@@ -153,6 +160,8 @@ for k, xs in envc.items():
     print(f"| bare C env floor {k}, 1M frames (s) | none (MuJoCo) | {stat([w for w, _ in xs])} | {stat([c for _, c in xs])} |")
 for k in cfl:
     print(f"| update floor (µs) | {k}: {names[k]} | {stat([w for w, _ in cfl[k]])} | {stat([c for _, c in cfl[k]])} |")
+for k in cflb:
+    print(f"| the same with OpenBLAS's sgemm, not a floor (µs) | {k}: {namesb[k]} | {stat([w for w, _ in cflb[k]])} | {stat([c for _, c in cflb[k]])} |")
 for k in mb:
     print(f"| real minibatch, BenchmarkMinibatchUpdate/64x64 (µs) | {k} | {stat([w for w, _ in mb[k]])} | {stat([c for _, c in mb[k]])} |")
 if not tr:

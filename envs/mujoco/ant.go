@@ -133,19 +133,19 @@ func (e *Ant) healthy() bool {
 	return antMinZ <= z && z <= antMaxZ
 }
 
+// torsoXY is the torso body's origin (xpos) in x and y, the point whose
+// motion Ant's reward reads.
+func (e *Ant) torsoXY() (x, y float64) {
+	p := e.data.Xpos(e.torso)
+	return p[0], p[1]
+}
+
 // Step applies action for frame_skip physics steps.
 func (e *Ant) Step(action []float64) (envs.Transition, error) {
-	if err := e.checkStep(action); err != nil {
-		return envs.Transition{}, err
+	m, stop, tr, err := e.move(action, e.torsoXY, e.observe)
+	if stop {
+		return tr, err
 	}
-	before := e.data.Xpos(e.torso)
-	xBefore, yBefore := before[0], before[1]
-	if err := e.simulate(action); err != nil {
-		return e.unstableStep(err, e.observe)
-	}
-	after := e.data.Xpos(e.torso)
-	xVelocity := (after[0] - xBefore) / e.dt
-	yVelocity := (after[1] - yBefore) / e.dt
 	ctrlCost := antCtrlWeight * sumSquares(action)
 	costs, rewardCtrl := ctrlCost, -ctrlCost
 	if e.contactForces {
@@ -159,13 +159,13 @@ func (e *Ant) Step(action []float64) (envs.Transition, error) {
 	}
 	healthy := e.healthy()
 	e.observe()
-	dx, dy := after[0]-e.initQpos[0], after[1]-e.initQpos[1]
+	dx, dy := m.x-e.initQpos[0], m.y-e.initQpos[1]
 	dist := math.Sqrt(dx*dx + dy*dy) // np.linalg.norm: sqrt(x·x)
 	return envs.Transition{
 		Obs:        e.obs,
-		Reward:     xVelocity + antHealthy - costs,
+		Reward:     m.vx + antHealthy - costs,
 		Terminated: !healthy,
-		Info: e.setInfo(xVelocity, rewardCtrl, antHealthy, after[0], after[1], dist,
-			xVelocity, yVelocity, xVelocity),
+		Info: e.setInfo(m.vx, rewardCtrl, antHealthy, m.x, m.y, dist,
+			m.vx, m.vy, m.vx),
 	}, nil
 }

@@ -209,6 +209,34 @@ func (s *sim) simulate(action []float64) error {
 	return s.data.Step(s.frameSkip)
 }
 
+// motion is how a tracked point moved in one step: its position after the
+// step and its velocity, (after − before) / dt, in x and y.
+type motion struct{ x, y, vx, vy float64 }
+
+// move opens every locomotion Step as Gymnasium's step methods do: it
+// checks action, reads the tracked point with at, simulates the step and
+// reads the point again. When the step cannot go on (a refused action or a
+// failed simulation, unstableStep), stop is true and tr, err are the
+// step's result.
+func (s *sim) move(action []float64, at func() (x, y float64), observe func()) (m motion, stop bool, tr envs.Transition, err error) {
+	if err := s.checkStep(action); err != nil {
+		return motion{}, true, envs.Transition{}, err
+	}
+	xBefore, yBefore := at()
+	if err := s.simulate(action); err != nil {
+		tr, err := s.unstableStep(err, observe)
+		return motion{}, true, tr, err
+	}
+	m.x, m.y = at()
+	m.vx, m.vy = (m.x-xBefore)/s.dt, (m.y-yBefore)/s.dt
+	return m, false, envs.Transition{}, nil
+}
+
+// rootXY is the first two coordinates of qpos: the root's x and, for a
+// free or planar-xy root, its y (a planar walker's second coordinate is its
+// height, which its Step does not use).
+func (s *sim) rootXY() (x, y float64) { return s.data.qpos[0], s.data.qpos[1] }
+
 // unstableStep handles a failed simulate (see InfoUnstable): it records and
 // logs err, puts the simulation back in the model's reference state and
 // fills the observation from there with observe. It returns a non-nil error

@@ -71,21 +71,16 @@ func (e *HalfCheetah) observe() {
 
 // Step applies action for frame_skip physics steps.
 func (e *HalfCheetah) Step(action []float64) (envs.Transition, error) {
-	if err := e.checkStep(action); err != nil {
-		return envs.Transition{}, err
+	m, stop, tr, err := e.move(action, e.rootXY, e.observe)
+	if stop {
+		return tr, err
 	}
-	xBefore := e.data.qpos[0]
-	if err := e.simulate(action); err != nil {
-		return e.unstableStep(err, e.observe)
-	}
-	xAfter := e.data.qpos[0]
-	xVelocity := (xAfter - xBefore) / e.dt
 	ctrlCost := halfCheetahCtrlWeight * sumSquares(action)
-	forward := halfCheetahForwardWeight * xVelocity
+	forward := halfCheetahForwardWeight * m.vx
 	e.observe()
 	return envs.Transition{
 		Obs:    e.obs,
 		Reward: forward - ctrlCost,
-		Info:   e.setInfo(xAfter, xVelocity, forward, -ctrlCost),
+		Info:   e.setInfo(m.x, m.vx, forward, -ctrlCost),
 	}, nil
 }

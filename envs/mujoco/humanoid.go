@@ -133,25 +133,19 @@ func (e *Humanoid) healthy() bool {
 
 // Step applies action for frame_skip physics steps.
 func (e *Humanoid) Step(action []float64) (envs.Transition, error) {
-	if err := e.checkStep(action); err != nil {
-		return envs.Transition{}, err
+	m, stop, tr, err := e.move(action, e.massCenter, e.observe)
+	if stop {
+		return tr, err
 	}
-	xBefore, yBefore := e.massCenter()
-	if err := e.simulate(action); err != nil {
-		return e.unstableStep(err, e.observe)
-	}
-	xAfter, yAfter := e.massCenter()
-	xVelocity := (xAfter - xBefore) / e.dt
-	yVelocity := (yAfter - yBefore) / e.dt
 	ctrlCost := humanoidCtrlWeight * sumSquares(action)
-	forward := humanoidForwardWeight * xVelocity
+	forward := humanoidForwardWeight * m.vx
 	healthy := e.healthy()
 	e.observe()
 	return envs.Transition{
 		Obs:        e.obs,
 		Reward:     forward + humanoidHealthy - ctrlCost,
 		Terminated: !healthy,
-		Info: e.setInfo(forward, -ctrlCost, humanoidHealthy, xAfter, yAfter,
-			math.Sqrt(xAfter*xAfter+yAfter*yAfter), xVelocity, yVelocity, forward),
+		Info: e.setInfo(forward, -ctrlCost, humanoidHealthy, m.x, m.y,
+			math.Sqrt(m.x*m.x+m.y*m.y), m.vx, m.vy, forward),
 	}, nil
 }

@@ -53,21 +53,16 @@ func (e *planarWalker) observe() {
 
 // Step applies action for frame_skip physics steps.
 func (e *planarWalker) Step(action []float64) (envs.Transition, error) {
-	if err := e.checkStep(action); err != nil {
-		return envs.Transition{}, err
+	m, stop, tr, err := e.move(action, e.rootXY, e.observe)
+	if stop {
+		return tr, err
 	}
-	xBefore := e.data.qpos[0]
-	if err := e.simulate(action); err != nil {
-		return e.unstableStep(err, e.observe)
-	}
-	xAfter := e.data.qpos[0]
-	xVelocity := (xAfter - xBefore) / e.dt
 	ctrlCost := planarCtrlWeight * sumSquares(action)
 	e.observe()
 	return envs.Transition{
 		Obs:        e.obs,
-		Reward:     planarForwardWeight*xVelocity + planarHealthyReward - ctrlCost,
+		Reward:     planarForwardWeight*m.vx + planarHealthyReward - ctrlCost,
 		Terminated: !e.healthy(e.data.qpos, e.data.qvel),
-		Info:       e.setInfo(xAfter, xVelocity),
+		Info:       e.setInfo(m.x, m.vx),
 	}, nil
 }

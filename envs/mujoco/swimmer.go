@@ -64,23 +64,17 @@ func (e *Swimmer) observe() {
 
 // Step applies action for frame_skip physics steps.
 func (e *Swimmer) Step(action []float64) (envs.Transition, error) {
-	if err := e.checkStep(action); err != nil {
-		return envs.Transition{}, err
+	m, stop, tr, err := e.move(action, e.rootXY, e.observe)
+	if stop {
+		return tr, err
 	}
-	xBefore, yBefore := e.data.qpos[0], e.data.qpos[1]
-	if err := e.simulate(action); err != nil {
-		return e.unstableStep(err, e.observe)
-	}
-	xAfter, yAfter := e.data.qpos[0], e.data.qpos[1]
-	xVelocity := (xAfter - xBefore) / e.dt
-	yVelocity := (yAfter - yBefore) / e.dt
-	forward := swimmerForwardWeight * xVelocity
+	forward := swimmerForwardWeight * m.vx
 	ctrlCost := swimmerCtrlWeight * sumSquares(action)
 	e.observe()
 	return envs.Transition{
 		Obs:    e.obs,
 		Reward: forward - ctrlCost,
-		Info: e.setInfo(forward, -ctrlCost, xAfter, yAfter,
-			math.Sqrt(xAfter*xAfter+yAfter*yAfter), xVelocity, yVelocity, forward),
+		Info: e.setInfo(forward, -ctrlCost, m.x, m.y,
+			math.Sqrt(m.x*m.x+m.y*m.y), m.vx, m.vy, forward),
 	}, nil
 }

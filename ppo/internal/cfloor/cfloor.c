@@ -5,8 +5,10 @@
 // the clipped surrogate, the clipped value loss, the entropy term,
 // per-minibatch advantage normalisation, global gradient-norm clipping and
 // torch.optim.Adam -- with a hand-derived backward pass, every product
-// through OpenBLAS's cblas_sgemm called directly, tanh through Sleef's
-// vector kernel, and no allocation after cfloor_new.
+// through register-blocked loops of the kernel setting's vector width
+// (gemm.c; cfloor_set_products switches to OpenBLAS's cblas_sgemm, the slower
+// way, for comparison), tanh through Sleef's vector kernel, and no
+// allocation after cfloor_new.
 //
 // The parameter vector has package ppo's layout (ppo/model.go): actor
 // W0 b0 W1 b1 W2 b2, log std, critic W0 b0 W1 b1 W2 b2, each W stored
@@ -15,6 +17,7 @@
 // it. The loss is computed in float32, as CleanRL's tensors are; sums over
 // the minibatch's rows are accumulated in double.
 #include "cfloor.h"
+#include "gemm.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -53,8 +56,11 @@ struct cfloor {
   float *h[4], *mu, *val, *dmu, *dv, *dh, *dz;
   float *sigma, *inv;
   double *dls;
-  int avx512;  // tanh on 16 lanes
-  char kernels[96];
+  float *wt;   // a layer's weights transposed, or a transposed gradient
+  int avx512;  // tanh on 16 lanes, and the 16-float products
+  int blas;    // the products through cblas_sgemm instead of gemm.c's
+  const gemm_kernels *gk;
+  char kernels[128];
 };
 
 static uint64_t rng_state;
@@ -131,14 +137,14 @@ cfloor *cfloor_new(int obs, int act, int hidden, int rows, int batch, uint64_t s
   f->dh = fl((size_t)rows * hidden), f->dz = fl((size_t)rows * hidden);
   f->sigma = fl(act), f->inv = fl(act);
   f->dls = calloc(act, sizeof(double));
+  int widest = obs > hidden ? obs : hidden;
+  f->wt = fl((size_t)widest * (widest > act ? widest : act));
   // The tanh kernel follows ATen's rule: AVX-512 when the CPU has it,
   // unless ATEN_CPU_CAPABILITY pins avx2.
   const char *cap = getenv("ATEN_CPU_CAPABILITY");
   __builtin_cpu_init();
   f->avx512 = __builtin_cpu_supports("avx512f") && !(cap && (!strcmp(cap, "avx2") || !strcmp(cap, "default")));
-  const char *core = openblas_get_corename();
-  snprintf(f->kernels, sizeof f->kernels, "OpenBLAS %s, tanh Sleef %s", core ? core : "?",
-           f->avx512 ? "avx512f" : "avx2");
+  cfloor_set_products(f, 0, f->avx512);
   return f;
 }
 
@@ -146,12 +152,26 @@ void cfloor_free(cfloor *f) {
   if (!f) return;
   void *ps[] = {f->theta, f->g,   f->m,   f->v,   f->bobs, f->bact, f->blogp, f->bval, f->badv, f->bret,
                 f->perm,  f->x,   f->a,   f->olp, f->ov,   f->adv,  f->ret,   f->h[0], f->h[1], f->h[2],
-                f->h[3],  f->mu,  f->val, f->dmu, f->dv,   f->dh,   f->dz,    f->sigma, f->inv, f->dls};
+                f->h[3],  f->mu,  f->val, f->dmu, f->dv,   f->dh,   f->dz,    f->sigma, f->inv, f->dls,
+                f->wt};
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) free(ps[k]);
   free(f);
 }
 
 void cfloor_set_hyper(cfloor *f, const cfloor_hyper *h) { f->hp = *h; }
+
+int cfloor_set_products(cfloor *f, int blas, int wide) {
+  if (!blas && wide && !__builtin_cpu_supports("avx512f")) return -1;
+  f->blas = blas;
+  if (!blas) f->gk = wide ? &gemm_avx512 : &gemm_avx2;
+  const char *core = openblas_get_corename();
+  if (blas)
+    snprintf(f->kernels, sizeof f->kernels, "OpenBLAS %s, tanh Sleef %s", core ? core : "?",
+             f->avx512 ? "avx512f" : "avx2");
+  else
+    snprintf(f->kernels, sizeof f->kernels, "products %s, tanh Sleef %s", f->gk->name, f->avx512 ? "avx512f" : "avx2");
+  return 0;
+}
 
 void cfloor_set_batch(cfloor *f, const float *obs, const float *act, const float *logp, const float *val,
                       const float *adv, const float *ret) {
@@ -172,28 +192,55 @@ float *cfloor_m(cfloor *f) { return f->m; }
 float *cfloor_v(cfloor *f) { return f->v; }
 const char *cfloor_kernels(cfloor *f) { return f->kernels; }
 
+// fits reports whether gemm.c's products take a product with n output
+// columns (a multiple of the column block) or, as rows of dot products,
+// an inner dimension k (a multiple of the vector width).
+static int fitsCols(const cfloor *f, int n) { return !f->blas && n % f->gk->cols == 0; }
+static int fitsDots(const cfloor *f, int k) { return !f->blas && k % f->gk->width == 0; }
+
 // dense computes out = in·W + b for the minibatch's rows (ATen's addmm:
 // the bias broadcast into out, then one sgemm with beta 1).
-static void dense(const cfloor *f, const layer *l, const float *in, float *out) {
-  const float *b = f->theta + l->b;
+static void dense(cfloor *f, const layer *l, const float *in, float *out) {
+  const float *b = f->theta + l->b, *w = f->theta + l->w;
+  if (fitsCols(f, l->out)) {
+    f->gk->mm(f->rows, l->in, l->out, in, l->in, 1, w, b, out);
+    return;
+  }
+  if (fitsDots(f, l->in)) {  // a narrow output (the mean, the value): dot products with Wᵀ's rows
+    gemm_transpose(l->in, l->out, w, f->wt);
+    f->gk->dots(f->rows, l->out, l->in, in, f->wt, b, out);
+    return;
+  }
   for (int r = 0; r < f->rows; r++) memcpy(out + r * l->out, b, sizeof(float) * l->out);
-  cblas_sgemm(RowMajor, NoTrans, NoTrans, f->rows, l->out, l->in, 1, in, l->in, f->theta + l->w, l->out, 1, out,
-              l->out);
+  cblas_sgemm(RowMajor, NoTrans, NoTrans, f->rows, l->out, l->in, 1, in, l->in, w, l->out, 1, out, l->out);
 }
 
 // back writes layer l's weight gradient inᵀ·dy and bias gradient (dy's
 // column sums) and, when din is set, the input gradient dy·Wᵀ.
 static void back(cfloor *f, const layer *l, const float *in, const float *dy, float *din) {
-  cblas_sgemm(RowMajor, Trans, NoTrans, l->in, l->out, f->rows, 1, in, l->in, dy, l->out, 0, f->g + l->w, l->out);
+  float *gw = f->g + l->w;
+  const float *w = f->theta + l->w;
+  if (fitsCols(f, l->out)) {
+    f->gk->mm(l->in, f->rows, l->out, in, 1, l->in, dy, NULL, gw);
+  } else if (fitsCols(f, l->in)) {  // a narrow output: (dyᵀ·in)ᵀ
+    f->gk->mm(l->out, f->rows, l->in, dy, 1, l->out, in, NULL, f->wt);
+    gemm_transpose(l->out, l->in, f->wt, gw);
+  } else {
+    cblas_sgemm(RowMajor, Trans, NoTrans, l->in, l->out, f->rows, 1, in, l->in, dy, l->out, 0, gw, l->out);
+  }
   float *restrict gb = f->g + l->b;
   const float *restrict d = dy;
   const int out = l->out;
   memset(gb, 0, sizeof(float) * out);
   for (int r = 0; r < f->rows; r++)
     for (int j = 0; j < out; j++) gb[j] += d[r * out + j];
-  if (din)
-    cblas_sgemm(RowMajor, NoTrans, Trans, f->rows, l->in, l->out, 1, dy, l->out, f->theta + l->w, l->out, 0, din,
-                l->in);
+  if (!din) return;
+  if (fitsCols(f, l->in)) {
+    gemm_transpose(l->in, l->out, w, f->wt);
+    f->gk->mm(f->rows, l->out, l->in, dy, l->out, 1, f->wt, NULL, din);
+    return;
+  }
+  cblas_sgemm(RowMajor, NoTrans, Trans, f->rows, l->in, l->out, 1, dy, l->out, w, l->out, 0, din, l->in);
 }
 
 // forward runs network net (0 actor, 1 critic) on the minibatch into out.

@@ -4,16 +4,20 @@
 // critic, state-independent log std, clipped surrogate, clipped value
 // loss, entropy term, per-minibatch advantage normalisation, global
 // gradient-norm clipping, Adam) with a hand-derived backward pass in plain
-// C over OpenBLAS's cblas_sgemm and Sleef's tanh, every buffer allocated
-// once, built with -O3 -march=native -ffast-math. Its parameter vector has
+// C, its matrix products in register-blocked loops (gemm.c: at 64×64 they
+// beat a general sgemm, which packs its operands first) and its tanh
+// through Sleef's vector kernel, every buffer allocated once, built with
+// -O3 -march=native -ffast-math. Its parameter vector has
 // package ppo's layout; ppo's TestCFloorMatchesAutograd checks its
 // gradient and its Adam step against libtorch's autograd. It is not
 // product code: nothing but tests and benchmarks use it.
 //
-// Which kernels it runs is the process's: OpenBLAS reads OPENBLAS_CORETYPE
-// when it loads, and the floor takes Sleef's AVX-512 tanh when the CPU has
-// AVX-512 unless ATEN_CPU_CAPABILITY is avx2 or default (ATen's rule).
-// Kernels names them.
+// Which kernels it runs follows the process's setting as ATen's would: the
+// floor takes 16-float AVX-512 products and Sleef's AVX-512 tanh when the
+// CPU has AVX-512 unless ATEN_CPU_CAPABILITY is avx2 or default (the pinned
+// setting), and 8-float FMA products and the AVX2 tanh otherwise.
+// UseBLAS switches the products to OpenBLAS's cblas_sgemm, whose core
+// OPENBLAS_CORETYPE chooses, for comparison. Kernels names them.
 package cfloor
 
 /*
@@ -83,21 +87,25 @@ func (f *Floor) Close() {
 	f.p = nil
 }
 
-// Kernels names the float kernels the floor runs: OpenBLAS's core and the
-// Sleef tanh kernel.
+// Kernels names the float kernels the floor runs: its products' (the
+// loops' width, or OpenBLAS's core) and the Sleef tanh kernel.
 func (f *Floor) Kernels() string { return C.GoString(C.cfloor_kernels(f.p)) }
+
+// UseProducts chooses the floor's matrix products: OpenBLAS's cblas_sgemm
+// (blas), or the register-blocked loops with 16-float vectors (wide, on a
+// CPU with AVX-512) or 8-float ones.
+func (f *Floor) UseProducts(blas, wide bool) error {
+	if C.cfloor_set_products(f.p, cbool(blas), cbool(wide)) != 0 {
+		return errors.New("cfloor: 16-float products need a CPU with AVX-512")
+	}
+	return nil
+}
 
 // SetHyper sets the update's settings.
 func (f *Floor) SetHyper(h Hyper) {
-	b := func(v bool) C.int {
-		if v {
-			return 1
-		}
-		return 0
-	}
 	ch := C.cfloor_hyper{clip: C.float(h.Clip), vcoef: C.float(h.ValueCoef), entcoef: C.float(h.EntropyCoef),
 		maxgrad: C.float(h.MaxGradNorm), lr: C.float(h.LR), beta1: C.float(h.Beta1), beta2: C.float(h.Beta2),
-		eps: C.float(h.Eps), clipv: b(h.ClipValue), normadv: b(h.NormAdv)}
+		eps: C.float(h.Eps), clipv: cbool(h.ClipValue), normadv: cbool(h.NormAdv)}
 	C.cfloor_set_hyper(f.p, &ch)
 }
 
@@ -151,6 +159,14 @@ func (f *Floor) SetAdamStep(t int64) { C.cfloor_set_adam(f.p, C.int64_t(t)) }
 // Run takes n minibatch steps over the floor's batch (a new shuffle at
 // every epoch) and returns the last minibatch's loss.
 func (f *Floor) Run(n int) float64 { return float64(C.cfloor_run(f.p, C.int(n))) }
+
+// cbool is v as C's 0 or 1.
+func cbool(v bool) C.int {
+	if v {
+		return 1
+	}
+	return 0
+}
 
 func (f *Floor) vec(p *C.float) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(p)), int(C.cfloor_params(f.p)))

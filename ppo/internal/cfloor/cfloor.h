@@ -46,6 +46,13 @@ float *cfloor_theta(cfloor *f);
 float *cfloor_grad(cfloor *f);
 float *cfloor_m(cfloor *f);
 float *cfloor_v(cfloor *f);
-// cfloor_kernels names OpenBLAS's core and the tanh kernel in use.
+// cfloor_set_products computes the products through OpenBLAS's
+// cblas_sgemm (blas 1) or gemm.c's register-blocked loops (blas 0) of 16
+// floats (wide 1) or 8; it returns -1, changing nothing, for wide loops on
+// a CPU without AVX-512. cfloor_new chooses the loops, wide when the tanh
+// is (ATen's rule).
+int cfloor_set_products(cfloor *f, int blas, int wide);
+// cfloor_kernels names the products' kernels (gemm.c's width, or
+// OpenBLAS's core) and the tanh kernel in use.
 const char *cfloor_kernels(cfloor *f);
 #endif
