@@ -6,14 +6,14 @@
 // gradient-norm clipping, Adam) with a hand-derived backward pass in plain
 // C, its matrix products in register-blocked loops (gemm.c: at 64×64 they
 // beat a general sgemm, which packs its operands first) and its tanh
-// through Sleef's vector kernel, every buffer allocated once, built with
+// through glibc's vector tanhf (libmvec), every buffer allocated once, built with
 // -O3 -march=native -ffast-math. Its parameter vector has
 // package ppo's layout; ppo's TestCFloorMatchesAutograd checks its
 // gradient and its Adam step against libtorch's autograd. It is not
 // product code: nothing but tests and benchmarks use it.
 //
 // Which kernels it runs follows the process's setting as ATen's would: the
-// floor takes 16-float AVX-512 products and Sleef's AVX-512 tanh when the
+// floor takes 16-float AVX-512 products and tanh when the
 // CPU has AVX-512 unless ATEN_CPU_CAPABILITY is avx2 or default (the pinned
 // setting), and 8-float FMA products and the AVX2 tanh otherwise.
 // UseBLAS switches the products to OpenBLAS's cblas_sgemm, whose core
@@ -22,7 +22,7 @@ package cfloor
 
 /*
 #cgo CFLAGS: -O3 -march=native -ffast-math
-#cgo LDFLAGS: -l:libopenblas.so.0 -l:libsleef.so.3 -lm
+#cgo LDFLAGS: -l:libopenblas.so.0 -lm
 #include <stdlib.h>
 #include "cfloor.h"
 */
@@ -88,7 +88,7 @@ func (f *Floor) Close() {
 }
 
 // Kernels names the float kernels the floor runs: its products' (the
-// loops' width, or OpenBLAS's core) and the Sleef tanh kernel.
+// loops' width, or OpenBLAS's core) and the tanh kernel's.
 func (f *Floor) Kernels() string { return C.GoString(C.cfloor_kernels(f.p)) }
 
 // UseProducts chooses the floor's matrix products: OpenBLAS's cblas_sgemm

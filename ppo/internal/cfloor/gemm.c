@@ -19,8 +19,12 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define V v8
 #define VU v8u
 #define W 8
-#define RB 2  // 2 rows × 4 vectors: 8 of the 16 ymm registers accumulate
-#define CB 4
+#ifndef RB8
+#define RB8 6
+#define CB8 2
+#endif
+#define RB RB8  // 6 rows × 2 vectors: 12 of the 16 ymm registers accumulate, 2 hold B's row
+#define CB CB8
 #define SUF avx2
 #include "gemm_kernels.h"
 #undef V
@@ -38,8 +42,12 @@ typedef float v16u __attribute__((vector_size(64), aligned(4), may_alias));
 #define V v16
 #define VU v16u
 #define W 16
-#define RB 4  // 4 rows × 4 vectors: 16 of the 32 zmm registers accumulate
-#define CB 4
+#ifndef RB16
+#define RB16 6
+#define CB16 4
+#endif
+#define RB RB16  // 6 rows × 4 vectors: 24 of the 32 zmm registers accumulate
+#define CB CB16
 #define SUF avx512
 #include "gemm_kernels.h"
 #pragma GCC pop_options

@@ -7,46 +7,53 @@
 #define STR_(a) #a
 #define STR(a) STR_(a)
 
-// mm: see gemm.h. Each block of RB rows and CB·W columns keeps its RB·CB
-// accumulators in registers through the whole sum over p.
+// block computes rows i … i+rb−1 of mm's columns j … j+CB·W−1, keeping
+// its rb·CB accumulators in registers through the whole sum over p; rb is
+// a constant wherever it is called, so the loops unroll.
+static inline __attribute__((always_inline)) void CAT(block_, SUF)(int rb, int i, int j, int P, int N,
+                                                                   const float *A, int si, int sp, const float *B,
+                                                                   const float *bias, float *C) {
+  V acc[RB][CB];
+#pragma GCC unroll 8
+  for (int c = 0; c < CB; c++) {
+    V b0 = bias ? (V) * (const VU *)(bias + j + c * W) : (V){0};
+#pragma GCC unroll 8
+    for (int u = 0; u < rb; u++) acc[u][c] = b0;
+  }
+  const float *a = A + (size_t)i * si;
+  for (int p = 0; p < P; p++, a += sp) {
+    V b[CB];
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; c++) b[c] = *(const VU *)(B + (size_t)p * N + j + c * W);
+#pragma GCC unroll 8
+    for (int u = 0; u < rb; u++) {
+      V x = (V){0} + a[u * si];
+#pragma GCC unroll 8
+      for (int c = 0; c < CB; c++) acc[u][c] += x * b[c];
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < rb; u++)
+#pragma GCC unroll 8
+    for (int c = 0; c < CB; c++) *(VU *)(C + (size_t)(i + u) * N + j + c * W) = acc[u][c];
+}
+
+// mm: see gemm.h. Blocks of RB rows, then one block of the rows left over.
 static void CAT(mm_, SUF)(int M, int P, int N, const float *A, int si, int sp, const float *B, const float *bias,
                           float *C) {
   for (int j = 0; j < N; j += CB * W) {
     int i = 0;
-    for (; i + RB <= M; i += RB) {
-      V acc[RB][CB];
-#pragma GCC unroll 8
-      for (int c = 0; c < CB; c++) {
-        V b0 = bias ? (V) * (const VU *)(bias + j + c * W) : (V){0};
-#pragma GCC unroll 8
-        for (int u = 0; u < RB; u++) acc[u][c] = b0;
-      }
-      const float *a = A + (size_t)i * si;
-      for (int p = 0; p < P; p++, a += sp) {
-        V b[CB];
-#pragma GCC unroll 8
-        for (int c = 0; c < CB; c++) b[c] = *(const VU *)(B + (size_t)p * N + j + c * W);
-#pragma GCC unroll 8
-        for (int u = 0; u < RB; u++) {
-          V x = (V){0} + a[u * si];
-#pragma GCC unroll 8
-          for (int c = 0; c < CB; c++) acc[u][c] += x * b[c];
-        }
-      }
-#pragma GCC unroll 8
-      for (int u = 0; u < RB; u++)
-#pragma GCC unroll 8
-        for (int c = 0; c < CB; c++) *(VU *)(C + (size_t)(i + u) * N + j + c * W) = acc[u][c];
-    }
-    for (; i < M; i++) {  // the rows left over, one at a time
-      V acc[CB];
-      for (int c = 0; c < CB; c++) acc[c] = bias ? (V) * (const VU *)(bias + j + c * W) : (V){0};
-      const float *a = A + (size_t)i * si;
-      for (int p = 0; p < P; p++, a += sp) {
-        V x = (V){0} + *a;
-        for (int c = 0; c < CB; c++) acc[c] += x * *(const VU *)(B + (size_t)p * N + j + c * W);
-      }
-      for (int c = 0; c < CB; c++) *(VU *)(C + (size_t)i * N + j + c * W) = acc[c];
+    for (; i + RB <= M; i += RB) CAT(block_, SUF)(RB, i, j, P, N, A, si, sp, B, bias, C);
+    switch (M - i) {
+#if RB > 7
+#error "mm's tail handles blocks of at most 7 rows"
+#endif
+      case 6: CAT(block_, SUF)(6, i, j, P, N, A, si, sp, B, bias, C); break;
+      case 5: CAT(block_, SUF)(5, i, j, P, N, A, si, sp, B, bias, C); break;
+      case 4: CAT(block_, SUF)(4, i, j, P, N, A, si, sp, B, bias, C); break;
+      case 3: CAT(block_, SUF)(3, i, j, P, N, A, si, sp, B, bias, C); break;
+      case 2: CAT(block_, SUF)(2, i, j, P, N, A, si, sp, B, bias, C); break;
+      case 1: CAT(block_, SUF)(1, i, j, P, N, A, si, sp, B, bias, C); break;
     }
   }
 }
