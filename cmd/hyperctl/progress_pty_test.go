@@ -138,6 +138,38 @@ func TestPopulationOnATerminal(t *testing.T) {
 	}
 }
 
+// TestCompareProgressOnATerminal runs compare (4 tiny runs of 600
+// frames, 2 jobs) with its stderr on an 80-column pseudo-terminal: its
+// line is drawn as train's (the runs, the bar of "#" and "-", the
+// percentage, then " | " fields), every update returns to the line's
+// start and fits in 79 columns, and only the end moves to a new line, at
+// all 4 runs, 100% and ETA 0s.
+func TestCompareProgressOnATerminal(t *testing.T) {
+	dir := t.TempDir()
+	text, stdout := runOnPTY(t, 80, false, "--log-level", "warn", "compare", "--env", "reacher", "--controllers", "fixed,random", "--seeds", "0-1",
+		"--config", writeTiny(t, dir), "--frames", "600", "--jobs", "2", "--out", filepath.Join(dir, "cmp"))
+	wideWrites(t, text, 80)
+	line := regexp.MustCompile(`^runs [0-4]/4( \[[#-]{20}\]| \[[#-]{10}\])? \d+% \| ETA [^|]+( \| \d+ f/s)? *$`)
+	updates := strings.Split(strings.TrimSuffix(text, "\n"), "\r")
+	if len(updates) < 3 || updates[0] != "" {
+		t.Fatalf("%d updates, want one at the start, one per run and one at the end, each after \\r: %q", len(updates)-1, text)
+	}
+	for _, u := range updates[1:] {
+		if !line.MatchString(u) {
+			t.Errorf("update %q is not compare's line", u)
+		}
+	}
+	if n := strings.Count(text, "\n"); n != 1 {
+		t.Errorf("%d new lines, want 1 (after the last update); output %q", n, text)
+	}
+	if last := updates[len(updates)-1]; !strings.HasPrefix(last, "runs 4/4 [####################] 100% | ETA 0s | ") {
+		t.Errorf("last update %q, want all 4 runs done", last)
+	}
+	if !strings.Contains(stdout, "compare: 4 runs done") {
+		t.Errorf("stdout %q", stdout)
+	}
+}
+
 // TestTrainLogLinesFit: train's log lines at info level (its start line,
 // the progress, the result) and at debug level (the time split, in
 // milliseconds) fold on an 80-column terminal, so none wraps; the time

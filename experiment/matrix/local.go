@@ -100,7 +100,7 @@ func (l Local) Run(ctx context.Context, c Compare, w io.Writer) error {
 				ev.Str("env", cell.Env).Str("controller", cell.Controller).Int64("seed", cell.Seed).
 					Float64("took_s", time.Since(start).Round(100*time.Millisecond).Seconds()).Int("done", done).Int("of", len(todo)).Msg("run finished")
 				mu.Unlock()
-				prog.runDone()
+				prog.runDone(i)
 			}
 		}()
 	}

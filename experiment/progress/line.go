@@ -3,7 +3,8 @@
 // dropping the fields a glance needs least (Fit), and log lines when the
 // output is not a terminal or the logs are JSON. Render follows the frames
 // of a video; experiment/run's TrainProgress, a training run's Monitor,
-// shows its line with Line. It builds without cgo.
+// and experiment/matrix's lines of compare and population show theirs with
+// Line, so every command's bar looks the same. It builds without cgo.
 package progress
 
 import (
@@ -19,8 +20,9 @@ import (
 	"github.com/hyperctl/hyperctl/internal/ground/termtext"
 )
 
-// Fields is what a terminal line of progress shows (train's, and render's
-// with fewer fields), field by field; an empty field is left out.
+// Fields is what a terminal line of progress shows (train's; render's,
+// compare's and population's with fewer fields), field by field; an empty
+// field is left out.
 type Fields struct {
 	Pos    string  // where the work is: "it 12/488", or "frames 24576/1000000" under a frame budget
 	Done   float64 // the fraction done, for the bar and the percentage (NaN: unknown)

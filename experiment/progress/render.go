@@ -71,7 +71,7 @@ func (p *Render) fields(now time.Time, full bool) Fields {
 	f := Fields{Pos: fmt.Sprintf("rendering frame %d", p.done), Done: math.NaN()}
 	el := now.Sub(p.start).Seconds()
 	if el > 0 {
-		f.FPS = fmt.Sprintf("%.0f frames/s", float64(p.done)/el)
+		f.FPS = fmt.Sprintf("%.0f f/s", float64(p.done)/el)
 	}
 	if p.most > 0 {
 		f.Pos += fmt.Sprintf("/%d", p.most)

@@ -86,7 +86,7 @@ func TestRenderProgressLine(t *testing.T) {
 			t.Errorf("update of %d columns: %q", n, u)
 		}
 	}
-	if last := updates[len(updates)-1]; !strings.HasPrefix(last, "rendering frame 480/500 [####################] 100% | ETA 0s | 100 frames/s") {
+	if last := updates[len(updates)-1]; !strings.HasPrefix(last, "rendering frame 480/500 [####################] 100% | ETA 0s | 100 f/s") {
 		t.Errorf("last update %q", last)
 	}
 }
