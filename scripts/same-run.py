@@ -6,7 +6,10 @@ summary.json fields and the same policy weights every time; only the timing
 columns and fields (wall_time_s, controller_time_s, frames_per_second)
 vary from one sitting to the next. Everything else must be equal.
 summary.json's "kernels" (the float kernels the run computed with, recorded
-since the kernel choice) is compared when both folders record it.
+since the kernel choice) is compared when both folders record it;
+"hyperctl_version" (the build that trained the run, recorded since the
+study that pins one binary) names the binary, not the run, and is not
+compared.
 
   same-run.py WANT GOT          two run folders: train.csv, eval.csv,
                                 summary.json, and the policy-*.safetensors
@@ -24,6 +27,7 @@ import os
 import sys
 
 TIMING = {"wall_time_s", "controller_time_s", "frames_per_second"}
+BUILD = {"hyperctl_version"}
 
 
 def rows(path):
@@ -47,7 +51,7 @@ def compare_runs(old, new):
             first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(n, m))
             msgs.append(f"{name}: {n} vs {m} rows, first difference at row {first}")
     sa, sb = (json.load(open(f"{d}/summary.json")) for d in (old, new))
-    skip = TIMING | ({"kernels"} if ("kernels" in sa) != ("kernels" in sb) else set())
+    skip = TIMING | BUILD | ({"kernels"} if ("kernels" in sa) != ("kernels" in sb) else set())
     sa, sb = ({k: v for k, v in s.items() if k not in skip} for s in (sa, sb))
     diff = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
     counts.append(f"summary.json {len(sa) - len(diff)}/{len(sa)} fields")
