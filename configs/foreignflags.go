@@ -44,8 +44,9 @@ var foreignNotes = map[string]string{
 }
 
 // ForeignFlag words the hyperctl form of a CleanRL or SB3 flag name (- or
-// _ between words) among a command's flags (their names, without --): ""
-// when it is none of theirs.
+// _ between words) among a command's flags (their names, without --), or
+// why hyperctl needs none (a device, tracking, determinism): "" when it is
+// none of theirs.
 func ForeignFlag(name string, flags []string) string {
 	n := strings.ReplaceAll(strings.ToLower(name), "_", "-")
 	has := func(f string) bool { return slices.Contains(flags, f) }
@@ -64,6 +65,16 @@ func ForeignFlag(name string, flags []string) string {
 		if has("env") {
 			return "did you mean --env? (a short name or Gymnasium id, see 'hyperctl envs')"
 		}
+	case "exp-name", "run-name":
+		if has("out") {
+			return "hyperctl names a run by its folder: --out DIR"
+		}
+	case "cuda", "device":
+		return "hyperctl trains on the CPU (libtorch): there is no device to choose"
+	case "track", "wandb-project-name", "wandb-entity", "tensorboard-log":
+		return "every run writes TensorBoard events into its folder (tensorboard --logdir DIR); hyperctl has no Weights & Biases tracking"
+	case "torch-deterministic":
+		return "a run is already deterministic: the same config and seed give the same rows (docs/guarantees.md)"
 	}
 	key, ok := foreignKeys[n]
 	if !ok {

@@ -31,6 +31,11 @@ func TestForeignFlag(t *testing.T) {
 		{"random-seed", train, "did you mean --seed?"},
 		{"env-id", train, "did you mean --env? (a short name or Gymnasium id, see 'hyperctl envs')"},
 		{"env-id", []string{"set"}, ""},
+		{"exp-name", []string{"out"}, "hyperctl names a run by its folder: --out DIR"},
+		{"exp-name", train, ""},
+		{"cuda", train, "hyperctl trains on the CPU"},
+		{"track", train, "TensorBoard events into its folder"},
+		{"torch-deterministic", train, "already deterministic"},
 		{"iters", train, ""},
 	} {
 		got := ForeignFlag(c.name, c.flags)

@@ -75,11 +75,18 @@ func PresetNames() []string {
 	return out
 }
 
-// PresetDoc returns one line per preset: its name and what it changes.
+// PresetDoc returns one line per preset: its name and what it changes, a
+// two-column table (the names padded to the longest, then two spaces, so
+// that a help folded to a terminal folds each description under its
+// column).
 func PresetDoc() string {
+	w := 0
+	for _, p := range presets {
+		w = max(w, len(p.name))
+	}
 	var sb strings.Builder
 	for _, p := range presets {
-		fmt.Fprintf(&sb, "  %-10s %s\n", p.name, p.doc)
+		fmt.Fprintf(&sb, "  %-*s  %s\n", w, p.name, p.doc)
 	}
 	return sb.String()
 }

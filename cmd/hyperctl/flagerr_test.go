@@ -41,6 +41,10 @@ func TestForeignFlags(t *testing.T) {
 		{[]string{"train", "--target-kl", "0.02"}, "--set ppo.target_kl=VALUE"},
 		{[]string{"compare", "--learning-rate", "3e-4"}, "--set ppo.lr=VALUE"},
 		{[]string{"population", "--learning-rate", "3e-4"}, "ppo.lr in --config FILE"},
+		{[]string{"train", "--exp-name", "cheetah"}, "unknown flag --exp-name; hyperctl names a run by its folder: --out DIR"},
+		{[]string{"train", "--cuda"}, "unknown flag --cuda; hyperctl trains on the CPU"},
+		{[]string{"train", "--track"}, "TensorBoard events into its folder"},
+		{[]string{"train", "--torch-deterministic"}, "a run is already deterministic"},
 		{[]string{"train", "--iters", "5"}, "unknown flag --iters (did you mean --iterations?)"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -79,7 +79,7 @@ var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out",
 	ResumeIn: "--out %s --resume", ForceIn: "--out %s --force", Resuming: "train --resume",
 	Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
 	Population: "`hyperctl population`", RunPopulation: "run that command on the population folder",
-	Policy: "--policy %s"}
+	Policy: "--policy %s", Video: "--capture-video"}
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
 // usage errors (a resume that would change its run's config, a config

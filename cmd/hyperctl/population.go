@@ -29,6 +29,7 @@ import (
 
 type populationFlags struct {
 	env, method, config, preset, out, backend string
+	readyGiven                                bool
 	size, jobs, iterations                    int
 	seed, frames, ready                       int64
 	quantile, resample                        float64
@@ -93,7 +94,7 @@ submits the next generation: no process stays on the login node.`,
 	fl.StringVar(&f.method, "method", popmethod.PB2, "population method: "+strings.Join(popmethod.Methods(), ", "))
 	fl.IntVar(&f.size, "size", 8, "members")
 	fl.Var(configs.NewFramesValue(&f.frames, defaultPopulationFrames), "frames", "frame budget of every member")
-	fl.Var(configs.NewFramesValue(&f.ready, defaultPopulationFrames/defaultGenerations), "ready", "frames per generation: members exploit and explore every this many frames")
+	fl.Var(configs.NewFramesValue(&f.ready, defaultPopulationFrames/population.DefaultGenerations), "ready", "frames per generation: members exploit and explore every this many frames")
 	fl.Int64Var(&f.seed, "seed", 0, "population seed: member k trains with seed seed·size + k, and every random draw of the steps derives from it")
 	fl.StringVar(&f.config, "config", "", "TOML config of the members (its env is replaced by --env); default: configs/<env>.toml")
 	fl.StringVar(&f.preset, "preset", "", "presets applied to the members' config (see 'hyperctl train --help')")
@@ -118,11 +119,9 @@ submits the next generation: no process stays on the login node.`,
 	return cmd
 }
 
-// The defaults of --frames and --ready: 20 generations of 50,000 frames.
-const (
-	defaultPopulationFrames = 1_000_000
-	defaultGenerations      = 20
-)
+// The default of --frames; --ready's divides it into
+// population.DefaultGenerations generations of 50,000 frames.
+const defaultPopulationFrames = 1_000_000
 
 // defaultJobs is compare's default: one member per core.
 func defaultJobs() int { return max(1, matrix.JobThreads(1)) }
@@ -132,6 +131,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 	if f.env == "" {
 		return usagef("population: --env is required")
 	}
+	f.readyGiven = cmd.Flags().Changed("ready")
 	spec, err := envs.Lookup(f.env)
 	if err != nil {
 		return envError("--env", f.env)
@@ -146,11 +146,7 @@ func (f *populationFlags) check(cmd *cobra.Command) error {
 		return usagef("--size: want an integer in [2, %d] members, got %d", population.MaxSize, f.size)
 	case f.frames < 1:
 		return usagef("--frames: want a frame budget >= 1, got %d", f.frames)
-	case f.method != popmethod.Halving && f.method != popmethod.RandomSearch && (f.ready < 1 || f.ready > f.frames):
-		if !cmd.Flags().Changed("ready") {
-			return usagef("--ready: its default, %d frames per generation, is more than --frames %d; give --ready, e.g. --ready %d (a generation every twentieth of --frames, as the defaults have)",
-				f.ready, f.frames, max(f.frames/defaultGenerations, 1))
-		}
+	case f.readyGiven && f.method != popmethod.Halving && f.method != popmethod.RandomSearch && (f.ready < 1 || f.ready > f.frames):
 		return usagef("--ready: want an integer in [1, --frames = %d], got %d", f.frames, f.ready)
 	case f.seed < 0:
 		return usagef("--seed: want an integer >= 0, got %d", f.seed)
@@ -220,6 +216,17 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 		if err := configs.ApplyPreset(&base, f.preset); err != nil {
 			return population.Definition{}, base, usagef("--preset: %v", err)
 		}
+	}
+	if !f.readyGiven && f.ready > f.frames && f.method != popmethod.Halving && f.method != popmethod.RandomSearch {
+		// The default does not fit --frames: say so, with a value that does.
+		r, ok, err := population.SuggestReady(base, f.frames)
+		if err != nil {
+			return population.Definition{}, base, err
+		}
+		if !ok {
+			return population.Definition{}, base, usagef("--ready: its default, %d frames per generation, is more than --frames %d, which is less than one iteration of the members: raise --frames", f.ready, f.frames)
+		}
+		return population.Definition{}, base, usagef("--ready: its default, %d frames per generation, is more than --frames %d; give --ready, e.g. --ready %d (up to %d generations, each at least one iteration)", f.ready, f.frames, r, population.DefaultGenerations)
 	}
 	spec := population.Spec{Method: f.method, Size: f.size, Seed: f.seed, Frames: f.frames, Ready: f.ready,
 		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, SameStart: f.init == "same", Command: "hyperctl " + strings.Join(os.Args[1:], " ")}

@@ -234,7 +234,10 @@ func TestPopulationUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--env", "reacher", "--out", dir, "--frames", "48000"}, "--ready: its default, 50000 frames per generation, is more than --frames 48000; give --ready, e.g. --ready 2400"},
+		// The suggested --ready spans reacher's largest batch (6000 frames).
+		{[]string{"--env", "reacher", "--out", dir, "--frames", "48000"}, "--ready: its default, 50000 frames per generation, is more than --frames 48000; give --ready, e.g. --ready 6000 ("},
+		{[]string{"--env", "reacher", "--out", dir, "--frames", "8192"}, "give --ready, e.g. --ready 8192 ("},
+		{[]string{"--env", "reacher", "--out", dir, "--frames", "4000"}, "is more than --frames 4000, which is less than one iteration of the members: raise --frames"},
 		{[]string{"--env", "nope", "--out", dir}, "--env"},
 		{[]string{"--env", "reacher", "--out", dir, "--method", "ga"}, "--method \"ga\": want one of pbt, pb2"},
 		{[]string{"--env", "reacher", "--out", dir, "--size", "1"}, "--size"},
@@ -265,7 +268,7 @@ func TestPopulationUsage(t *testing.T) {
 		}
 	}
 	// A generation shorter than the largest batch (the paper's 6000) is refused.
-	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"); code != 1 || !strings.Contains(e, "less than one iteration may collect (6000 frames") {
+	if _, e, code := runCLI(t, "population", "--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"); code != 1 || !strings.Contains(e, "less than one iteration may collect (6000 frames, the largest batch size); raise it, e.g. 6667") {
 		t.Errorf("--ready below one batch: exit %d\n%s", code, e)
 	}
 	// An --out holding a train run folder (issue 40) is refused, and

@@ -234,8 +234,9 @@ func TestHelpTablesFoldUnderTheirColumn(t *testing.T) {
 	text, _ := runOnPTY(t, 80, true, "train", "--help")
 	for _, want := range []string{
 		"  checkpoint/    the two latest checkpoints, checksummed (every\n                 checkpoint_every iterations and on SIGINT/SIGTERM)\n",
-		"  paper      each method as its paper states it: the method's own first\n             configuration,",
-		"  lr-scale   the tuned lr is replaced by lr_scale in [0.25, 4] (log), a\n             multiplier of the annealed lr\n",
+		"  paper       each method as its paper states it: the method's own first\n              configuration,",
+		"  lr-scale    the tuned lr is replaced by lr_scale in [0.25, 4] (log), a\n              multiplier of the annealed lr\n",
+		"  seven-keys  HOOF only: every iteration, over the paper's four keys and\n              entropy_coef,",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("train --help at 80 columns lacks %q:\n%s", want, text)

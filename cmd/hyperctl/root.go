@@ -45,11 +45,11 @@ its hyperparameters while it trains.
 
 By default ('fixed') a run trains with the hyperparameters of its config: no
 controller beat them in the control study (docs/study.md; which controller to
-use when: docs/advice.md). With
---controller NAME, a controller chooses the rollout batch size, PPO clip, GAE
-lambda and learning rate every few iterations instead: hypercontroller
-(HyperController, Gornet et al.: a learned predictor forecasts which values
-improve the training reward most), or one of the others:
+use when: docs/advice.md). With --controller NAME, a controller chooses the
+rollout batch size, PPO clip, GAE lambda and learning rate every few
+iterations instead: hypercontroller (HyperController, Gornet et al.: a
+learned predictor forecasts which values improve the training reward most),
+or one of the others:
 ` + otherControllers() + `.
 'hyperctl controllers' describes each; 'hyperctl compare' trains several side
 by side, and 'hyperctl report' ranks them.`,

@@ -32,6 +32,8 @@ type Words struct {
 	// Policy chooses which policy of a run to load: a format with one
 	// %s, the policy's short name (best or final).
 	Policy string
+	// Video asks a run to record videos of its evaluations.
+	Video string
 }
 
 // GoWords are run.Options' fields, the words of the errors' own text.
@@ -41,7 +43,7 @@ var GoWords = Words{Resume: "Options.Resume", Force: "Options.Force", Out: "Opti
 	Resuming: "train: resume", Retrain: "run.Train of the plan of %s with a new Options.Out",
 	Kernels:    "ppo.ApplyKernels with ppo.KernelsPinned or ppo.KernelsNative",
 	Population: "population.Run", RunPopulation: "call it with Options.Out the population folder",
-	Policy: "LoadPolicy with the name policy-%s"}
+	Policy: "LoadPolicy with the name policy-%s", Video: "Options.Video"}
 
 // Say is err's text with the advice of the first Worded error in its
 // chain in w's words (err.Error() when it has none).
@@ -94,8 +96,8 @@ func (e *StoppedError) In(w Words) string {
 }
 
 // AdviceError is an error whose advice names settings as placeholders:
-// {resume}, {force}, {out}, {resuming}, {kernels}, {population} and
-// {run-population} in Msg and After become w's words, {continue} and
+// {resume}, {force}, {out}, {resuming}, {kernels}, {population},
+// {run-population} and {video} in Msg and After become w's words, {continue} and
 // {retrain} w's Continue and Retrain of Path, {policy} w's Policy of
 // Policy; Err, if any, follows Msg,
 // in w's words too (Say), and is what it wraps; After follows Err.
@@ -114,7 +116,7 @@ func (e *AdviceError) Error() string { return e.In(GoWords) }
 func (e *AdviceError) In(w Words) string {
 	r := strings.NewReplacer("{resume}", w.Resume, "{force}", w.Force, "{out}", w.Out,
 		"{resuming}", w.Resuming, "{kernels}", w.Kernels, "{population}", w.Population,
-		"{run-population}", w.RunPopulation,
+		"{run-population}", w.RunPopulation, "{video}", w.Video,
 		"{continue}", fmt.Sprintf(w.Continue, e.Path), "{retrain}", fmt.Sprintf(w.Retrain, e.Path),
 		"{policy}", fmt.Sprintf(w.Policy, e.Policy))
 	s := r.Replace(e.Msg)

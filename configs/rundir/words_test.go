@@ -11,7 +11,7 @@ import (
 func TestWorded(t *testing.T) {
 	flags := Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume",
 		Resuming: "train --resume", Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
-		Population: "`hyperctl population`", RunPopulation: "run that command on the population folder"}
+		Population: "`hyperctl population`", RunPopulation: "run that command on the population folder", Video: "--capture-video"}
 	inner := &AdviceError{Msg: "{resuming}: ", Err: errors.New("no exact resume"), After: ": use {kernels} or {force}"}
 	for _, tc := range []struct {
 		err       Worded
@@ -39,6 +39,9 @@ func TestWorded(t *testing.T) {
 		{&AdviceError{Msg: "only under {population}; {run-population}"},
 			"only under population.Run; call it with Options.Out the population folder",
 			"only under `hyperctl population`; run that command on the population folder"},
+		{&AdviceError{Msg: "{video}: ", Err: errors.New("ffmpeg not found on PATH")},
+			"Options.Video: ffmpeg not found on PATH",
+			"--capture-video: ffmpeg not found on PATH"},
 		// An advice around another one says both in the same words.
 		{&AdviceError{Msg: "member 0: ", Err: fmt.Errorf("train: %w", inner), After: ". Or use another {out}"},
 			"member 0: train: train: resume: no exact resume: use ppo.ApplyKernels with ppo.KernelsPinned or ppo.KernelsNative or Options.Force. Or use another Options.Out",

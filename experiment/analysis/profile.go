@@ -39,7 +39,7 @@ func (st *Stats) ProfileFigure(outDir string) (string, error) {
 	}
 	ref := st.Reference
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Performance profiles: %s on %d environments\n(%s); bands: 95 %% stratified-bootstrap CIs, %d resamples", st.Score, len(st.NormEnvs), strings.Join(st.NormEnvs, ", "), st.Bootstrap.Resamples)
+	p.Title.Text = st.profileTitle()
 	p.X.Label.Text = fmt.Sprintf("normalised score τ (per environment: 0 = uniformly random policy's mean return, 1 = %s's IQM)", ref)
 	p.Y.Label.Text = "fraction of runs with score > τ"
 	p.Y.Min, p.Y.Max = 0, 1
@@ -165,4 +165,11 @@ func (t stepTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// profileTitle is the performance profiles' title: the score, the
+// environments and the bootstrap.
+func (st *Stats) profileTitle() string {
+	return fmt.Sprintf("Performance profiles: %s on %s\n(%s); bands: 95 %% stratified-bootstrap CIs, %d resamples",
+		st.Score, matrix.Plural(len(st.NormEnvs), "environment", "environments"), strings.Join(st.NormEnvs, ", "), st.Bootstrap.Resamples)
 }

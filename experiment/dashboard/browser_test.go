@@ -284,8 +284,9 @@ high = 1e-3
 	}
 
 	// Two of train's runs of one config (the second in its -run2 folder,
-	// stopped): named by their folders, as controller and seed do not tell
-	// them apart, in status's words (stopped, not missing).
+	// stopped): named by their folders, whole, as controller and seed do
+	// not tell them apart, in status's words (stopped, not missing), in the
+	// table and in the header's counts.
 	two := t.TempDir()
 	names := []string{"reacher-fixed-seed0", "reacher-fixed-seed0-run2"}
 	for _, n := range names {
@@ -325,6 +326,12 @@ high = 1e-3
 			t.Errorf("two runs of one config: names %q; want %q", p4.Names, n+" · fixed")
 		}
 	}
+	if len(p4.Clipped) > 0 {
+		t.Errorf("two runs of one config: the table cuts off %q, so they read alike", p4.Clipped)
+	}
+	if p4.Counts != "1 finished, 1 stopped" {
+		t.Errorf("two runs of one config: the header counts %q, want \"1 finished, 1 stopped\"", p4.Counts)
+	}
 }
 
 // swatches are the colours of the runs table's rows.
@@ -353,6 +360,9 @@ type page struct {
 	Charts map[string]int    `json:"charts"` // every chart's points
 	Titles string            `json:"titles"` // the runs table's names' titles
 	Cut    []string          `json:"cut"`    // names the page may cut off whose title lacks them
+	Counts string            `json:"counts"` // the header's count of runs per state
+	// Clipped are the runs table's names the page shows cut off.
+	Clipped []string `json:"clipped"`
 }
 
 const readPage = `JSON.stringify({
@@ -361,6 +371,8 @@ const readPage = `JSON.stringify({
   runs: Object.fromEntries([...document.querySelectorAll('#runs tbody tr')].map(tr => [tr.dataset.id, tr.dataset.state])),
   names: [...document.querySelectorAll('#runs td.name')].map(td => td.textContent).join('; '),
   titles: [...document.querySelectorAll('#runs td.name')].map(td => td.title).join('; '),
+  counts: [...document.querySelectorAll('#counts .badge')].map(b => b.textContent).join(', '),
+  clipped: [...document.querySelectorAll('#runs td.name')].filter(td => td.scrollWidth > td.clientWidth).map(td => td.textContent),
   cut: [...document.querySelectorAll('#runs td.name, .matrix th.ctrl, .matrix th.env')].filter(e => !(e.title || '').includes(e.textContent.trim())).map(e => e.textContent.trim()),
   cells: [...document.querySelectorAll('.matrix .cell')].map(c => c.className.replace('cell s-', '')),
   points: +((document.getElementById('chart-train_reward') || {dataset: {}}).dataset.points || 0),

@@ -105,11 +105,7 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 	// must span at least one iteration, or a member crossing the last
 	// ready point in its largest iteration could reach its whole budget
 	// there and finish instead of pausing for the step.
-	hi := run.PPO.BatchSize
-	if i := sp.Index("batch_size"); i >= 0 {
-		hi = int(sp.Param(i).High)
-	}
-	per := int64(ppoconfig.IterationFrames(hi, run.PPO.NumEnvs))
+	per := largestIteration(run, sp)
 	switch spec.Method {
 	case popmethod.RandomSearch: // one generation: no step, members never pause
 		spec.Ready = spec.Frames
@@ -117,12 +113,67 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 		return defineHalving(run, spec, set, sp, per)
 	}
 	if spec.Ready < per {
-		return Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it", spec.Ready, per)
+		return Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it%s", spec.Ready, per, readyExample(spec.Frames, per))
 	}
 	if last := spec.Frames % spec.Ready; spec.Frames > spec.Ready && last > 0 && last < per {
-		return Definition{}, run, fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d", last, per, per)
+		return Definition{}, run, fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d%s", last, per, per, readyExample(spec.Frames, per))
 	}
 	return finishDefine(run, spec, set, sp)
+}
+
+// largestIteration is the most frames one iteration of run's members may
+// collect: the batch size, or the tuned batch size's upper bound, rounded
+// up to the environments.
+func largestIteration(run configs.Run, sp controller.Space) int64 {
+	hi := run.PPO.BatchSize
+	if i := sp.Index("batch_size"); i >= 0 {
+		hi = int(sp.Param(i).High)
+	}
+	return int64(ppoconfig.IterationFrames(hi, run.PPO.NumEnvs))
+}
+
+// DefaultGenerations is how many generations SuggestReady aims at: the
+// command line's defaults, a million frames in generations of 50,000.
+const DefaultGenerations = 20
+
+// SuggestReady returns frames per generation that Define accepts for
+// members of base with a budget of frames each: frames over the most
+// generations, at most DefaultGenerations, of which each one, the last
+// included, spans at least one iteration. ok is false when frames is less
+// than one iteration of the members (the largest batch size), where no
+// generation fits.
+func SuggestReady(base configs.Run, frames int64) (ready int64, ok bool, err error) {
+	run := base
+	run.Controller.Name = configs.Population
+	sp, err := run.Controller.Space()
+	if err != nil {
+		return 0, false, err
+	}
+	ready = fitReady(frames, largestIteration(run, sp))
+	return ready, ready > 0, nil
+}
+
+// fitReady is SuggestReady's value for an iteration of at most per
+// frames, 0 when frames < per.
+func fitReady(frames, per int64) int64 {
+	if per < 1 || frames < per {
+		return 0
+	}
+	for g := min(DefaultGenerations, frames/per); g > 1; g-- {
+		r := (frames + g - 1) / g
+		if last := frames % r; r >= per && (last == 0 || last >= per) {
+			return r
+		}
+	}
+	return frames
+}
+
+// readyExample is ", e.g. N" with fitReady's N, when there is one.
+func readyExample(frames, per int64) string {
+	if r := fitReady(frames, per); r > 0 {
+		return fmt.Sprintf(", e.g. %d", r)
+	}
+	return fmt.Sprintf("; frames %d is less than that, so no generation fits: raise frames", frames)
 }
 
 // defineHalving is Define's end for successive halving: every rung must

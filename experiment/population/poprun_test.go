@@ -622,6 +622,56 @@ func TestLastSpan(t *testing.T) {
 	}
 }
 
+// TestSuggestReady: the ready SuggestReady gives is one Define accepts,
+// about a twentieth of the frames where that spans an iteration, longer
+// where it does not (the value --ready's refusal suggests); below one
+// iteration there is none, and the refusals of a short ready name one.
+func TestSuggestReady(t *testing.T) {
+	base := members(t) // batch_size 64 on 2 environments: 64 frames an iteration
+	tuned := base
+	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
+		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})
+	for _, c := range []struct {
+		name   string
+		base   configs.Run
+		frames int64
+		want   int64 // 0: none
+	}{
+		{"twenty generations", base, 6_400, 320},
+		{"fewer generations where the last would be short", base, 1_001, 72}, // 15 of 67 would leave 63
+		{"fewer generations where a twentieth is short", base, 768, 64},
+		{"one generation", base, 100, 100},
+		{"three generations, the last one iteration", base, 200, 67},
+		{"less than an iteration", base, 63, 0},
+		{"the tuned batch's bound, rounded up to the environments", tuned, 1_000, 112},
+		{"the tuned batch, one generation", tuned, 150, 150},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, ok, err := SuggestReady(c.base, c.frames)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r != c.want || ok != (c.want > 0) {
+				t.Fatalf("SuggestReady(%d) = %d, %v; want %d", c.frames, r, ok, c.want)
+			}
+			if !ok {
+				return
+			}
+			if _, _, err := Define(c.base, Spec{Method: "pbt", Size: 2, Seed: 1, Frames: c.frames, Ready: r, Resample: -1, Command: "test"}); err != nil {
+				t.Fatalf("Define refuses the suggested ready %d: %v", r, err)
+			}
+		})
+	}
+	_, _, err := Define(base, Spec{Method: "pbt", Size: 2, Seed: 1, Frames: 768, Ready: 20, Resample: -1, Command: "test"})
+	if err == nil || !strings.Contains(err.Error(), "less than one iteration may collect (64 frames, the largest batch size); raise it, e.g. 64") {
+		t.Errorf("a ready below one iteration: %v, want a refusal naming 64", err)
+	}
+	_, _, err = Define(base, Spec{Method: "pbt", Size: 2, Seed: 1, Frames: 800, Ready: 256, Resample: -1, Command: "test"})
+	if err == nil || !strings.Contains(err.Error(), "or at least 64, e.g. 73") {
+		t.Errorf("a last generation below one iteration: %v, want a refusal naming 73", err)
+	}
+}
+
 // A step whose copies chain (member 0 copies member 1 while member 1
 // copies member 2, as t-test selection may decide) stages member 1 before
 // overwriting it: member 0 gets member 1's run as it was at the ready

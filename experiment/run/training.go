@@ -68,8 +68,8 @@ type Result struct {
 	AlreadyFinished bool
 	// Summary is the finished run's summary.json.
 	Summary rundir.Summary
-	// Paused: the run stopped at Options.Until, checkpointed; Frames is
-	// what it has collected.
+	// Paused: the run stopped at its population generation's end
+	// (TrainMember), checkpointed; Frames is what it has collected.
 	Paused bool
 	Frames int64
 }
@@ -79,7 +79,7 @@ type Result struct {
 // population member's lineage, TrainMember).
 var ErrInexactResume = member.ErrInexactResume
 
-// errPaused stops ppo.Run at Options.Until.
+// errPaused stops ppo.Run at a member's generation end (Generation.Until).
 var errPaused = errors.New("paused at the frame target")
 
 // Train runs plan, a config resolved by package configs, into opts.Out. It
@@ -210,7 +210,7 @@ type session struct {
 
 	tlog *rundir.TrainLog
 	elog *rundir.EvalLog
-	eps  *rundir.EpisodeLog // nil unless Options.Episodes
+	eps  *rundir.EpisodeLog // nil unless the member's Generation.Episodes
 	vids *videoRecorder
 	art  *artifacts
 
@@ -309,8 +309,8 @@ func checkKernels(dir, was, now string) error {
 }
 
 // checkGivenSince refuses a resume from a checkpoint (rd, restored) with
-// fewer frames than Options.GivenSince: it would redo rows with settings
-// other than the ones they were trained with.
+// fewer frames than the member's Generation.GivenSince: it would redo
+// rows with settings other than the ones they were trained with.
 func (s *session) checkGivenSince(rd rundir.CheckpointRead) error {
 	f := s.tr.Frames()
 	if s.opts.member.Given == nil || f >= s.opts.member.GivenSince {
@@ -325,7 +325,7 @@ func (s *session) checkGivenSince(rd rundir.CheckpointRead) error {
 }
 
 // open writes config.toml and opens what the run appends to: train.csv,
-// eval.csv and (Options.Episodes) episodes.csv, cut after the checkpoint,
+// eval.csv and (Generation.Episodes) episodes.csv, cut after the checkpoint,
 // the videos and the artifacts (events, policies).
 func (s *session) open() error {
 	var err error

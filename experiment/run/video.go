@@ -62,16 +62,16 @@ func videoIteration(name string) (int, bool) {
 // env: ffmpeg is on PATH and the environment can draw itself.
 func CheckVideo(env string) error {
 	if _, err := exec.LookPath(video.FFmpeg); err != nil {
-		return fmt.Errorf("--capture-video: %s not found on PATH (scripts/setup.sh installs Debian's ffmpeg): %w", video.FFmpeg, err)
+		return &rundir.AdviceError{Msg: "{video}: ", Err: fmt.Errorf("%s not found on PATH (scripts/setup.sh installs Debian's ffmpeg): %w", video.FFmpeg, err)}
 	}
 	e, err := envs.Make(env)
 	if err != nil {
-		return fmt.Errorf("--capture-video: %w", err)
+		return &rundir.AdviceError{Msg: "{video}: ", Err: err}
 	}
 	defer e.Close()
 	r, err := envs.NewRenderer(e, VideoWidth, VideoHeight)
 	if err != nil {
-		return fmt.Errorf("--capture-video: %w", err)
+		return &rundir.AdviceError{Msg: "{video}: ", Err: err}
 	}
 	return r.Close()
 }
@@ -96,7 +96,7 @@ type videoRecorder struct {
 // eval.csv to the checkpoint.
 func openVideos(out string, from int, seed int64, o VideoOptions, log zerolog.Logger) (*videoRecorder, error) {
 	if o.Every < 1 {
-		return nil, fmt.Errorf("--capture-video-every %d: want an integer >= 1", o.Every)
+		return nil, fmt.Errorf("Options.Video.Every %d: want an integer >= 1", o.Every)
 	}
 	v := &videoRecorder{dir: filepath.Join(out, rundir.VideosDir), every: o.Every, seed: seed, log: log}
 	if err := os.MkdirAll(v.dir, 0o755); err != nil {

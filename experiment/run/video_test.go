@@ -133,16 +133,20 @@ func TestCaptureVideoLeavesTrainingAlone(t *testing.T) {
 	sameRows(t, killed, plain, rundir.EvalCSV)
 }
 
-// TestCaptureVideoWithoutFFmpeg: without ffmpeg on PATH, --capture-video
-// is refused before the run writes anything, naming ffmpeg.
+// TestCaptureVideoWithoutFFmpeg: without ffmpeg on PATH, Options.Video
+// is refused before the run writes anything, naming ffmpeg, and the
+// command line names its flag instead.
 func TestCaptureVideoWithoutFFmpeg(t *testing.T) {
 	saved := video.FFmpeg
 	video.FFmpeg = "hyperctl-no-such-ffmpeg"
 	defer func() { video.FFmpeg = saved }()
 	dir := filepath.Join(t.TempDir(), "run")
 	err := train(t, resumeConfig(t, "reacher", "fixed", ""), Options{Out: dir, Video: &VideoOptions{Every: 1}})
-	if err == nil || !strings.Contains(err.Error(), "--capture-video: hyperctl-no-such-ffmpeg not found on PATH") {
-		t.Fatalf("error %v, want one naming ffmpeg", err)
+	if err == nil || !strings.Contains(err.Error(), "Options.Video: hyperctl-no-such-ffmpeg not found on PATH") {
+		t.Fatalf("error %v, want one naming Options.Video and ffmpeg", err)
+	}
+	if s := rundir.Say(err, rundir.Words{Video: "--capture-video"}); !strings.Contains(s, "train: --capture-video: hyperctl-no-such-ffmpeg not found on PATH") {
+		t.Fatalf("in flags %q, want --capture-video naming ffmpeg", s)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) > 1 || (len(ents) == 1 && ents[0].Name() != rundir.LockFile) {
 		t.Fatalf("the refused run wrote %v", ents)

@@ -12,9 +12,10 @@ import (
 )
 
 // issueRef matches a project issue number as prose names it: "issue 25",
-// "Issues 26 and 36", "issue #37", or a bare "#36" after a space, a
-// bracket or the start of the text.
-var issueRef = regexp.MustCompile(`(?i)\bissues?\s+#?\d+|(?:^|[\s(\[])#\d+\b`)
+// "Issues 26 and 36", "issue #37", "pre-issue-18", or a bare "#36" after
+// a space, a bracket or the start of the text. A path such as
+// results/ppo/issue18/ is a file's name, not prose, and is not matched.
+var issueRef = regexp.MustCompile(`(?i)\bissues?(?:\s+|-)#?\d+|(?:^|[\s(\[])#\d+\b`)
 
 // issueRefs returns each issue reference in text with its 1-based line.
 func issueRefs(text string) (refs []string, lines []int) {
@@ -57,6 +58,10 @@ func TestIssueRefs(t *testing.T) {
 		{"#4 of them", []string{"#4"}},
 		{"[a](docs/a.md#section-1) and x#2 and issues are open", nil},
 		{"we issue requests", nil},
+		{"runs from before the issue-18 work", []string{"issue-18"}},
+		{"pre-issue-18 runs", []string{"issue-18"}},
+		{"`results/ppo/issue18/`", nil},
+		{"an issue-free run", nil},
 	} {
 		got, _ := issueRefs(tc.text)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {

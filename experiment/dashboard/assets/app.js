@@ -9,7 +9,7 @@
   // Tableau 10: one colour per controller (or per compare and controller),
   // or per run when a group holds a single one (see perRun).
   const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
-  const STATES = ['finished', 'pruned', 'running', 'pending', 'failed', 'missing'];
+  const STATES = ['finished', 'pruned', 'running', 'pending', 'stopped', 'failed', 'missing'];
   const CHART_HEIGHT = 230;
 
   const st = {
@@ -95,7 +95,8 @@
   // runName names a run in the charts' readout; rowName in the runs table,
   // seed first, as the colour already says the controller. Runs that
   // controller and seed do not tell apart (train's -run2 folders) are named
-  // by their folder (r.folder).
+  // by their folder (r.folder), which the table shows whole (wrapped, not
+  // cut), as its end is what tells them apart.
   function runName(r, many) {
     if (st.ov.kind === 'sessions') return r.id + ' (' + r.label + ')';
     if (r.folder) return legendKey(r, many) + ' ' + r.folder;
@@ -160,7 +161,7 @@
     $('#runs tbody').innerHTML = runs.map((r) => {
       const p = progress(r);
       return `<tr data-id="${esc(r.id)}" data-state="${esc(r.state)}">
-        <td class="name" title="${esc(rowName(r, many) + (r.id !== '.' ? ' (' + r.id + ')' : ''))}"><span class="swatch" style="background:${colorOf(colorKey(r, many, each))}"></span>${esc(rowName(r, many))}</td>
+        <td class="name${r.folder ? ' folder' : ''}" title="${esc(rowName(r, many) + (r.id !== '.' ? ' (' + r.id + ')' : ''))}"><span class="swatch" style="background:${colorOf(colorKey(r, many, each))}"></span>${esc(rowName(r, many))}</td>
         <td><span class="badge s-${esc(r.state)}" title="${esc(r.detail || '')}">${esc(r.state)}</span></td>
         <td title="${esc(p.text)}"><div class="bar ${r.state === 'finished' ? 'done' : ''}"><div style="width:${(100 * p.frac).toFixed(1)}%"></div></div>
           <div class="progress-text">${esc(p.text)}</div></td></tr>`;
