@@ -36,7 +36,8 @@
 #   READY    frames a generation        50000
 #   JOBS     members at once            2
 #   COMMIT   1: commit each population as it is judged
-#   FINISH   0: skip the re-judge's finish phase at the end
+#   FINISH   0: skip the re-judge's finish phase at the end (it reads
+#            STUDY, JUDGE_BUILD and RUNS as scripts/population-rejudge.sh)
 #   BUILD, HYPERCTL: the pinned binary's commit, and its path
 #
 # The command (15 populations, 120M frames):
@@ -143,6 +144,7 @@ done
 echo "mfpbt-own: done ($(date -u +%FT%TZ))"
 if [ "$FINISH" = 1 ]; then
   # The re-judged comparison gains this row once its own picks are judged.
-  PHASES=finish COMMIT=$COMMIT MFPBT_OWN=$OUT scripts/population-rejudge.sh ||
+  # (Its own OUT is the re-judged picks' folder, not this one.)
+  env -u OUT PHASES=finish COMMIT="$COMMIT" MFPBT_OWN="$OUT" scripts/population-rejudge.sh ||
     echo "mfpbt-own: the re-judge's finish phase is not done yet; it adds this row when scripts/population-rejudge.sh finishes" >&2
 fi
