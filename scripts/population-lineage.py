@@ -10,8 +10,11 @@ from that donor. Its train.csv, eval.csv and policy files are that line's
 again by training m_0 … m_G-1, one generation each, in a new folder NEW:
 
   1. NEW gets the population's definition (population.json);
-  2. for g = 0 … G-1: NEW gets plan g (the committed one, so every decision
-     is the population's own), the folder of m_g becomes a copy of m_(g-1)'s
+  2. for g = 0 … G-1: NEW gets plan g and the step after generation g-1
+     (the committed ones, so every decision is the population's own; a
+     member reads the steps back to find from where its configuration has
+     been in force) and the population log's lines of the generations
+     before g, the folder of m_g becomes a copy of m_(g-1)'s
      where the step copied it (as the binary's CopyRun: every file but the
      folder's lock, log and Slurm record), and BINARY population member
      --out NEW --generation g --member m_g --threads 1 trains it, with the
@@ -68,12 +71,34 @@ def copy_run(src, dst):
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".*", "train.log", "slurm-task.txt"))
 
 
+def write_log_prefix(src, dst, g):
+    """dst becomes the lines of the population log src (byte for byte,
+    seals included) of the generations before g: the records the steps
+    before generation g wrote."""
+    keep = []
+    with open(src, "rb") as f:
+        for line in f:
+            if json.loads(line)["generation"] >= g:
+                break
+            keep.append(line)
+    tmp = dst + ".tmp"
+    with open(tmp, "wb") as f:
+        f.writelines(keep)
+    os.replace(tmp, dst)
+
+
 def main(argv):
     if len(argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
     pop, member, new, binary = argv[1:]
     path, dirs = lineage(pop, member)
+    with open(os.path.join(pop, "population.json")) as f:
+        if json.load(f).get("receiver_random"):
+            # A receiver that keeps its own random state is its own
+            # checkpoint and config grafted onto the donor's copy; a plain
+            # copy of the donor's folder would train another run.
+            sys.exit(f"population-lineage: {pop}: receiver_random is set: its receivers keep their own random state, which this script does not restore")
     os.makedirs(os.path.join(new, "generations"), exist_ok=True)
     shutil.copyfile(os.path.join(pop, "population.json"), os.path.join(new, "population.json"))
     state = os.path.join(new, "lineage.json")
@@ -90,8 +115,15 @@ def main(argv):
     for g, k in enumerate(path):
         if g <= done:
             continue
-        plan = f"plan-{g:04d}.json"
-        shutil.copyfile(os.path.join(pop, "generations", plan), os.path.join(new, "generations", plan))
+        # Plan g, and the steps before it: a member reads the steps back
+        # to the start of its configuration (the resume it may make exactly).
+        names = [f"plan-{g:04d}.json"] + ([f"step-{g - 1:04d}.json"] if g > 0 else [])
+        for name in names:
+            shutil.copyfile(os.path.join(pop, "generations", name), os.path.join(new, "generations", name))
+        # The population log as it stood when generation g began: the
+        # committed lines of the steps before it (a binary that checks the
+        # log against the steps finds them there; an older one ignores it).
+        write_log_prefix(os.path.join(pop, "population.jsonl"), os.path.join(new, "population.jsonl"), g)
         if g > 0 and path[g - 1] != k:
             copy_run(os.path.join(new, dirs[path[g - 1]]), os.path.join(new, dirs[k]))
         folder = os.path.join(new, dirs[k])

@@ -23,10 +23,22 @@ every row other than best-of-8 it prints:
 No verdict is printed until every row has a judged run on every
 environment and population seed (3 x 5).
 
-  scripts/population-verdict.py [OUT [CMP]]
+The table's first line names the policy the judge.json files judged
+(policy-best, or policy-final: the weights the picks were selected on).
+
+  scripts/population-verdict.py [--policy NAME] [--runs N] [OUT [CMP]]
       OUT default results/population-decide, CMP (the comparison's folder
       in OUT) default compare-8
+      --policy NAME  refuse unless every judge.json in CMP judged NAME
+                     (policy-final or policy-best)
+      --runs N       the judged runs a row needs for a verdict (default 15,
+                     3 environments x 5 seeds; a dry run's tiny study has
+                     fewer)
   HYPERCTL: the binary that reports (default bin/hyperctl, built by `make`)
+
+The re-judged comparison (every pick's policy-final, scripts/population-
+rejudge.sh) is read by
+  scripts/population-verdict.py --policy policy-final results/population-decide compare-8-final
 """
 import csv
 import json
@@ -36,7 +48,7 @@ import sys
 import tempfile
 
 REF = "fixed-best8"
-ENVS, SEEDS = 3, 5
+RUNS = 3 * 5  # environments x population seeds
 
 
 def report(cmp):
@@ -59,13 +71,52 @@ def frames(path):
     return sums
 
 
+def judged_policies(cmp):
+    """{policy name: judge.json files} over CMP's runs (CMP/<env>/<row>/seed<S>)."""
+    names = {}
+    for root, _, files in os.walk(cmp):
+        if "judge.json" in files and not os.path.relpath(root, cmp).startswith("report"):
+            with open(os.path.join(root, "judge.json")) as f:
+                names.setdefault(json.load(f).get("policy", "policy-best"), []).append(root)
+    return names
+
+
 def fmt(ci):
     return "–" if ci["point"] is None else "{:.2f} [{:.2f}, {:.2f}]".format(ci["point"], ci["lo"], ci["hi"])
 
 
+def parse(argv):
+    """(OUT, CMP, policy or None, runs) from the command line."""
+    args, want, runs = list(argv[1:]), None, RUNS
+    while args and args[0].startswith("--"):
+        flag = args.pop(0)
+        if flag in ("--policy", "--runs") and args:
+            value = args.pop(0)
+            if flag == "--policy":
+                if value not in ("policy-final", "policy-best"):
+                    sys.exit(f"population-verdict: --policy {value}: want policy-final or policy-best")
+                want = value
+            else:
+                try:
+                    runs = int(value)
+                except ValueError:
+                    runs = 0
+                if runs < 1:
+                    sys.exit(f"population-verdict: --runs {value}: want a count of runs >= 1")
+        else:
+            sys.exit(__doc__)
+    if len(args) > 2:
+        sys.exit(__doc__)
+    out = args[0] if args else "results/population-decide"
+    return out, f"{out}/{args[1] if len(args) > 1 else 'compare-8'}", want, runs
+
+
 def main(argv):
-    out = argv[1] if len(argv) > 1 else "results/population-decide"
-    cmp = f"{out}/{argv[2] if len(argv) > 2 else 'compare-8'}"
+    out, cmp, want, runs = parse(argv)
+    policies = judged_policies(cmp)
+    if want is not None and set(policies) - {want}:
+        other = sorted(set(policies) - {want})
+        sys.exit(f"population-verdict: {cmp}: --policy {want}, but {len(policies[other[0]])} judge.json judged {other[0]}, e.g. {policies[other[0]][0]}")
     rep = report(cmp)
     used = frames(f"{cmp}/frames.tsv")
     agg = {a["controller"]: a for a in rep["aggregate"]}
@@ -76,7 +127,8 @@ def main(argv):
     if REF not in agg:
         sys.exit(f"population-verdict: {cmp}: no {REF} row")
     envs = sorted(per_env[REF])
-    print(f"Judged on fresh episodes: {cmp} (scores normalised per environment, 1 = {REF}'s IQM).\n")
+    judged = " and ".join(sorted(policies)) or "no policy"
+    print(f"Judged on fresh episodes: {cmp}, {judged} of every pick (scores normalised per environment, 1 = {REF}'s IQM).\n")
     print("| row | runs | " + " | ".join(f"{e} IQM (vs {REF})" for e in envs) +
           f" | aggregate IQM [95 % CI] | of {REF}'s | P(> {REF}) [95 % CI] | frames of {REF}'s | beats | matches for less |")
     print("|---|---|" + "---|" * len(envs) + "---|---|---|---|---|---|")
@@ -85,8 +137,8 @@ def main(argv):
     for row, a in agg.items():
         if row == REF:
             continue
-        if a["runs"] != ENVS * SEEDS:
-            short.append(f"{row} ({a['runs']} of {ENVS * SEEDS})")
+        if a["runs"] != runs:
+            short.append(f"{row} ({a['runs']} of {runs})")
         cells, higher = [], 0
         for e in envs:
             mine, ref = per_env.get(row, {}).get(e), per_env[REF][e]
