@@ -87,7 +87,7 @@ func TestExitCodesAndHelp(t *testing.T) {
 		{"unknown preset", []string{"train", "--env", "reacher", "--preset", "rl+fast"}, 2, `--preset: preset rl+fast: unknown "fast"`},
 		{"preset misfit", []string{"train", "--env", "reacher", "--controller", "gpucb", "--preset", "intercept", "--out", "/nonexistent/never"}, 2, "preset intercept: intercept: only hypercontroller has an intercept"},
 		{"frames beyond the cap", []string{"train", "--env", "reacher", "--iterations", "10", "--frames", "100000", "--out", "/nonexistent/never"}, 2, "frames: 100000 frames may not be reached in iterations = 10"},
-		{"train help lists presets", []string{"train", "--help"}, 0, "lr-scale   the tuned lr is replaced by lr_scale"},
+		{"train help lists presets", []string{"train", "--help"}, 0, "lr-scale    the tuned lr is replaced by lr_scale"},
 		{"compare preset on fixed", []string{"compare", "--env", "reacher", "--controllers", "fixed@rl", "--out", "/nonexistent/never"}, 2, "fixed@rl: preset rl: presets change the controller, and fixed has none"},
 		{"compare unknown preset", []string{"compare", "--env", "reacher", "--controllers", "hypercontroller@nope", "--out", "/nonexistent/never"}, 2, `hypercontroller@nope: preset nope: unknown "nope"`},
 		{"compare twice", []string{"compare", "--env", "reacher", "--controllers", "random,random", "--out", "/nonexistent/never"}, 2, "random is listed twice"},
