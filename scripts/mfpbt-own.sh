@@ -128,11 +128,7 @@ one_pop() {
 }
 
 source scripts/pinned-binary.sh # builds HYPERCTL from BUILD when it is not there
-mkdir -p "$OUT"
-if [ -f "$OUT/build.txt" ]; then
-  [ "$(cat "$OUT/build.txt")" = "$BUILD" ] || { echo "mfpbt-own: $OUT/build.txt names $(cat "$OUT/build.txt"), not BUILD=$BUILD: one binary for the row" >&2; exit 2; }
-else
-  echo "$BUILD" >"$OUT/build.txt"
+if study_build "$OUT" mfpbt-own; then
   commit_paths "population study: MF-PBT's re-run, its binary" "$OUT/build.txt"
 fi
 echo "mfpbt-own: $ENVS x seeds $SEEDS, $SIZE members x $FRAMES frames, ready $READY, binary $BUILD, into $OUT ($(date -u +%FT%TZ))"

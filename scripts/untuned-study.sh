@@ -139,11 +139,7 @@ case ${1:-} in
 esac
 
 source scripts/pinned-binary.sh # builds HYPERCTL from BUILD when it is not there
-mkdir -p "$OUT"
-if [ -f "$OUT/build.txt" ]; then
-  [ "$(cat "$OUT/build.txt")" = "$BUILD" ] || { echo "untuned-study: $OUT/build.txt names $(cat "$OUT/build.txt"), not BUILD=$BUILD: one binary per study" >&2; exit 2; }
-else
-  echo "$BUILD" >"$OUT/build.txt"
+if study_build "$OUT" untuned-study; then
   commit_run "$OUT/build.txt" "the study's binary"
 fi
 echo "untuned-study: phases $PHASES; $ENVS; binary $BUILD ($(date -u +%FT%TZ))"

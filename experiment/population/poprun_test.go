@@ -589,14 +589,21 @@ func TestPB2Population(t *testing.T) {
 	samePopulation(t, out, ref, 3)
 }
 
+// tunedBatch is base with batch_size among its tuned keys (50 to 101
+// frames), so an iteration may collect up to 102 frames on 2 environments.
+func tunedBatch(base configs.Run) configs.Run {
+	tuned := base
+	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
+		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})
+	return tuned
+}
+
 // TestLastSpan checks that a population whose last generation is shorter
 // than a member's largest iteration is refused (a member would finish
 // before its last ready point), and that one long enough is accepted.
 func TestLastSpan(t *testing.T) {
 	base := members(t) // batch_size 64 on 2 environments, not tuned
-	tuned := base
-	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
-		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})
+	tuned := tunedBatch(base)
 	for _, c := range []struct {
 		name          string
 		base          configs.Run
@@ -628,9 +635,7 @@ func TestLastSpan(t *testing.T) {
 // iteration there is none, and the refusals of a short ready name one.
 func TestSuggestReady(t *testing.T) {
 	base := members(t) // batch_size 64 on 2 environments: 64 frames an iteration
-	tuned := base
-	tuned.Controller.Tune = append(append([]configs.TuneParam(nil), base.Controller.Tune...),
-		configs.TuneParam{Name: "batch_size", Low: 50, High: 101, Scale: controller.Linear, Integer: true})
+	tuned := tunedBatch(base)
 	for _, c := range []struct {
 		name   string
 		base   configs.Run
