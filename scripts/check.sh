@@ -35,7 +35,7 @@ go test -count=1 -timeout 25m -skip '^TestSlurm(EndToEnd|Population)$' "${with_c
 # The Slurm end-to-end test runs on its own, verbosely, so the output shows
 # whether it ran (job ids, the requeued and the cancelled task, the counts)
 # or why it skipped.
-go test -count=1 -timeout 10m -run '^TestSlurm(EndToEnd|Population)$' -v ./cmd/hyperctl
+go test -count=1 -timeout 20m -run '^TestSlurm(EndToEnd|Population)$' -v ./cmd/hyperctl
 # examples/customenv, built as an outside module would build it, trained on
 # its own environment for a few iterations, its folder read by hyperctl.
 bash scripts/customenv-check.sh
