@@ -186,16 +186,15 @@ for k in cfl:
         rw = [m[0] / c[0] for m, c in zip(mb[k], cfl[k])]
         rc = [m[1] / c[1] for m, c in zip(mb[k], cfl[k])]
         print(f"  {k}: real minibatch / update floor: wall {stat(rw, '%.2f')}, CPU {stat(rc, '%.2f')}")
+# The floor's env part: the bare C env in 2 processes (the floor), and, for
+# comparison only, hyperctl's own env loop (BenchmarkEnvFloor).
+env_parts = [("floor / real 1M-frame run (floor = bare C env, 2 processes + update floor × {mbs}; evaluation left out)", envc.get("2proc")),
+             ("the same with hyperctl's own env loop (BenchmarkEnvFloor) as the env part, for comparison only", env)]
 for k, ts in tr.items():
-    if k in cfl and "2proc" in envc:
-        # The floor: the bare C env on 2 cores (2 processes at once) plus the
-        # C update floor on 1, each round's own measurements.
-        fw = [(e[0] + c[0] * mbs * 1e-6) / (t["process_wall_s"] * scale) for e, c, t in zip(envc["2proc"], cfl[k], ts)]
-        fc = [(e[1] + c[1] * mbs * 1e-6) / (t["process_cpu_s"] * scale) for e, c, t in zip(envc["2proc"], cfl[k], ts)]
-        print(f"  {k}: floor / real 1M-frame run (floor = bare C env, 2 processes + update floor × {mbs:,.0f}; evaluation left out): wall {stat(fw, '%.2f')}, CPU {stat(fc, '%.2f')}")
-    if k in cfl:
-        fw = [(e[0] + c[0] * mbs * 1e-6) / (t["process_wall_s"] * scale) for e, c, t in zip(env, cfl[k], ts)]
-        fc = [(e[1] + c[1] * mbs * 1e-6) / (t["process_cpu_s"] * scale) for e, c, t in zip(env, cfl[k], ts)]
-        print(f"  {k}: the same with hyperctl's own env loop (BenchmarkEnvFloor) as the env part, for comparison only: wall {stat(fw, '%.2f')}, CPU {stat(fc, '%.2f')}")
+    for label, part in env_parts:
+        if k in cfl and part:
+            fw = [(e[0] + c[0] * mbs * 1e-6) / (t["process_wall_s"] * scale) for e, c, t in zip(part, cfl[k], ts)]
+            fc = [(e[1] + c[1] * mbs * 1e-6) / (t["process_cpu_s"] * scale) for e, c, t in zip(part, cfl[k], ts)]
+            print(f"  {k}: {label.format(mbs=f'{mbs:,.0f}')}: wall {stat(fw, '%.2f')}, CPU {stat(fc, '%.2f')}")
     print(f"  {k}: final evaluations: {sorted(set(round(t['final_eval'], 2) for t in ts))}")
 PY

@@ -19,7 +19,6 @@
 #include "cfloor.h"
 #include "gemm.h"
 
-#include <immintrin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
