@@ -21,6 +21,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 	"github.com/hyperctl/hyperctl/internal/ground/suggest"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
 )
 
@@ -77,18 +78,24 @@ type TuneParam struct {
 	Integer bool             `toml:"integer"` // round to integers (always for integer keys such as batch_size)
 }
 
-// Error is a configuration error that names the file and the key.
+// Error is a configuration error that names the file and the key. The
+// settings it names beyond the config (WithSet's assignments) are
+// words.Words' placeholders: it is a words.Worded error.
 type Error struct {
 	File string // config file ("<default:halfcheetah>" for embedded ones)
 	Key  string // dotted TOML key, may be empty for file-level errors
 	Msg  string // what is wrong and what is allowed
 }
 
-func (e *Error) Error() string {
+// Error is the problem in Go's words.
+func (e *Error) Error() string { return e.In(words.Go) }
+
+// In is the problem in w's words.
+func (e *Error) In(w words.Words) string {
 	if e.Key == "" {
-		return fmt.Sprintf("config %s: %s", e.File, e.Msg)
+		return w.Fill(fmt.Sprintf("config %s: %s", e.File, e.Msg))
 	}
-	return fmt.Sprintf("config %s: %s: %s", e.File, e.Key, e.Msg)
+	return w.Fill(fmt.Sprintf("config %s: %s: %s", e.File, e.Key, e.Msg))
 }
 
 // MaxErrors bounds the problems one error reports; the rest are counted.
@@ -101,7 +108,11 @@ type Errors struct {
 	More int      // problems beyond MaxErrors
 }
 
-func (e *Errors) Error() string {
+// Error is the problems in Go's words.
+func (e *Errors) Error() string { return e.In(words.Go) }
+
+// In is the problems in w's words (Error.In).
+func (e *Errors) In(w words.Words) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "config %s: %d problems:", e.File, len(e.List)+e.More)
 	for _, p := range e.List {
@@ -114,7 +125,7 @@ func (e *Errors) Error() string {
 	if e.More > 0 {
 		fmt.Fprintf(&sb, "\n  (and %d more)", e.More)
 	}
-	return sb.String()
+	return w.Fill(sb.String())
 }
 
 // Unwrap returns the problems, so errors.As finds the first *Error.
@@ -278,10 +289,12 @@ func Parse(file, text string, o ...Override) (Run, error) {
 	}
 	if len(scratch.sets) > 0 {
 		t, err := applySets(text, scratch.sets)
+		var bad *Error // an assignment's own error
+		if errors.As(err, &bad) {
+			bad.File = file
+			return Run{}, bad
+		}
 		if err != nil {
-			if strings.HasPrefix(err.Error(), "--set") {
-				return Run{}, &Error{File: file, Msg: err.Error()}
-			}
 			return Run{}, decodeError(file, err, writtenValue(text, nil))
 		}
 		text, file = t, file+setSuffix
@@ -356,7 +369,7 @@ func Parse(file, text string, o ...Override) (Run, error) {
 		f(&run)
 	}
 	if md.IsDefined("controller", "tune") && !md.IsDefined("controller", "name") && run.Controller.Name == Fixed {
-		problems = append(problems, &Error{Key: "controller.tune", Msg: fmt.Sprintf("tuned hyperparameters, but no controller.name: a config that names none trains %s, which tunes nothing; name the controller (e.g. name = \"hypercontroller\" under [controller], or --controller), or name = \"%s\" to keep the list unused", DefaultController, Fixed)})
+		problems = append(problems, &Error{Key: "controller.tune", Msg: fmt.Sprintf("tuned hyperparameters, but no controller.name: a config that names none trains %s, which tunes nothing; name the controller (e.g. name = \"hypercontroller\" under [controller], or {controller}), or name = \"%s\" to keep the list unused", DefaultController, Fixed)})
 	}
 	run.sets = nil
 	if spec := run.preset; spec != "" {

@@ -17,18 +17,21 @@ import (
 // of tables (controller.tune[1].high); VALUE is a TOML value (1e-4, true,
 // "relu", [64, 64]), or else a bare string. The result is decoded, checked
 // and reported exactly as a file with those keys would be, under the name
-// "FILE + --set", and config.toml records it.
+// "FILE + configs.WithSet" ("FILE + --set" on hyperctl's command line:
+// Error is words.Worded), and config.toml records it.
 func WithSet(assignments ...string) Override {
 	return func(r *Run) { r.sets = append(r.sets, assignments...) }
 }
 
-// setSuffix marks the source of a config with --set assignments in errors.
-const setSuffix = " + --set"
+// setSuffix marks the source of a config with WithSet assignments in
+// errors; {set} is words.Words' placeholder (Error.In).
+const setSuffix = " + {set}"
 
 var setKey = regexp.MustCompile(`^[A-Za-z0-9_-]+(\[[0-9]+\])?$`)
 
 // applySets returns text with the assignments applied, through a decode of
-// the text into TOML's own values and an encode back.
+// the text into TOML's own values and an encode back. A bad assignment is
+// an *Error without its File; any other error is the text's own.
 func applySets(text string, sets []string) (string, error) {
 	var doc map[string]any
 	if _, err := toml.Decode(text, &doc); err != nil {
@@ -41,19 +44,19 @@ func applySets(text string, sets []string) (string, error) {
 		key, raw, ok := strings.Cut(a, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
-			return "", fmt.Errorf("--set %q: want KEY=VALUE, e.g. ppo.lr=1e-4", a)
+			return "", &Error{Msg: fmt.Sprintf("{set} %q: want KEY=VALUE, e.g. ppo.lr=1e-4", a)}
 		}
 		v, err := setValue(strings.TrimSpace(raw))
 		if err != nil {
-			return "", fmt.Errorf("--set %s: %w", key, err)
+			return "", &Error{Msg: fmt.Sprintf("{set} %s: %v", key, err)}
 		}
 		if err := assign(doc, strings.Split(key, "."), v); err != nil {
-			return "", fmt.Errorf("--set %s: %w", key, err)
+			return "", &Error{Msg: fmt.Sprintf("{set} %s: %v", key, err)}
 		}
 	}
 	var sb strings.Builder
 	if err := toml.NewEncoder(&sb).Encode(doc); err != nil {
-		return "", fmt.Errorf("--set: %w", err)
+		return "", &Error{Msg: fmt.Sprintf("{set}: %v", err)}
 	}
 	return sb.String(), nil
 }

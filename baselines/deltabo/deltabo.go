@@ -100,6 +100,7 @@ import (
 	"github.com/hyperctl/hyperctl/baselines/gp"
 	"github.com/hyperctl/hyperctl/baselines/internal/gploop"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // Settings configure DeltaBO. Keys are the TOML keys of [controller.deltabo].
@@ -234,6 +235,10 @@ type state struct {
 	DHyper *dHyper // last δ hyperparameters (warm start)
 }
 
+// errNoSource is Init's refusal of settings without a source, naming
+// configs.SetTransferFrom in Go and a command's flag in its words.
+var errNoSource = &words.AdviceError{Msg: "deltabo: transfer_from: no source given; set [controller.deltabo] transfer_from, or {transfer-from} (DeltaBO without a source is plain GP-UCB: controller gpucb)"}
+
 // Init takes the source (Records, read from TransferFrom by the caller),
 // fits g once and prepares a run over space. All randomness (g's ML-II
 // restarts, later δ's restarts and the candidates) comes from rng.
@@ -245,7 +250,7 @@ func (m *DeltaBO) Init(space controller.Space, rng *rand.Rand) error {
 	recs := m.set.Records
 	if recs == nil {
 		if m.set.TransferFrom == "" {
-			return errors.New("deltabo: transfer_from: no source given; set [controller.deltabo] transfer_from, or --transfer-from DIR (DeltaBO without a source is plain GP-UCB: controller gpucb)")
+			return errNoSource
 		}
 		return fmt.Errorf("deltabo: transfer_from %s: the source runs were not read; the program that builds the controller reads them into Records (hyperctl train does)", m.set.TransferFrom)
 	}

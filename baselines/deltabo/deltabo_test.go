@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/baselines/internal/methodtest"
 	"github.com/hyperctl/hyperctl/controller"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // synthRecords is a source run of n iterations at uniform random
@@ -202,6 +203,33 @@ func TestSettingsTOMLBadObjective(t *testing.T) {
 		_, err := toml.Decode(text, &s)
 		if err == nil || !strings.Contains(err.Error(), "objective") {
 			t.Errorf("decode %s: error %v, want one naming objective", text, err)
+		}
+	}
+}
+
+// TestNoSourceWords: Init without a source names the config key and
+// configs.SetTransferFrom in Go, and a command line's flag in its words.
+func TestNoSourceWords(t *testing.T) {
+	space := methodtest.PaperSpace(t)
+	for _, tc := range []struct {
+		name string
+		w    words.Words
+		want string
+	}{
+		{"Go", words.Go, "set [controller.deltabo] transfer_from, or configs.SetTransferFrom (DeltaBO"},
+		{"flags", words.Words{TransferFrom: "--transfer-from DIR"}, "set [controller.deltabo] transfer_from, or --transfer-from DIR (DeltaBO"},
+	} {
+		s := DefaultSettings()
+		m, err := s.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = m.Init(space, rand.New(rand.NewPCG(1, 2)))
+		if err == nil {
+			t.Fatalf("%s: Init without a source: no error", tc.name)
+		}
+		if got := words.Say(err, tc.w); !strings.Contains(got, tc.want) || tc.name == "Go" && (got != err.Error() || strings.Contains(got, "--")) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

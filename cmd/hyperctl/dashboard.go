@@ -48,12 +48,12 @@ then keeps the token in a cookie), or send "Authorization: Bearer TOKEN".`,
 			tok := ""
 			if tokenFile != "" {
 				if tok, err = service.ReadToken(tokenFile); err != nil {
-					return usagef("dashboard: %v", err)
+					return usagef("dashboard: %w", err)
 				}
 				service.WarnTokenMode(tokenFile, a.log)
 			}
 			if err := service.CheckListen(cmd.Context(), listen, tok != "", dashboard.Exposes); err != nil {
-				return usagef("dashboard: %v", err)
+				return usagef("dashboard: %w", err)
 			}
 			ln, err := service.Listen(listen)
 			if err != nil {
@@ -63,7 +63,7 @@ then keeps the token in a cookie), or send "Authorization: Bearer TOKEN".`,
 			if err := service.CheckBound(ln, listen, tok != ""); err != nil {
 				var ce *service.ConfigError
 				if errors.As(err, &ce) {
-					return usagef("dashboard: %v", err)
+					return usagef("dashboard: %w", err)
 				}
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 func main() {
@@ -74,12 +75,15 @@ func dryRunOuts(ctx context.Context) ([]string, map[string][]string) {
 	return nil, nil
 }
 
-// flagWords are the settings of rundir.Worded errors as flags.
-var flagWords = rundir.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume",
+// flagWords are the settings of words.Worded errors as flags.
+var flagWords = words.Words{Resume: "--resume", Force: "--force", Out: "--out", Continue: "hyperctl train --out %s --resume",
 	ResumeIn: "--out %s --resume", ForceIn: "--out %s --force", Resuming: "train --resume",
 	Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
 	Population: "`hyperctl population`", RunPopulation: "run that command on the population folder",
-	Policy: "--policy %s", Video: "--capture-video"}
+	Policy: "--policy %s", Video: "--capture-video", Set: "--set", Controller: "--controller", TransferFrom: "--transfer-from DIR",
+	Episodes: "--episodes", Seed: "--seed", Ready: "--ready", CPUsPerTask: "--cpus-per-task", MaxParallel: "--max-parallel",
+	Partition: "--partition", Mem: "--mem", Time: "--time", SbatchArg: "--sbatch-arg", DryRun: "--dry-run",
+	Listen: "--listen", TokenFile: "--token-file", AddrFile: "--addr-file"}
 
 // execute runs the CLI and returns the process exit code: 0 on success, 2 for
 // usage errors (a resume that would change its run's config, a config
@@ -97,10 +101,10 @@ func execute(ctx context.Context, args []string) int {
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd != "" {
 		// Named once, by its command, with that command's help.
-		sayTo(os.Stderr, "%s: %s\nRun '%s --help' for usage.\n", ue.cmd, rundir.Say(ue.err, flagWords), ue.cmd)
+		sayTo(os.Stderr, "%s: %s\nRun '%s --help' for usage.\n", ue.cmd, words.Say(ue.err, flagWords), ue.cmd)
 		return exitUsage
 	}
-	sayTo(os.Stderr, "hyperctl: %s\n", rundir.Say(err, flagWords)) // the library's advice, in flags
+	sayTo(os.Stderr, "hyperctl: %s\n", words.Say(err, flagWords)) // the library's advice, in flags
 	var le *rundir.LockedError
 	if errors.As(err, &le) {
 		return exitLocked

@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/controller/hypercontroller"
 	"github.com/hyperctl/hyperctl/experiment/progress"
 	"github.com/hyperctl/hyperctl/experiment/run"
 	"github.com/hyperctl/hyperctl/internal/ground/termtext"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo"
 )
 
@@ -125,7 +125,7 @@ func wrapArgs(c *cobra.Command) {
 			err := run(cmd, args)
 			var ue *usageError
 			if errors.As(err, &ue) && ue.cmd == "" {
-				msg := strings.TrimPrefix(rundir.Say(ue.err, flagWords), cmd.Name()+": ") // the library's advice, in flags
+				msg := strings.TrimPrefix(words.Say(ue.err, flagWords), cmd.Name()+": ") // the library's advice, in flags
 				return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
 			}
 			return err

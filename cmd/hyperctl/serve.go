@@ -87,7 +87,7 @@ token: open it once as http://ADDR/?token=<token>.`,
 			err := service.Run(cmd.Context(), cfg)
 			var ce *service.ConfigError
 			if errors.As(err, &ce) {
-				return usagef("serve: %v", err)
+				return usagef("serve: %w", err)
 			}
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)

@@ -51,7 +51,7 @@ func checkBackendFlags(cmd *cobra.Command, f *compareFlags) error {
 			return usagef("--jobs: only with --backend local; with slurm, --max-parallel limits the runs at once")
 		}
 		if err := f.slurm.Validate(); err != nil {
-			return usagef("%v", err)
+			return &usageError{err: err}
 		}
 	default:
 		return usagef("--backend %q: want local or slurm", f.backend)

@@ -305,7 +305,7 @@ func (o *trainOptions) resumeFromFolder(set []configs.Override, setFlags []strin
 	for i, f := range set {
 		r, err := configs.Load(base, f)
 		if err != nil {
-			return usagef("train --resume: %s does not fit the run in %s: %v", setFlags[i], out, err)
+			return usagef("train --resume: %s does not fit the run in %s: %w", setFlags[i], out, err)
 		}
 		if rp, err := r.ResolveRecorded(); err != nil {
 			return err

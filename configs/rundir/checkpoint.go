@@ -12,6 +12,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
 	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // Progress is what a checkpoint records besides the trainer and the
@@ -262,7 +263,7 @@ func ReadCheckpoint(dir string) (*Checkpoint, CheckpointRead, error) {
 	if missing == 2 {
 		return nil, CheckpointRead{}, nil
 	}
-	return nil, CheckpointRead{}, &AdviceError{Msg: dir + " has no usable checkpoint, so the run cannot continue; start it over with {force} (its rows are discarded) or use another {out}:\n", Err: errors.Join(errs...)}
+	return nil, CheckpointRead{}, &words.AdviceError{Msg: dir + " has no usable checkpoint, so the run cannot continue; start it over with {force} (its rows are discarded) or use another {out}:\n", Err: errors.Join(errs...)}
 }
 
 // RemoveCheckpoint removes dir's checkpoints (a finished run needs none).

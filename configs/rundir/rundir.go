@@ -95,6 +95,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -209,32 +210,37 @@ func Decide(dir string, st State, resume, force bool) (Plan, error) {
 // CheckSameConfig refuses to continue the run in dir when the config it was
 // started with (was) differs from the config now; both must be written by
 // the same encoder, with machine-only settings neutralised. The error, a
-// *ConfigMismatchError, shows the difference key by key; flags are the
-// command-line flags that make the difference, when the caller knows them.
-// It is the one check and the one message of every resume that would
-// change a run.
-func CheckSameConfig(dir, was, now string, flags ...string) error {
+// *ConfigMismatchError, shows the difference key by key; changes are what
+// makes the difference in the caller's words (a command's flags), when the
+// caller knows them. It is the one check and the one message of every
+// resume that would change a run.
+func CheckSameConfig(dir, was, now string, changes ...string) error {
 	if d := ConfigDiff(was, now); d != "" {
-		return &ConfigMismatchError{Dir: dir, Diff: d, Flags: flags}
+		return &ConfigMismatchError{Dir: dir, Diff: d, Changes: changes}
 	}
 	return nil
 }
 
 // ConfigMismatchError is CheckSameConfig's refusal: a usage error (the
-// command asked to continue a run with another config), not a failure.
+// caller asked to continue a run with another config), not a failure. It
+// is a words.Worded error.
 type ConfigMismatchError struct {
-	Dir   string   // the run folder
-	Diff  string   // ConfigDiff(was, now)
-	Flags []string // the flags that change the config ("--iterations 9"), if known
+	Dir     string   // the run folder
+	Diff    string   // ConfigDiff(was, now)
+	Changes []string // what changes the config ("--iterations 9"), in the caller's words, if known
 }
 
-func (e *ConfigMismatchError) Error() string {
+// Error is the refusal in Go's words.
+func (e *ConfigMismatchError) Error() string { return e.In(words.Go) }
+
+// In is the refusal in w's words.
+func (e *ConfigMismatchError) In(w words.Words) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s was started with a different config; refusing to mix them", e.Dir)
-	if fl := strings.Join(e.Flags, ", "); fl != "" {
-		fmt.Fprintf(&sb, ": %s would change it. Drop %s to continue the run as it was started, use --force to start it over, or --out for another folder.", fl, fl)
+	if ch := strings.Join(e.Changes, ", "); ch != "" {
+		fmt.Fprintf(&sb, ": %s would change it. Drop %s to continue the run as it was started, use %s to start it over, or %s for another folder.", ch, ch, w.Force, w.Out)
 	} else {
-		sb.WriteString(". Continue it with the config it was started with, use --force to start it over, or --out for another folder.")
+		fmt.Fprintf(&sb, ". Continue it with the config it was started with, use %s to start it over, or %s for another folder.", w.Force, w.Out)
 	}
 	fmt.Fprintf(&sb, "\n(- in the folder, + now):\n%s", strings.TrimRight(e.Diff, "\n"))
 	return sb.String()

@@ -171,16 +171,16 @@ func TestDecide(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		flags []string
-		want  string
+		changes []string
+		want    string
 	}{
-		{nil, "runs/x was started with a different config; refusing to mix them. Continue it with the config it was started with, use --force to start it over, or --out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
-		{[]string{"--seed 1"}, "runs/x was started with a different config; refusing to mix them: --seed 1 would change it. Drop --seed 1 to continue the run as it was started, use --force to start it over, or --out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
+		{nil, "runs/x was started with a different config; refusing to mix them. Continue it with the config it was started with, use Options.Force to start it over, or Options.Out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
+		{[]string{"Seed = 1"}, "runs/x was started with a different config; refusing to mix them: Seed = 1 would change it. Drop Seed = 1 to continue the run as it was started, use Options.Force to start it over, or Options.Out for another folder.\n(- in the folder, + now):\n- seed = 0\n+ seed = 1"},
 	} {
-		err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 1\n", c.flags...)
+		err := CheckSameConfig("runs/x", "seed = 0\n", "seed = 1\n", c.changes...)
 		var me *ConfigMismatchError
 		if !errors.As(err, &me) || err.Error() != c.want {
-			t.Errorf("flags %v: %v, want %q", c.flags, err, c.want)
+			t.Errorf("changes %v: %v, want %q", c.changes, err, c.want)
 		}
 	}
 }

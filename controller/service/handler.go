@@ -79,7 +79,7 @@ func (s *Server) Handler(o HandlerOptions) http.Handler {
 			got, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
 			sum := sha256.Sum256([]byte(got))
 			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-				return nil, connect.NewError(connect.CodeUnauthenticated, errors.New("missing or wrong token: send \"Authorization: Bearer <token>\" with the server's --token-file contents"))
+				return nil, connect.NewError(connect.CodeUnauthenticated, errors.New("missing or wrong token: send \"Authorization: Bearer <token>\" with the token in the server's token file"))
 			}
 			return ctx, nil
 		}))

@@ -11,15 +11,16 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
-// Listen listens on TCP at listen, the --listen value; when another
+// Listen listens on TCP at listen (RunConfig.Listen); when another
 // process holds the port, the error (net's, which names the address) says
-// to give --listen another address.
+// to give another address (a words.Worded error).
 func Listen(listen string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", listen)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("%w; another process uses this port: give --listen another address (port 0 picks a free one, e.g. --listen 127.0.0.1:0)", err)
+		return nil, &words.AdviceError{Err: err, After: "; another process uses this port: give {listen} another address (port 0 picks a free one, e.g. 127.0.0.1:0)"}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", listen, err)
@@ -29,10 +30,10 @@ func Listen(listen string) (net.Listener, error) {
 
 // CheckBound refuses a listener bound to a non-loopback address when no
 // token protects it (a host name CheckListen resolved to loopback may bind
-// elsewhere). listen is the --listen value, for the message.
+// elsewhere). listen is RunConfig.Listen, for the message.
 func CheckBound(ln net.Listener, listen string, haveToken bool) error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !haveToken && !ta.IP.IsLoopback() {
-		return &ConfigError{fmt.Sprintf("--listen %q bound %s, which is not a loopback address; give --token-file", listen, ta)}
+		return &ConfigError{fmt.Sprintf("{listen} %q bound %s, which is not a loopback address; give {token-file}", listen, ta)}
 	}
 	return nil
 }

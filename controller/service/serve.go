@@ -14,6 +14,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/internal/ground/httpguard"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // RunConfig is `hyperctl serve`'s configuration.
@@ -41,10 +42,17 @@ type RunConfig struct {
 	HeaderTimeout, BodyTimeout, HandlerTimeout, IdleTimeout time.Duration
 }
 
-// ConfigError is a bad RunConfig (the CLI's usage errors).
+// ConfigError is a bad RunConfig (the CLI's usage errors). Msg names the
+// fields as words.Words' placeholders ({listen}, {token-file}): it is a
+// words.Worded error, whose Error names RunConfig's fields and whose In a
+// command's flags.
 type ConfigError struct{ Msg string }
 
-func (e *ConfigError) Error() string { return e.Msg }
+// Error is the refusal in Go's words.
+func (e *ConfigError) Error() string { return e.In(words.Go) }
+
+// In is the refusal in w's words.
+func (e *ConfigError) In(w words.Words) string { return w.Fill(e.Msg) }
 
 // minToken is the shortest accepted token.
 const minToken = 16
@@ -54,18 +62,18 @@ const minToken = 16
 func ReadToken(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", &ConfigError{fmt.Sprintf("--token-file: %v", err)}
+		return "", &ConfigError{fmt.Sprintf("{token-file}: %v", err)}
 	}
 	if st.Size() > 4096 {
-		return "", &ConfigError{fmt.Sprintf("--token-file %s: %d bytes; a token file holds one token", path, st.Size())}
+		return "", &ConfigError{fmt.Sprintf("{token-file} %s: %d bytes; a token file holds one token", path, st.Size())}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", &ConfigError{fmt.Sprintf("--token-file: %v", err)}
+		return "", &ConfigError{fmt.Sprintf("{token-file}: %v", err)}
 	}
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < minToken || strings.ContainsAny(tok, " \t\r\n") {
-		return "", &ConfigError{fmt.Sprintf("--token-file %s: want one token of at least %d characters without spaces (e.g. `head -c 32 /dev/urandom | base64 > %s`)", path, minToken, path)}
+		return "", &ConfigError{fmt.Sprintf("{token-file} %s: want one token of at least %d characters without spaces (e.g. `head -c 32 /dev/urandom | base64 > %s`)", path, minToken, path)}
 	}
 	return tok, nil
 }
@@ -81,7 +89,7 @@ const ServeExposes = "could drive your sessions"
 func CheckListen(ctx context.Context, listen string, haveToken bool, exposes string) error {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		return &ConfigError{fmt.Sprintf("--listen %q: %v (want host:port, e.g. 127.0.0.1:8080)", listen, err)}
+		return &ConfigError{fmt.Sprintf("{listen} %q: %v (want host:port, e.g. 127.0.0.1:8080)", listen, err)}
 	}
 	if haveToken {
 		return nil
@@ -92,7 +100,7 @@ func CheckListen(ctx context.Context, listen string, haveToken bool, exposes str
 	} else if host != "" {
 		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
 		if err != nil {
-			return &ConfigError{fmt.Sprintf("--listen %q: %v", listen, err)}
+			return &ConfigError{fmt.Sprintf("{listen} %q: %v", listen, err)}
 		}
 		loopback = len(ips) > 0
 		for _, ip := range ips {
@@ -100,7 +108,7 @@ func CheckListen(ctx context.Context, listen string, haveToken bool, exposes str
 		}
 	}
 	if !loopback {
-		return &ConfigError{fmt.Sprintf("--listen %q is not a loopback address: anyone who can reach it %s; give --token-file to require a token, or listen on 127.0.0.1", listen, exposes)}
+		return &ConfigError{fmt.Sprintf("{listen} %q is not a loopback address: anyone who can reach it %s; give {token-file} to require a token, or listen on 127.0.0.1", listen, exposes)}
 	}
 	return nil
 }
@@ -121,17 +129,17 @@ func Run(ctx context.Context, cfg RunConfig) error {
 		return err
 	}
 	for _, t := range []struct {
-		flag string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"--header-timeout", &cfg.HeaderTimeout, DefaultHeaderTimeout},
-		{"--body-timeout", &cfg.BodyTimeout, DefaultBodyTimeout},
-		{"--handler-timeout", &cfg.HandlerTimeout, DefaultHandlerTimeout},
-		{"--idle-timeout", &cfg.IdleTimeout, DefaultIdleTimeout},
+		field string
+		d     *time.Duration
+		def   time.Duration
+	}{ // hyperctl serve refuses a duration <= 0 itself, by its flag
+		{"HeaderTimeout", &cfg.HeaderTimeout, DefaultHeaderTimeout},
+		{"BodyTimeout", &cfg.BodyTimeout, DefaultBodyTimeout},
+		{"HandlerTimeout", &cfg.HandlerTimeout, DefaultHandlerTimeout},
+		{"IdleTimeout", &cfg.IdleTimeout, DefaultIdleTimeout},
 	} {
 		if *t.d < 0 {
-			return &ConfigError{fmt.Sprintf("%s: want a duration > 0, got %v", t.flag, *t.d)}
+			return &ConfigError{fmt.Sprintf("RunConfig.%s: want a duration > 0 (0: the default), got %v", t.field, *t.d)}
 		}
 		if *t.d == 0 {
 			*t.d = t.def
@@ -154,7 +162,7 @@ func Run(ctx context.Context, cfg RunConfig) error {
 	if cfg.AddrFile != "" {
 		if err := safefile.WritePrivate(cfg.AddrFile, []byte(addr+"\n")); err != nil {
 			ln.Close()
-			return fmt.Errorf("--addr-file: %w", err)
+			return &words.AdviceError{Msg: "{addr-file}: ", Err: err}
 		}
 	}
 	var pages http.Handler

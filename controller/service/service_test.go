@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -28,6 +29,7 @@ import (
 	"github.com/hyperctl/hyperctl/controller"
 	hyperctlv1 "github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1"
 	"github.com/hyperctl/hyperctl/controller/service/proto/hyperctl/v1/hyperctlv1connect"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // twoParams is the space most tests use.
@@ -842,13 +844,13 @@ func TestCheckListenAndToken(t *testing.T) {
 	if err := CheckListen(ctx, "0.0.0.0:8080", false, ServeExposes); err == nil || !strings.Contains(err.Error(), "anyone who can reach it could drive your sessions") {
 		t.Errorf("serve's refusal: %v", err)
 	}
-	// A busy port: the error says to give --listen another address.
+	// A busy port: the error says to give another address.
 	busy, lerr := net.Listen("tcp", "127.0.0.1:0")
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
 	defer busy.Close()
-	if ln, err := Listen(busy.Addr().String()); err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "give --listen another address") {
+	if ln, err := Listen(busy.Addr().String()); err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "give RunConfig.Listen another address") {
 		if ln != nil {
 			ln.Close()
 		}
@@ -874,6 +876,55 @@ func TestCheckListenAndToken(t *testing.T) {
 	}
 	if _, err := os.Stat(st); err == nil {
 		t.Fatal("the state folder was created for a refused configuration")
+	}
+}
+
+// TestConfigWords: the refusals of a configuration name RunConfig's
+// fields in Go and, in a command line's words (words.Say), its flags.
+func TestConfigWords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	second := func(_ any, err error) error { return err }
+	flags := words.Words{Listen: "--listen", TokenFile: "--token-file", AddrFile: "--addr-file"}
+	for _, tc := range []struct {
+		name         string
+		err          error
+		goText, flag string
+	}{
+		{"not host:port", CheckListen(ctx, "nocolon", false, ServeExposes),
+			`RunConfig.Listen "nocolon": address nocolon: missing port in address (want host:port`, `--listen "nocolon": address nocolon`},
+		{"not loopback", CheckListen(ctx, "0.0.0.0:8080", false, ServeExposes),
+			`RunConfig.Listen "0.0.0.0:8080" is not a loopback address: anyone who can reach it could drive your sessions; give RunConfig.TokenFile to require a token`,
+			`--listen "0.0.0.0:8080" is not a loopback address: anyone who can reach it could drive your sessions; give --token-file to require a token`},
+		{"no token file", second(ReadToken(filepath.Join(dir, "none"))), "RunConfig.TokenFile: stat ", "--token-file: stat "},
+		{"short token", second(ReadToken(short)), "RunConfig.TokenFile " + short + ": want one token", "--token-file " + short + ": want one token"},
+		{"busy port", second(Listen(busy.Addr().String())), "another process uses this port: give RunConfig.Listen another address",
+			"another process uses this port: give --listen another address"},
+		{"address file", Run(ctx, RunConfig{Listen: "127.0.0.1:0", StateDir: filepath.Join(dir, "state"), AddrFile: filepath.Join(dir, "no", "such", "addr"), MaxSessions: 1, Log: zerolog.Nop()}),
+			"RunConfig.AddrFile: ", "--addr-file: "},
+		// hyperctl serve refuses a duration <= 0 by its flag before Run.
+		{"negative timeout", Run(ctx, RunConfig{Listen: "127.0.0.1:0", StateDir: filepath.Join(dir, "state2"), IdleTimeout: -time.Second, Log: zerolog.Nop()}),
+			"RunConfig.IdleTimeout: want a duration > 0 (0: the default), got -1s", "RunConfig.IdleTimeout: want a duration > 0"},
+	} {
+		if tc.err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if got := tc.err.Error(); !strings.Contains(got, tc.goText) || strings.Contains(got, "--") {
+			t.Errorf("%s: %q, want %q and no flag", tc.name, got, tc.goText)
+		}
+		if got := words.Say(fmt.Errorf("serve: %w", tc.err), flags); !strings.Contains(got, tc.flag) {
+			t.Errorf("%s: in flags %q, want %q", tc.name, got, tc.flag)
+		}
 	}
 }
 

@@ -53,7 +53,7 @@ func (s *Server) Create(ctx context.Context, req *hyperctlv1.CreateSessionReques
 	n := len(s.sessions)
 	s.mu.RUnlock()
 	if n >= s.opts.MaxSessions {
-		return nil, false, errCapacity{fmt.Sprintf("session cap reached: %d sessions; delete finished ones (DeleteSession) or restart the server with a larger --max-sessions", n)}
+		return nil, false, errCapacity{fmt.Sprintf("session cap reached: %d sessions; delete finished ones (DeleteSession) or restart the server with a larger session cap", n)}
 	}
 	created := time.Now().UTC().Format(time.RFC3339Nano)
 	files, err := createSessionFiles(s.root, spec.SessionId, &statepb.Created{Spec: spec, Created: created}, s.opts.logChunk, s.opts.UnsafeNoSync)

@@ -92,7 +92,7 @@ func build(req *hyperctlv1.CreateSessionRequest) (*built, error) {
 		return nil, err
 	}
 	if _, ok := table["transfer_from"]; ok {
-		return nil, fieldErr("settings.transfer_from", "not accepted by hyperctl serve: a client must not make the server read a path of its choosing; use `hyperctl train --transfer-from` for transfer runs")
+		return nil, fieldErr("settings.transfer_from", "not accepted by hyperctl serve: a client must not make the server read a path of its choosing; a transfer run trains locally, with transfer_from in its own config")
 	}
 
 	// The trainer is the client's, not hyperctl's PPO: the server does not

@@ -29,7 +29,7 @@ func RequireToken(h http.Handler, token string) http.Handler {
 	if token == "" {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !loopbackHost(r.Host) {
-				http.Error(w, fmt.Sprintf("Host %q: this dashboard has no token and serves only loopback hosts (127.0.0.1, [::1], localhost); to serve others, give --token-file", r.Host), http.StatusForbidden)
+				http.Error(w, fmt.Sprintf("Host %q: this dashboard has no token and serves only loopback hosts (127.0.0.1, [::1], localhost); to serve others, start it with a token file", r.Host), http.StatusForbidden)
 				return
 			}
 			h.ServeHTTP(w, r)
@@ -59,7 +59,7 @@ func RequireToken(h http.Handler, token string) http.Handler {
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return
 		}
-		http.Error(w, "missing or wrong token: open the page once as http://"+r.Host+"/?"+tokenParam+"=<token>, with the contents of the server's --token-file, or send \"Authorization: Bearer <token>\"", http.StatusUnauthorized)
+		http.Error(w, "missing or wrong token: open the page once as http://"+r.Host+"/?"+tokenParam+"=<token>, with the token in the server's token file, or send \"Authorization: Bearer <token>\"", http.StatusUnauthorized)
 	})
 }
 

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // ManifestFile is the compare matrix written by `hyperctl compare` (and by
@@ -104,7 +104,7 @@ func Merge(out string, m Manifest, force bool) (Manifest, error) {
 		return m, nil
 	}
 	if !force && !m.sameMatrix(old) {
-		return m, &rundir.AdviceError{Msg: fmt.Sprintf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another {out}, or {force} to adopt the new one",
+		return m, &words.AdviceError{Msg: fmt.Sprintf("compare: %s holds a different matrix (envs %v, controllers %v, seeds %v, %d iterations, frame budget %d); use another {out}, or {force} to adopt the new one",
 			out, old.Envs, old.Controllers, old.Seeds, old.Iterations, old.Frames)}
 	}
 	m.SlurmJobs = old.SlurmJobs

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // runFolderSuffix is the suffix of the Nth run folder of a name (N >= 2):
@@ -25,12 +26,12 @@ type StoppedRunError struct {
 	Dir string // the folder of the stopped run
 }
 
-// Error is the refusal in rundir.GoWords.
-func (e *StoppedRunError) Error() string { return e.In(rundir.GoWords) }
+// Error is the refusal in Go's words.
+func (e *StoppedRunError) Error() string { return e.In(words.Go) }
 
 // In names the folder and, in w's words, the settings that continue the
 // run or start it over.
-func (e *StoppedRunError) In(w rundir.Words) string {
+func (e *StoppedRunError) In(w words.Words) string {
 	return fmt.Sprintf("train: %s holds a stopped run of this config; continue it with %s, or start it over with %s", e.Dir, fmt.Sprintf(w.ResumeIn, e.Dir), fmt.Sprintf(w.ForceIn, e.Dir))
 }
 
@@ -68,7 +69,7 @@ func FirstFree(base string, taken func(dir string) (why string, err error)) (dir
 			why = t
 		}
 	}
-	return "", "", &rundir.AdviceError{Msg: fmt.Sprintf("%s and %d folders after it are taken; give {out}", base, maxRunFolders-1)}
+	return "", "", &words.AdviceError{Msg: fmt.Sprintf("%s and %d folders after it are taken; give {out}", base, maxRunFolders-1)}
 }
 
 // folderTaken says why dir cannot hold a new run of the config comparable

@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // TestWordedErrors: matrix's refusals name Options fields by themselves
 // and, in the command line's words, read as hyperctl prints them.
 func TestWordedErrors(t *testing.T) {
-	flags := rundir.Words{Out: "--out", Force: "--force", ResumeIn: "--out %s --resume", ForceIn: "--out %s --force"}
+	flags := words.Words{Out: "--out", Force: "--force", ResumeIn: "--out %s --resume", ForceIn: "--out %s --force"}
 	out := t.TempDir()
 	if err := WriteManifest(out, Manifest{Envs: []string{"reacher"}, Controllers: []string{"fixed"}, Seeds: []int64{0}, Iterations: 3}); err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestWordedErrors(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 			continue
 		}
-		if got := rundir.Say(tc.err, flags); got != tc.flags {
+		if got := words.Say(tc.err, flags); got != tc.flags {
 			t.Errorf("%s: in flags %q, want %q", tc.name, got, tc.flags)
 		}
 		if s := tc.err.Error(); strings.Contains(s, "--") || !strings.Contains(s, "Options.") {

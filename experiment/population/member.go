@@ -10,8 +10,8 @@ import (
 
 	popmethod "github.com/hyperctl/hyperctl/baselines/population"
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/internal/member"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // MemberOptions configure TrainMember.
@@ -90,7 +90,7 @@ func TrainMember(ctx context.Context, out string, g, k int, o MemberOptions) err
 	paused, err := o.Train(ctx, rp, dir, member.Generation{Given: given, GivenSince: since, Until: until,
 		Episodes: def.Settings.Selection == popmethod.SelectTTest}, o.Log, o.Version)
 	if errors.Is(err, member.ErrInexactResume) {
-		return fmt.Errorf("population member %d, generation %d: %w", k, g, &rundir.AdviceError{Msg: "refused, so that the population stays exact: ", Err: err,
+		return fmt.Errorf("population member %d, generation %d: %w", k, g, &words.AdviceError{Msg: "refused, so that the population stays exact: ", Err: err,
 			After: ". Restore the member's newest checkpoint, or start the population over in another {out} (a population has no {force} that would redo these rows inexactly)"})
 	}
 	if err != nil {

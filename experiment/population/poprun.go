@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/configs"
-	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/controller"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // Phase names a point between the phases of a population, where a test
@@ -116,7 +116,7 @@ func initLegacy(out string, def Definition, unsealed error) error {
 	if _, _, err := ReadResultLegacy(out); err == nil {
 		return nil
 	}
-	return &rundir.AdviceError{Err: unsealed, After: unsealedAdvice}
+	return &words.AdviceError{Err: unsealed, After: unsealedAdvice}
 }
 
 // unsealedAdvice is initLegacy's refusal of an unfinished population.
@@ -131,7 +131,7 @@ func sameDefinition(out string, old, def Definition) error {
 		def.ReceiverRandom = RandomDonor // defined before the rule was recorded: it keeps the donor's (inherit.go)
 	}
 	if d := old.Same(&def); d != "" {
-		return &rundir.AdviceError{Msg: fmt.Sprintf("%s holds another population; use another {out}, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)}
+		return &words.AdviceError{Msg: fmt.Sprintf("%s holds another population; use another {out}, or delete it to start over. Differences (- in the folder, + now):\n%s", out, d)}
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func checkEmpty(out string) error {
 	if len(names) > 5 {
 		names = append(names[:5], "…")
 	}
-	return &rundir.AdviceError{Msg: fmt.Sprintf("{out} %s holds files but no %s, so it is not a population (it holds %s); use another {out}, an empty or new folder", out, DefinitionFile, strings.Join(names, ", "))}
+	return &words.AdviceError{Msg: fmt.Sprintf("{out} %s holds files but no %s, so it is not a population (it holds %s); use another {out}, an empty or new folder", out, DefinitionFile, strings.Join(names, ", "))}
 }
 
 // Lock takes the population folder's lock: one process runs its phases

@@ -81,7 +81,7 @@ func TestScore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, rundir.TrainCSV), []byte(empty), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Score(dir); err == nil || !strings.Contains(err.Error(), "--ready") {
+	if _, err := Score(dir); err == nil || !strings.Contains(err.Error(), "raise Spec.Ready (or the batch size)") {
 		t.Errorf("no episode: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // ScoreEpisodes is how many of its latest training episodes a member's
@@ -27,7 +28,8 @@ type Ready struct {
 // hold ScoreEpisodes episodes (or the run's first row), and their returns
 // are averaged weighted by their episodes. After an exploit the rows before
 // the copy are the donor's: the history of the weights the member carries.
-// A run without a finished episode has no score; the error says so.
+// A run without a finished episode has no score; the error says so, and
+// to raise the frames per generation (a words.Worded error).
 func Score(dir string) (Ready, error) {
 	l, err := rundir.ReadLog(filepath.Join(dir, rundir.TrainCSV))
 	if err != nil {
@@ -67,7 +69,7 @@ func Score(dir string) (Ready, error) {
 		r.Episodes += e
 	}
 	if r.Episodes == 0 {
-		return Ready{}, fmt.Errorf("score: %s: no training episode finished in %d frames, so the member has no score; raise --ready (or the batch size)", dir, r.Frames)
+		return Ready{}, &words.AdviceError{Msg: fmt.Sprintf("score: %s: no training episode finished in %d frames, so the member has no score; raise {ready} (or the batch size)", dir, r.Frames)}
 	}
 	r.Score = sum / float64(r.Episodes)
 	if !finite(r.Score) {

@@ -36,7 +36,7 @@ type Backend struct {
 func BackendOf(def Definition) (Backend, error) {
 	var b Backend
 	if len(def.Backend) == 0 {
-		return b, fmt.Errorf("population: the definition has no Slurm backend; it was started with --backend local")
+		return b, fmt.Errorf("population: the definition has no Slurm backend; it was started with the local one")
 	}
 	if err := json.Unmarshal(def.Backend, &b); err != nil {
 		return b, fmt.Errorf("population: backend: %w", err)
@@ -134,7 +134,7 @@ func SubmitGeneration(ctx context.Context, r slurm.Runner, out string, g int) (S
 // returns instead, submitting nothing.
 func Submit(ctx context.Context, r slurm.Runner, out string) (sub Submitted, queued []string, err error) {
 	if err := r.LookPath("sbatch"); err != nil {
-		return sub, nil, fmt.Errorf("population --backend slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
+		return sub, nil, fmt.Errorf("population on Slurm: %w: sbatch is not on PATH; run on a machine that submits to your cluster, or start a one-node Slurm with scripts/slurm-local.sh start", slurm.ErrNoSlurm)
 	}
 	if q, err := Queued(ctx, r, out); err != nil || len(q) > 0 {
 		return sub, q, err

@@ -8,6 +8,7 @@ import (
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -55,14 +56,14 @@ func missingPolicy(dir, name string) error {
 	pid, held, _ := rundir.Holder(dir)
 	switch {
 	case st == rundir.Finished:
-		return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: {retrain}",
+		return &words.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run finished, but its %s was not kept (a run copied without its policy files, such as a study run whose policies were not committed).%s To get one, train the run again from its config: {retrain}",
 			dir, name, name, alt), Path: filepath.Join(dir, rundir.ConfigFile), Policy: short}
 	case held:
 		when := "from its first evaluation on"
 		if name == policy.Final {
 			when = "at every evaluation and at the end"
 		}
-		return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt), Policy: short}
+		return &words.AdviceError{Msg: fmt.Sprintf("%s has no %s yet: the run is training (pid %d) and writes it %s.%s", dir, name, pid, when, alt), Policy: short}
 	}
-	return &rundir.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: {continue}", dir, name, alt), Path: dir, Policy: short}
+	return &words.AdviceError{Msg: fmt.Sprintf("%s has no %s: the run stopped before its first evaluation.%s Continue it with: {continue}", dir, name, alt), Path: dir, Policy: short}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/experiment/internal/member"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/ppoconfig"
@@ -127,7 +128,7 @@ func Train(ctx context.Context, plan *configs.Plan, opts Options) (Result, error
 		return Result{}, err
 	}
 	if s.ps.Iteration >= s.runOpts.Iterations {
-		return Result{}, fmt.Errorf("train: resume: %w", &rundir.AdviceError{Msg: fmt.Sprintf("the checkpoint is at iteration %d of %d but the run has no summary; remove %s or use {force}", s.ps.Iteration, s.runOpts.Iterations, s.out)})
+		return Result{}, fmt.Errorf("train: resume: %w", &words.AdviceError{Msg: fmt.Sprintf("the checkpoint is at iteration %d of %d but the run has no summary; remove %s or use {force}", s.ps.Iteration, s.runOpts.Iterations, s.out)})
 	}
 	if pausesAt(s.runOpts, opts.member.Until, s.tr.Frames()) {
 		return Result{Paused: true, Frames: s.tr.Frames()}, nil
@@ -304,7 +305,7 @@ func checkKernels(dir, was, now string) error {
 	if was == "" || was == now {
 		return nil
 	}
-	return &rundir.AdviceError{Msg: "{resuming}: ", Err: ErrInexactResume,
+	return &words.AdviceError{Msg: "{resuming}: ", Err: ErrInexactResume,
 		After: fmt.Sprintf(": %s was trained on the float kernels %q, and this process runs %q; continue it on its own kernels ({kernels}, or the OPENBLAS_CORETYPE and ATEN_CPU_CAPABILITY it ran with), or start it over with {force}", dir, was, now)}
 }
 
@@ -599,7 +600,7 @@ func buildController(cp *configs.ControllerPlan, given controller.Config, log ze
 	}
 	if (name == configs.Population) != (given != nil) {
 		if given == nil {
-			return nil, fmt.Errorf("controller %s: %w", configs.Population, &rundir.AdviceError{Msg: "a population member trains only under {population}, which gives it its hyperparameters for each generation; {run-population}"})
+			return nil, fmt.Errorf("controller %s: %w", configs.Population, &words.AdviceError{Msg: "a population member trains only under {population}, which gives it its hyperparameters for each generation; {run-population}"})
 		}
 		return nil, fmt.Errorf("a configuration is given, but the controller is %s, not %s", name, configs.Population)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
@@ -62,16 +63,16 @@ func videoIteration(name string) (int, bool) {
 // env: ffmpeg is on PATH and the environment can draw itself.
 func CheckVideo(env string) error {
 	if _, err := exec.LookPath(video.FFmpeg); err != nil {
-		return &rundir.AdviceError{Msg: "{video}: ", Err: fmt.Errorf("%s not found on PATH (scripts/setup.sh installs Debian's ffmpeg): %w", video.FFmpeg, err)}
+		return &words.AdviceError{Msg: "{video}: ", Err: fmt.Errorf("%s not found on PATH (scripts/setup.sh installs Debian's ffmpeg): %w", video.FFmpeg, err)}
 	}
 	e, err := envs.Make(env)
 	if err != nil {
-		return &rundir.AdviceError{Msg: "{video}: ", Err: err}
+		return &words.AdviceError{Msg: "{video}: ", Err: err}
 	}
 	defer e.Close()
 	r, err := envs.NewRenderer(e, VideoWidth, VideoHeight)
 	if err != nil {
-		return &rundir.AdviceError{Msg: "{video}: ", Err: err}
+		return &words.AdviceError{Msg: "{video}: ", Err: err}
 	}
 	return r.Close()
 }
@@ -133,7 +134,7 @@ func startVideos(out string, reuse rundir.Plan, from int, seed int64, opts Optio
 	if opts.Video == nil {
 		if st, err := os.Stat(filepath.Join(out, rundir.VideosDir)); reuse == rundir.Continue && err == nil && st.IsDir() {
 			opts.Log.Warn().Str("videos", filepath.Join(out, rundir.VideosDir)).
-				Msg("this run recorded videos; resumed without --capture-video, it records none from here on")
+				Msg("this run recorded videos; resumed without recording them, it records none from here on")
 		}
 		return nil, nil
 	}

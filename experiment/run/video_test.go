@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy/video"
 )
 
@@ -145,7 +146,7 @@ func TestCaptureVideoWithoutFFmpeg(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Options.Video: hyperctl-no-such-ffmpeg not found on PATH") {
 		t.Fatalf("error %v, want one naming Options.Video and ffmpeg", err)
 	}
-	if s := rundir.Say(err, rundir.Words{Video: "--capture-video"}); !strings.Contains(s, "train: --capture-video: hyperctl-no-such-ffmpeg not found on PATH") {
+	if s := words.Say(err, words.Words{Video: "--capture-video"}); !strings.Contains(s, "train: --capture-video: hyperctl-no-such-ffmpeg not found on PATH") {
 		t.Fatalf("in flags %q, want --capture-video naming ffmpeg", s)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) > 1 || (len(ents) == 1 && ents[0].Name() != rundir.LockFile) {
@@ -176,7 +177,7 @@ func TestResumeWithoutVideoWarns(t *testing.T) {
 	if _, err := Train(context.Background(), plan(t, run), Options{Out: dir, Resume: true, Log: zerolog.New(&logBuf)}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(logBuf.String(), "resumed without --capture-video, it records none from here on") {
+	if !strings.Contains(logBuf.String(), "resumed without recording them, it records none from here on") {
 		t.Fatalf("no warning in the log:\n%s", logBuf.String())
 	}
 	if got, want := videos(t, dir), []string{"iter000001.mp4", "iter000003.mp4"}; !slices.Equal(got, want) {

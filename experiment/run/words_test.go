@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 )
 
@@ -17,7 +18,7 @@ import (
 // Go functions) by themselves and, in the command line's words, read as
 // hyperctl prints them.
 func TestWordedErrors(t *testing.T) {
-	flags := rundir.Words{Force: "--force", Continue: "hyperctl train --out %s --resume", Resuming: "train --resume",
+	flags := words.Words{Force: "--force", Continue: "hyperctl train --out %s --resume", Resuming: "train --resume",
 		Retrain: "hyperctl train --config %s --out NEW_FOLDER", Kernels: "--kernels pinned or native",
 		Population: "`hyperctl population`", RunPopulation: "run that command on the population folder",
 		Policy: "--policy %s"}
@@ -52,7 +53,7 @@ func TestWordedErrors(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 			continue
 		}
-		if got := rundir.Say(tc.err, flags); got != tc.flags {
+		if got := words.Say(tc.err, flags); got != tc.flags {
 			t.Errorf("%s: in flags %q, want %q", tc.name, got, tc.flags)
 		}
 		if s := tc.err.Error(); strings.Contains(s, "--") || strings.Contains(s, "hyperctl") {

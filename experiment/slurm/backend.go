@@ -27,12 +27,12 @@ type Backend struct {
 func (b Backend) Run(ctx context.Context, c matrix.Compare, w io.Writer) error {
 	out, err := filepath.Abs(c.Out)
 	if err != nil {
-		return fmt.Errorf("compare: --out %s: %w", c.Out, err)
+		return fmt.Errorf("compare: folder %s: %w", c.Out, err)
 	}
 	spec := c.Spec
 	if spec.Config != "" {
 		if spec.Config, err = filepath.Abs(spec.Config); err != nil {
-			return fmt.Errorf("compare: --config %s: %w", c.Spec.Config, err)
+			return fmt.Errorf("compare: config %s: %w", c.Spec.Config, err)
 		}
 	}
 	opts := b.Options
@@ -62,7 +62,7 @@ func (b Backend) Run(ctx context.Context, c matrix.Compare, w io.Writer) error {
 		fmt.Fprintf(w, "compare: nothing to submit: of %d runs in %s, %d finished, %d running, %d pending. Follow with: hyperctl status %s\n",
 			total, c.Out, n[matrix.Finished], n[matrix.Running], n[matrix.Pending], c.Out)
 	case b.DryRun:
-		b.Log.Info().Int("tasks", res.Tasks).Int("runs", total).Msg("compare --backend slurm --dry-run: the script above; nothing submitted")
+		b.Log.Info().Int("tasks", res.Tasks).Int("runs", total).Msg("compare on Slurm, dry run: the script above; nothing submitted")
 	default:
 		fmt.Fprintf(w, "compare: submitted Slurm job %s: %d array tasks (%d missing, %d failed) of %d runs; %d finished, %d running, %d pending. Script: %s. Follow with: hyperctl status %s\n",
 			res.JobID, res.Tasks, n[matrix.Missing], n[matrix.Failed], total, n[matrix.Finished], n[matrix.Running], n[matrix.Pending],

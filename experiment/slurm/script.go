@@ -34,6 +34,7 @@ import (
 	"strings"
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // SignalLead is how long before its time limit Slurm sends TERM to a task's
@@ -95,36 +96,37 @@ func TimeLimitSeconds(s string) (int, error) {
 	}
 }
 
-// Validate checks the options; errors name the flag.
+// Validate checks the options; an error names the field, in words.Words'
+// placeholders (a command names its flag: words.Say).
 func (o Options) Validate() error {
 	if o.CPUsPerTask < 1 {
-		return fmt.Errorf("--cpus-per-task: want an integer >= 1, got %d", o.CPUsPerTask)
+		return &words.AdviceError{Msg: fmt.Sprintf("{cpus-per-task}: want an integer >= 1, got %d", o.CPUsPerTask)}
 	}
 	if o.MaxParallel < 0 {
-		return fmt.Errorf("--max-parallel: want an integer >= 0 (0: no limit), got %d", o.MaxParallel)
+		return &words.AdviceError{Msg: fmt.Sprintf("{max-parallel}: want an integer >= 0 (0: no limit), got %d", o.MaxParallel)}
 	}
 	if o.Partition != "" && !nameRe.MatchString(o.Partition) {
-		return fmt.Errorf("--partition %q: want a partition name (letters, digits, _ . , - ...)", o.Partition)
+		return &words.AdviceError{Msg: fmt.Sprintf("{partition} %q: want a partition name (letters, digits, _ . , - ...)", o.Partition)}
 	}
 	if o.Mem != "" && !memRe.MatchString(o.Mem) {
-		return fmt.Errorf("--mem %q: want a size like 4000, 4000M or 4G", o.Mem)
+		return &words.AdviceError{Msg: fmt.Sprintf("{mem} %q: want a size like 4000, 4000M or 4G", o.Mem)}
 	}
 	if o.Time != "" {
 		s, err := TimeLimitSeconds(o.Time)
 		if err != nil {
-			return fmt.Errorf("--time: %w", err)
+			return &words.AdviceError{Msg: "{time}: ", Err: err}
 		}
 		if s < minTimeLimitS {
-			return fmt.Errorf("--time %s: want at least %d minutes: Slurm sends the checkpoint signal %d s before the limit and up to 60 s earlier", o.Time, minTimeLimitS/60, SignalLead)
+			return &words.AdviceError{Msg: fmt.Sprintf("{time} %s: want at least %d minutes: Slurm sends the checkpoint signal %d s before the limit and up to 60 s earlier", o.Time, minTimeLimitS/60, SignalLead)}
 		}
 	}
 	for _, a := range o.SbatchArgs {
 		if !strings.HasPrefix(a, "-") || strings.ContainsAny(a, "\n\r") {
-			return fmt.Errorf("--sbatch-arg %q: want one sbatch option starting with '-' (e.g. --account=proj), on one line", a)
+			return &words.AdviceError{Msg: fmt.Sprintf("{sbatch-arg} %q: want one sbatch option starting with '-' (e.g. --account=proj), on one line", a)}
 		}
 		for _, own := range []string{"--array", "--output", "--error", "--open-mode", "--requeue", "--no-requeue", "--signal", "--parsable"} {
 			if a == own || strings.HasPrefix(a, own+"=") {
-				return fmt.Errorf("--sbatch-arg %q: the backend sets %s itself", a, own)
+				return &words.AdviceError{Msg: fmt.Sprintf("{sbatch-arg} %q: the backend sets %s itself", a, own)}
 			}
 		}
 	}
@@ -187,7 +189,7 @@ func Render(s Script) (string, error) {
 	var b bytes.Buffer
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("#!/bin/bash\n")
-	w("# Written by hyperctl compare --backend slurm: one array task per run.\n")
+	w("# Written by hyperctl's Slurm backend of compare: one array task per run.\n")
 	w("# The runs, in array-task order, are also in the compare manifest (compare.json, slurm_jobs).\n")
 	array := fmt.Sprintf("0-%d", len(s.Tasks)-1)
 	if o.MaxParallel > 0 {
@@ -223,7 +225,7 @@ func Render(s Script) (string, error) {
 		}
 		for _, a := range t.Args {
 			if a == "--threads" || strings.HasPrefix(a, "--threads=") {
-				return "", fmt.Errorf("slurm: task %d: --threads comes from --cpus-per-task", i)
+				return "", fmt.Errorf("slurm: task %d: Args hold %s, but a task's threads are Options.CPUsPerTask", i, a)
 			}
 		}
 		w("  %d) dir=%s; args=(%s) ;;\n", i, shellQuote(t.Dir), shellJoin(t.Args))
@@ -272,7 +274,7 @@ if [ "$term" = 1 ]; then
   qstate=$(squeue -h -j "$task" -o %T 2>/dev/null | head -n 1)
   if [ "$qstate" = RUNNING ]; then
     if [ "$(rows)" -le "$rows_start" ]; then
-      record failed "$rc" "TERM before the time limit and no iteration done in this attempt; not requeued (raise --time). ${reason}"
+      record failed "$rc" "TERM before the time limit and no iteration done in this attempt; not requeued (raise the time limit). ${reason}"
       exit 1
     fi
     # Requeuing ends this attempt: Slurm signals the job's processes,

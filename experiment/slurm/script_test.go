@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 func TestTimeLimitSeconds(t *testing.T) {
@@ -36,34 +39,46 @@ func TestTimeLimitSeconds(t *testing.T) {
 	}
 }
 
+// TestOptionsValidate: a bad option is refused with an error that names
+// its field in Go and, in a command line's words, its flag.
 func TestOptionsValidate(t *testing.T) {
 	ok := Options{CPUsPerTask: 2, Time: "01:00:00", Mem: "4G", Partition: "cpu", MaxParallel: 4, SbatchArgs: []string{"--account=proj", "--qos=low"}}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid options: %v", err)
 	}
+	flags := words.Words{CPUsPerTask: "--cpus-per-task", MaxParallel: "--max-parallel", Partition: "--partition",
+		Mem: "--mem", Time: "--time", SbatchArg: "--sbatch-arg"}
 	cases := []struct {
-		name string
-		edit func(*Options)
-		want string
+		name       string
+		edit       func(*Options)
+		goText     string // the error's start
+		flagsText  string // its start in flags
+		standalone string // in both
 	}{
-		{"cpus", func(o *Options) { o.CPUsPerTask = 0 }, "--cpus-per-task"},
-		{"max parallel", func(o *Options) { o.MaxParallel = -1 }, "--max-parallel"},
-		{"mem", func(o *Options) { o.Mem = "4 GB" }, "--mem"},
-		{"time format", func(o *Options) { o.Time = "1h" }, "--time"},
-		{"time too short", func(o *Options) { o.Time = "00:02:00" }, "at least 3 minutes"},
-		{"partition", func(o *Options) { o.Partition = "a b" }, "--partition"},
-		{"sbatch arg not an option", func(o *Options) { o.SbatchArgs = []string{"account=x"} }, "--sbatch-arg"},
-		{"sbatch arg newline", func(o *Options) { o.SbatchArgs = []string{"--comment=a\nb"} }, "--sbatch-arg"},
-		{"sbatch arg owned", func(o *Options) { o.SbatchArgs = []string{"--array=0-3"} }, "sets --array itself"},
-		{"sbatch arg owned signal", func(o *Options) { o.SbatchArgs = []string{"--signal=B:USR1@30"} }, "sets --signal itself"},
+		{"cpus", func(o *Options) { o.CPUsPerTask = 0 }, "slurm.Options.CPUsPerTask: want an integer >= 1", "--cpus-per-task: want", ""},
+		{"max parallel", func(o *Options) { o.MaxParallel = -1 }, "slurm.Options.MaxParallel: want an integer >= 0", "--max-parallel: want", ""},
+		{"mem", func(o *Options) { o.Mem = "4 GB" }, `slurm.Options.Mem "4 GB": want a size`, `--mem "4 GB": want`, ""},
+		{"time format", func(o *Options) { o.Time = "1h" }, `slurm.Options.Time: "1h" is not a Slurm time limit`, `--time: "1h"`, ""},
+		{"time too short", func(o *Options) { o.Time = "00:02:00" }, "slurm.Options.Time 00:02:00: want", "--time 00:02:00: want", "at least 3 minutes"},
+		{"partition", func(o *Options) { o.Partition = "a b" }, `slurm.Options.Partition "a b": want a partition name`, `--partition "a b": want`, ""},
+		{"sbatch arg not an option", func(o *Options) { o.SbatchArgs = []string{"account=x"} }, `slurm.Options.SbatchArgs "account=x": want one sbatch option`, `--sbatch-arg "account=x": want`, ""},
+		{"sbatch arg newline", func(o *Options) { o.SbatchArgs = []string{"--comment=a\nb"} }, "slurm.Options.SbatchArgs ", "--sbatch-arg ", "on one line"},
+		{"sbatch arg owned", func(o *Options) { o.SbatchArgs = []string{"--array=0-3"} }, "slurm.Options.SbatchArgs ", "--sbatch-arg ", "sets --array itself"},
+		{"sbatch arg owned signal", func(o *Options) { o.SbatchArgs = []string{"--signal=B:USR1@30"} }, "slurm.Options.SbatchArgs ", "--sbatch-arg ", "sets --signal itself"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := ok
 			c.edit(&o)
 			err := o.Validate()
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("error %v, want it to mention %q", err, c.want)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := err.Error(); !strings.HasPrefix(got, c.goText) || !strings.Contains(got, c.standalone) {
+				t.Errorf("%q, want it to start with %q and hold %q", got, c.goText, c.standalone)
+			}
+			if got := words.Say(fmt.Errorf("compare: %w", err), flags); !strings.HasPrefix(got, "compare: "+c.flagsText) || !strings.Contains(got, c.standalone) {
+				t.Errorf("in flags %q, want it to start with %q and hold %q", got, "compare: "+c.flagsText, c.standalone)
 			}
 		})
 	}
@@ -148,8 +163,8 @@ func TestRenderRefuses(t *testing.T) {
 		{"no tasks", func(s *Script) { s.Tasks = nil }, "no runs"},
 		{"relative binary", func(s *Script) { s.Binary = "bin/hyperctl" }, "not an absolute path"},
 		{"relative run", func(s *Script) { s.Tasks[0].Dir = "cmp/x" }, "not absolute"},
-		{"threads in args", func(s *Script) { s.Tasks[0].Args = append(s.Tasks[0].Args, "--threads", "4") }, "--threads"},
-		{"bad options", func(s *Script) { s.Options.CPUsPerTask = 0 }, "--cpus-per-task"},
+		{"threads in args", func(s *Script) { s.Tasks[0].Args = append(s.Tasks[0].Args, "--threads", "4") }, "Args hold --threads, but a task's threads are Options.CPUsPerTask"},
+		{"bad options", func(s *Script) { s.Options.CPUsPerTask = 0 }, "slurm.Options.CPUsPerTask"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // compareFolder builds a compare folder whose runs (reacher × c0..c6 × seed
@@ -265,6 +266,13 @@ func TestSubmitErrors(t *testing.T) {
 	_, err := Submit(context.Background(), r, req, nil)
 	if !errors.Is(err, ErrNoSlurm) || !strings.Contains(err.Error(), "sbatch is not on PATH") || !strings.Contains(err.Error(), "slurm-local.sh") {
 		t.Errorf("no sbatch: %v", err)
+	}
+	// The dry run named as a Go field, or a command line's flag.
+	if s := err.Error(); !strings.Contains(s, "; slurm.Backend.DryRun prints the script") || strings.Contains(s, "--") {
+		t.Errorf("no sbatch, in Go: %q", s)
+	}
+	if s := words.Say(err, words.Words{DryRun: "--dry-run"}); !strings.HasPrefix(s, "compare on Slurm: Slurm client commands not found: sbatch is not on PATH") || !strings.Contains(s, "; --dry-run prints the script") {
+		t.Errorf("no sbatch, in flags: %q", s)
 	}
 	// Jobs in the manifest but no squeue: refused (it could double-run a
 	// queued run).

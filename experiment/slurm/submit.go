@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 	"github.com/hyperctl/hyperctl/internal/ground/safefile"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // Files of the backend inside the compare folder.
@@ -46,8 +47,8 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	var res Result
 	if !req.DryRun {
 		if err := r.LookPath("sbatch"); err != nil {
-			return res, fmt.Errorf("compare --backend slurm: %w: sbatch is not on PATH. Run compare on a machine that submits to your cluster (a login node), "+
-				"or start a one-node Slurm here with scripts/slurm-local.sh start; --dry-run prints the script without sbatch", ErrNoSlurm)
+			return res, &words.AdviceError{Msg: "compare on Slurm: ", Err: ErrNoSlurm, After: ": sbatch is not on PATH. Run compare on a machine that submits to your cluster (a login node), " +
+				"or start a one-node Slurm here with scripts/slurm-local.sh start; {dry-run} prints the script without sbatch"}
 		}
 	}
 	st, err := Collect(ctx, req.Out, req.Manifest, r)
@@ -56,7 +57,7 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	}
 	res.Status = st
 	if st.QueueErr != nil {
-		return res, fmt.Errorf("compare --backend slurm: the manifest lists Slurm jobs %s but the queue cannot be read, so submitting could start a second task on a queued run: %w",
+		return res, fmt.Errorf("compare on Slurm: the manifest lists Slurm jobs %s but the queue cannot be read, so submitting could start a second task on a queued run: %w",
 			req.Manifest.JobIDs(), st.QueueErr)
 	}
 	var todo []matrix.RunStatus
@@ -91,7 +92,7 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 		return res, err
 	}
 	if err := os.MkdirAll(s.LogDir, 0o755); err != nil {
-		return res, fmt.Errorf("compare --backend slurm: %w", err)
+		return res, fmt.Errorf("compare on Slurm: %w", err)
 	}
 	path := filepath.Join(req.Out, Dir, ScriptFile)
 	if err := safefile.WriteAtomic(path, []byte(text)); err != nil {
@@ -99,17 +100,17 @@ func Submit(ctx context.Context, r Runner, req Request, w io.Writer) (Result, er
 	}
 	out, err := r.Run(ctx, "sbatch", "--parsable", path)
 	if err != nil {
-		return res, fmt.Errorf("compare --backend slurm: submitting %s: %w", path, err)
+		return res, fmt.Errorf("compare on Slurm: submitting %s: %w", path, err)
 	}
 	id, err := ParseJobID(string(out))
 	if err != nil {
-		return res, fmt.Errorf("compare --backend slurm: %w", err)
+		return res, fmt.Errorf("compare on Slurm: %w", err)
 	}
 	res.JobID = id
 	// The manifest maps the job's array tasks to runs; without it status
 	// cannot see the job, so a failure here names the job to cancel.
 	if _, err := matrix.AppendSlurmJob(req.Out, req.Manifest, id, runs); err != nil {
-		return res, fmt.Errorf("compare --backend slurm: job %s was submitted but could not be recorded in %s (cancel it with scancel %s): %w",
+		return res, fmt.Errorf("compare on Slurm: job %s was submitted but could not be recorded in %s (cancel it with scancel %s): %w",
 			id, filepath.Join(req.Out, matrix.ManifestFile), id, err)
 	}
 	// A copy per job: Slurm keeps its own, this one stays with the results.

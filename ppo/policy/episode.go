@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hyperctl/hyperctl/envs"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
 
 // MaxEpisodeSteps bounds an episode of an environment registered without a
@@ -133,14 +134,15 @@ func stats(xs []float64) (mean, std, lo, hi float64) {
 const MaxEpisodes = 1_000_000
 
 // CheckEpisodes checks a number of episodes and the seed of the first, as
-// eval's and render's --episodes and --seed: episode k is reset with
-// seed+k, which must stay a valid int64 seed.
+// Evaluate takes them (and eval's and render's --episodes and --seed):
+// episode k is reset with seed+k, which must stay a valid int64 seed. Its
+// error is a words.Worded one: it names the parameter, episodes or seed.
 func CheckEpisodes(episodes int, seed int64) error {
 	if episodes < 1 || episodes > MaxEpisodes {
-		return fmt.Errorf("--episodes: want an integer in [1, %d], got %d", MaxEpisodes, episodes)
+		return &words.AdviceError{Msg: fmt.Sprintf("{episodes}: want an integer in [1, %d], got %d", MaxEpisodes, episodes)}
 	}
 	if seed < 0 || seed > math.MaxInt64-int64(episodes-1) {
-		return fmt.Errorf("--seed: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)
+		return &words.AdviceError{Msg: fmt.Sprintf("{seed}: want an integer in [0, %d] for %d episodes (episode k uses seed+k), got %d", int64(math.MaxInt64)-int64(episodes-1), episodes, seed)}
 	}
 	return nil
 }

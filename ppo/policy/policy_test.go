@@ -18,6 +18,7 @@ import (
 
 	"github.com/hyperctl/hyperctl/envs"
 	"github.com/hyperctl/hyperctl/internal/ground/statecodec"
+	"github.com/hyperctl/hyperctl/internal/ground/words"
 	"github.com/hyperctl/hyperctl/ppo/policy"
 	"github.com/hyperctl/hyperctl/ppo/policy/policytest"
 )
@@ -402,6 +403,7 @@ func TestDescribe(t *testing.T) {
 // CheckEpisodes takes 1 to MaxEpisodes episodes and a first seed that
 // keeps seed+k a valid int64 for every episode k.
 func TestCheckEpisodes(t *testing.T) {
+	flags := words.Words{Episodes: "--episodes", Seed: "--seed"}
 	for _, c := range []struct {
 		episodes int
 		seed     int64
@@ -409,14 +411,18 @@ func TestCheckEpisodes(t *testing.T) {
 	}{
 		{1, 0, ""},
 		{policy.MaxEpisodes, math.MaxInt64 - (policy.MaxEpisodes - 1), ""},
-		{0, 0, "--episodes: want an integer in [1, 1000000], got 0"},
-		{policy.MaxEpisodes + 1, 0, "--episodes"},
-		{1, -1, "--seed: want an integer in [0, 9223372036854775807] for 1 episodes"},
-		{3, math.MaxInt64 - 1, "--seed: want an integer in [0, 9223372036854775805] for 3 episodes (episode k uses seed+k)"},
+		{0, 0, "episodes: want an integer in [1, 1000000], got 0"},
+		{policy.MaxEpisodes + 1, 0, "episodes: "},
+		{1, -1, "seed: want an integer in [0, 9223372036854775807] for 1 episodes"},
+		{3, math.MaxInt64 - 1, "seed: want an integer in [0, 9223372036854775805] for 3 episodes (episode k uses seed+k)"},
 	} {
 		err := policy.CheckEpisodes(c.episodes, c.seed)
-		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)) {
 			t.Errorf("CheckEpisodes(%d, %d) = %v; want %q", c.episodes, c.seed, err, c.err)
+		}
+		// The parameter in Go's words, the flag in a command line's.
+		if err != nil && words.Say(err, flags) != "--"+err.Error() {
+			t.Errorf("CheckEpisodes(%d, %d) in flags: %q, want --%s", c.episodes, c.seed, words.Say(err, flags), err)
 		}
 	}
 }
