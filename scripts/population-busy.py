@@ -17,6 +17,14 @@ population's wall time over its N fixed runs' had both trained for the same
 time (the members' tuned hyperparameters and the machine's load change how
 long the same frames take), and the medians.
 
+With a population's debug log (--log-level debug --log-format json; in a
+sitting OUT/logs/STEM-R.jsonl) it also splits the slots' time (jobs × wall)
+into: the members' training rows; the rest of their requests (a worker's
+resume from the checkpoint, the pause that writes it, the request's round
+trip); the barrier (slots idle in a generation while its last members
+train); the steps between generations (every slot idle); and the rest
+(setup, the sealed files' check, the finish, the workers' starts).
+
 Usage: scripts/population-busy.py JOBS FOLDER...
        scripts/population-busy.py JOBS --sitting OUT
 """
@@ -48,6 +56,27 @@ def busy(d, jobs):
     return wall, train, train / (jobs * wall)
 
 
+def split(d, log, jobs):
+    """The shares of jobs × wall of population d, from its debug log."""
+    wall, train, _ = busy(d, jobs)
+    members = idle = step = 0.0
+    for line in open(log):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        msg = e.get("message", "")
+        if msg == "population: generation trained":
+            members += e["members_s"]
+            idle += e["idle_s"]
+        elif msg == "population: step taken":
+            step += e["step_s"] * jobs
+    slots = jobs * wall
+    parts = [("training", train), ("requests", members - train), ("barrier", idle),
+             ("steps", step), ("rest", slots - members - idle - step)]
+    return "\t".join(f"{n} {v / slots:.3f}" for n, v in parts) + f"\t(of {slots:.1f} slot-s)"
+
+
 jobs = int(sys.argv[1])
 if sys.argv[2] == "--sitting":
     out = sys.argv[3]
@@ -71,6 +100,11 @@ if sys.argv[2] == "--sitting":
         xs = ratio[s]
         if xs:
             print(f"# median normalised ratio {s} / fixed: {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f}, {len(xs)} repeats)")
+    for log in sorted(glob.glob(os.path.join(out, "logs", "*.jsonl"))):
+        stem = os.path.basename(log)[: -len(".jsonl")]
+        d = os.path.join(out, stem)
+        if os.path.exists(os.path.join(d, "result.json")):
+            print(f"# split {stem}: {split(d, log, jobs)}")
     sys.exit(0)
 for d in sys.argv[2:]:
     wall, train, b = busy(d, jobs)

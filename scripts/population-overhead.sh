@@ -32,13 +32,16 @@ JOBS=${JOBS:-2}
 REPEATS=${REPEATS:-3}
 NICE=${NICE:-5}
 OUT=${OUT:-/tmp/popoverhead}
-rm -rf "$OUT" && mkdir -p "$OUT"
+rm -rf "$OUT" && mkdir -p "$OUT/logs"
 
 now() { date +%s.%N; }
 popwith() {
-  local bin=$1 method=$2 out=$3
-  nice -n "$NICE" "$bin" --log-level warn population --env "$ENV" --method "$method" --size "$SIZE" --seed 0 \
-    --frames "$FRAMES" --ready "$READY" --jobs "$JOBS" --out "$out" >/dev/null
+  local bin=$1 method=$2 out=$3 log
+  log="$OUT/logs/$(basename "$3").jsonl"
+  # its debug log, for population-busy.py's split of the slots' time
+  nice -n "$NICE" "$bin" --log-level debug --log-format json population --env "$ENV" --method "$method" --size "$SIZE" --seed 0 \
+    --frames "$FRAMES" --ready "$READY" --jobs "$JOBS" --out "$out" >/dev/null 2>"$log" \
+    || { tail -n 5 "$log" >&2; return 1; }
 }
 fixed() {
   nice -n "$NICE" "$HYPERCTL" --log-level warn compare --env "$ENV" --controllers fixed --seeds "0-$((SIZE - 1))" \

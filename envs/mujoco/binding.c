@@ -98,6 +98,24 @@ mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz) {
   return m;
 }
 
+mjModel* hc_copy_model(const mjModel* m, hcStatus* st) {
+  mjModel* c = NULL;
+  sigjmp_buf buf;
+  hc_clear(st);
+  hc_cur = st;
+  if (sigsetjmp(buf, 0)) {
+    hc_jmp = NULL;
+    hc_cur = NULL;
+    st->code = HC_ERROR;
+    return NULL;
+  }
+  hc_jmp = &buf;
+  c = mj_copyModel(NULL, m);
+  hc_jmp = NULL;
+  hc_cur = NULL;
+  return c;
+}
+
 mjData* hc_make_data(const mjModel* m, hcStatus* st) {
   mjData* d = NULL;
   sigjmp_buf buf;

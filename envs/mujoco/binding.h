@@ -31,6 +31,7 @@ typedef struct hcStatus_ {
 void hc_init(void);
 int hc_handlers_installed(void);
 mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz);
+mjModel* hc_copy_model(const mjModel* m, hcStatus* st);
 mjData* hc_make_data(const mjModel* m, hcStatus* st);
 int hc_step(const mjModel* m, mjData* d, int n, int post, hcStatus* st);
 int hc_forward(const mjModel* m, mjData* d, hcStatus* st);

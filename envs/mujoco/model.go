@@ -28,11 +28,26 @@ var compileMu sync.Mutex
 func handlersInstalled() bool { return C.hc_handlers_installed() != 0 }
 
 // LoadXML compiles an MJCF document. It is safe to call from several
-// goroutines (compilations are serialized).
+// goroutines (compilations are serialized). A document compiled before in
+// this process is not compiled again: the model is a copy (mj_copyModel) of
+// the one compiled then, equal to a new compilation field for field (see
+// compiled), so a process that builds the same environment again and again
+// (a population's worker, at every member and generation) pays the
+// compiler once. The copy is the caller's own: closing or changing it
+// leaves the others alone.
 func LoadXML(xml string) (*Model, error) {
 	if len(xml) == 0 {
 		return nil, errors.New("mujoco: empty MJCF document")
 	}
+	m, err := compiled.copyOf(xml)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{m: m}, nil
+}
+
+// compileXML compiles an MJCF document with MuJoCo's compiler.
+func compileXML(xml string) (*C.mjModel, error) {
 	compileMu.Lock()
 	defer compileMu.Unlock()
 	cs := C.CString(xml)
@@ -42,7 +57,56 @@ func LoadXML(xml string) (*Model, error) {
 	if m == nil {
 		return nil, fmt.Errorf("mujoco: compile MJCF: %s", C.GoString(&errbuf[0]))
 	}
-	return &Model{m: m}, nil
+	return m, nil
+}
+
+// compiledCap is how many compiled documents a process keeps: more than
+// the built-in environments' models, so that a long-lived process with a
+// few documents of its own does not compile them again either.
+const compiledCap = 32
+
+// modelCache holds the models compiled in this process, by document, for
+// LoadXML to copy; past compiledCap documents the oldest is freed (copies
+// made from it are unaffected). Documents that fail to compile are not
+// kept.
+type modelCache struct {
+	mu    sync.Mutex
+	m     map[string]*C.mjModel
+	order []string // documents in the order compiled
+}
+
+var compiled = modelCache{m: map[string]*C.mjModel{}}
+
+// copyOf returns a copy of the compiled model of xml, compiling it the
+// first time. The copy is made under the cache's lock, so that no other
+// call frees the model while it is copied.
+func (c *modelCache) copyOf(xml string) (*C.mjModel, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[xml]
+	if !ok {
+		var err error
+		if m, err = compileXML(xml); err != nil {
+			return nil, err
+		}
+		if len(c.order) == compiledCap {
+			C.mj_deleteModel(c.m[c.order[0]])
+			delete(c.m, c.order[0])
+			c.order = c.order[1:]
+		}
+		c.m[xml] = m
+		c.order = append(c.order, xml)
+	}
+	st := (*C.hcStatus)(C.calloc(1, C.size_t(unsafe.Sizeof(C.hcStatus{}))))
+	if st == nil {
+		return nil, errors.New("mujoco: out of memory for the status block")
+	}
+	defer C.free(unsafe.Pointer(st))
+	cp := C.hc_copy_model(m, st)
+	if cp == nil {
+		return nil, fmt.Errorf("mujoco: copy the compiled model: %s", C.GoString(&st.msg[0]))
+	}
+	return cp, nil
 }
 
 // Close frees the model. It is safe to call twice. Data made from the model

@@ -3,10 +3,12 @@ package population
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -84,39 +86,55 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		} else {
 			o.Log.Info().Int("generation", g).Int("of", def.Generations()).Int64("target_frames", def.Target(g)).Msg("population: training a generation")
 		}
-		if err := trainGeneration(ctx, o, def, g); err != nil {
+		start := time.Now()
+		busy, err := trainGeneration(ctx, o, def, g)
+		if err != nil {
 			return Result{}, err
 		}
+		wall := time.Since(start).Seconds()
+		slots := min(o.Jobs, def.Size)
+		o.Log.Debug().Int("generation", g).Float64("wall_s", round3(wall)).Float64("members_s", round3(busy)).
+			Float64("idle_s", round3(float64(slots)*wall-busy)).Int("slots", slots).Msg("population: generation trained")
 		if err := call(o.Hook, PhaseTrained, g); err != nil {
 			return Result{}, err
 		}
 		if def.Last(g) {
 			return Finish(o.Out, g, o.Hook)
 		}
+		start = time.Now()
 		if err := StepAfter(o.Out, g, o.Hook); err != nil {
 			return Result{}, err
 		}
+		o.Log.Debug().Int("generation", g).Float64("step_s", round3(time.Since(start).Seconds())).Msg("population: step taken")
 		g++
 	}
 }
 
 // trainGeneration trains every member through generation g, o.Jobs at a
-// time; the errors of all members are returned together.
-func trainGeneration(ctx context.Context, o Options, def Definition, g int) error {
+// time, and returns the seconds the members' trainings took, summed (each
+// from its request to its answer: a worker's resume, training and pause);
+// the errors of all members are returned together.
+func trainGeneration(ctx context.Context, o Options, def Definition, g int) (float64, error) {
 	queue := make(chan int)
 	var mu sync.Mutex
 	var failed []string
+	var busy float64
 	var wg sync.WaitGroup
 	for range min(o.Jobs, def.Size) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range queue {
-				if err := o.Train(ctx, g, k); err != nil {
-					mu.Lock()
+				start := time.Now()
+				err := o.Train(ctx, g, k)
+				took := time.Since(start).Seconds()
+				o.Log.Debug().Int("generation", g).Int("member", k).Float64("took_s", round3(took)).Msg("population: member trained")
+				mu.Lock()
+				busy += took
+				if err != nil {
 					failed = append(failed, fmt.Sprintf("member %d: %v", k, err))
-					mu.Unlock()
 				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -131,12 +149,15 @@ feed:
 	close(queue)
 	wg.Wait()
 	if ctx.Err() != nil {
-		return fmt.Errorf("population interrupted in generation %d; run the same command again to continue", g)
+		return busy, fmt.Errorf("population interrupted in generation %d; run the same command again to continue", g)
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		return fmt.Errorf("population: generation %d: %d of %d members failed (their logs are train.log in each member's folder); run the same command again to continue:\n  %s",
+		return busy, fmt.Errorf("population: generation %d: %d of %d members failed (their logs are train.log in each member's folder); run the same command again to continue:\n  %s",
 			g, len(failed), def.Size, strings.Join(failed, "\n  "))
 	}
-	return nil
+	return busy, nil
 }
+
+// round3 rounds seconds to milliseconds, for the log.
+func round3(s float64) float64 { return math.Round(s*1000) / 1000 }
