@@ -20,27 +20,41 @@ type Model struct {
 
 // compileMu serializes MJCF compilation: MuJoCo's compiler uses
 // process-wide state (its error and warning handlers), so two compilations
-// must not overlap. Stepping is not affected.
+// must not overlap. Stepping is not affected. It also guards compiled.
 var compileMu sync.Mutex
+
+// compiled holds each MJCF document's model as compiled once; LoadXML
+// returns copies of it (mj_copyModel: the same model, byte for byte, in a
+// fraction of a compilation's time, 5.5 ms for HalfCheetah), since an
+// evaluation makes an environment per episode.
+var compiled = map[string]*C.mjModel{}
 
 // handlersInstalled reports whether the package's MuJoCo error and warning
 // handlers are the ones in place (for tests).
 func handlersInstalled() bool { return C.hc_handlers_installed() != 0 }
 
-// LoadXML compiles an MJCF document. It is safe to call from several
-// goroutines (compilations are serialized).
+// LoadXML compiles an MJCF document, or copies the model its first
+// compilation made (compiled). It is safe to call from several goroutines
+// (compilations are serialized).
 func LoadXML(xml string) (*Model, error) {
 	if len(xml) == 0 {
 		return nil, errors.New("mujoco: empty MJCF document")
 	}
 	compileMu.Lock()
 	defer compileMu.Unlock()
-	cs := C.CString(xml)
-	defer C.free(unsafe.Pointer(cs))
-	var errbuf [1000]C.char
-	m := C.hc_load_xml(cs, C.int(len(xml)), &errbuf[0], C.int(len(errbuf)))
+	src, ok := compiled[xml]
+	if !ok {
+		cs := C.CString(xml)
+		defer C.free(unsafe.Pointer(cs))
+		var errbuf [1000]C.char
+		if src = C.hc_load_xml(cs, C.int(len(xml)), &errbuf[0], C.int(len(errbuf))); src == nil {
+			return nil, fmt.Errorf("mujoco: compile MJCF: %s", C.GoString(&errbuf[0]))
+		}
+		compiled[xml] = src
+	}
+	m := C.mj_copyModel(nil, src)
 	if m == nil {
-		return nil, fmt.Errorf("mujoco: compile MJCF: %s", C.GoString(&errbuf[0]))
+		return nil, errors.New("mujoco: copy the compiled model: out of memory")
 	}
 	return &Model{m: m}, nil
 }
