@@ -232,7 +232,9 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, SameStart: f.init == "same", Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	spec.Selection, spec.Eta, spec.MinFrames = f.selection, f.eta, f.minFrames
 	def, run, err := population.Define(base, spec)
-	if err != nil {
+	if errors.As(err, new(*population.SpecError)) {
+		return def, run, usagef("population: %w", err)
+	} else if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
 	}
 	return def, run, nil
