@@ -265,7 +265,7 @@ func TestPopulationUsage(t *testing.T) {
 		// (the paper's largest batch, 6000 frames) are usage errors too.
 		{[]string{"--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "20000", "--ready", "5000"}, "less than one iteration may collect (6000 frames, the largest batch size); raise it, e.g. 6667"},
 		{[]string{"--env", "reacher", "--out", filepath.Join(dir, "short"), "--frames", "14000", "--ready", "6500"}, "ready: the last generation spans frames mod ready = 1000 frames"},
-		{[]string{"--env", "reacher", "--out", filepath.Join(dir, "short"), "--method", "halving", "--frames", "20000"}, "min frames: rung 0 trains 2222 frames (to 2222)"},
+		{[]string{"--env", "reacher", "--out", filepath.Join(dir, "short"), "--method", "halving", "--frames", "15000"}, "min frames: rung 0 trains 5000 frames (to 5000)"},
 	} {
 		_, e, code := runCLI(t, append([]string{"population"}, c.args...)...)
 		if code != 2 || !strings.Contains(e, c.want) {
