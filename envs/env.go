@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // NoSeed passed to Reset keeps the environment's current random stream, like
@@ -176,7 +177,26 @@ func Lookup(name string) (Spec, error) {
 	return e.spec, nil
 }
 
-// Make builds a registered environment wrapped in its TimeLimit.
+// episodeCap is CapEpisodes's cap (0: none).
+var episodeCap atomic.Int64
+
+// CapEpisodes makes Make truncate every episode after at most n steps
+// (below the registered limits; n <= 0: the registered limits alone) and
+// returns the function that restores the cap before it. It is for tests
+// that run whole commands small (hyperctl's test of its examples):
+// training, evaluation and video then end their episodes early, and a
+// snapshot restores only under the same cap.
+func CapEpisodes(n int) (restore func()) {
+	old := episodeCap.Swap(int64(max(n, 0)))
+	return func() { episodeCap.Store(old) }
+}
+
+// EpisodeCap is CapEpisodes's cap now (0: none): what a result computed
+// from episodes, and kept, depends on beside the environment.
+func EpisodeCap() int { return int(episodeCap.Load()) }
+
+// Make builds a registered environment wrapped in its TimeLimit (shorter
+// under CapEpisodes).
 func Make(name string) (Env, error) {
 	registry.RLock()
 	e, ok := registry.byName[key(name)]
@@ -189,7 +209,11 @@ func Make(name string) (Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("make %s: %w", e.spec.ID, err)
 	}
-	return NewTimeLimit(env, e.spec.MaxEpisodeSteps), nil
+	limit := e.spec.MaxEpisodeSteps
+	if c := int(episodeCap.Load()); c > 0 && (limit <= 0 || c < limit) {
+		limit = c
+	}
+	return NewTimeLimit(env, limit), nil
 }
 
 // List returns the registered specs sorted by short name.

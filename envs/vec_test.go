@@ -603,3 +603,55 @@ func BenchmarkVecStep(b *testing.B) {
 		}
 	}
 }
+
+// TestCapEpisodes: under CapEpisodes(n) Make truncates an episode after
+// the fewer of n and the registered limit's steps; the restore function
+// brings the cap before it back.
+func TestCapEpisodes(t *testing.T) {
+	name := counterName(t) // registered limit: 6 steps
+	for _, c := range []struct {
+		cap, want int
+	}{{0, 6}, {-1, 6}, {3, 3}, {6, 6}, {10, 6}, {1, 1}} {
+		t.Run(fmt.Sprint(c.cap), func(t *testing.T) {
+			restore := envs.CapEpisodes(c.cap)
+			defer restore()
+			e, err := envs.Make(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if _, err := e.Reset(0); err != nil {
+				t.Fatal(err)
+			}
+			steps := 0
+			for done := false; !done && steps < 100; {
+				tr, err := e.Step([]float64{0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				steps++
+				done = tr.Truncated || tr.Terminated
+			}
+			if steps != c.want {
+				t.Errorf("CapEpisodes(%d): an episode of %d steps, want %d", c.cap, steps, c.want)
+			}
+		})
+	}
+	outer := envs.CapEpisodes(2)
+	envs.CapEpisodes(4)()
+	e, err := envs.Make(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	outer()
+	if tl, ok := e.(*envs.TimeLimit); !ok {
+		t.Fatalf("Make returned %T, want a *envs.TimeLimit", e)
+	} else if _, err := tl.Reset(0); err != nil {
+		t.Fatal(err)
+	} else if tr, _ := tl.Step([]float64{0}); tr.Truncated {
+		t.Fatal("truncated after one step")
+	} else if tr, _ := tl.Step([]float64{0}); !tr.Truncated {
+		t.Fatal("restoring the inner cap lost the outer one (2 steps)")
+	}
+}

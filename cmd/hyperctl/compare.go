@@ -184,14 +184,13 @@ func runCompare(ctx context.Context, a *app, cmd *cobra.Command, f *compareFlags
 	}
 	man := matrix.Manifest{Envs: envNames, Controllers: ctrls, Seeds: seedList, Iterations: iters, Frames: frames, Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	if man, err = matrix.Merge(f.out, man, f.force); err != nil || isDryRun(ctx) {
-		dryRunWrites(ctx, f.out, envNames...)
 		return err
 	}
 	self, err := executable()
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	var be matrix.Backend = matrix.Local{Binary: self, Jobs: f.jobs, Log: a.log, Bar: a.terminal(cmd)}
+	var be matrix.Backend = matrix.Local{Binary: self, Jobs: f.jobs, Log: a.log, Bar: a.terminal(cmd), Train: shrink.train}
 	if f.backend == backendSlurm {
 		be = slurm.Backend{Binary: self, Options: f.slurm, DryRun: f.dryRun, Log: a.log}
 	}

@@ -51,6 +51,7 @@ judge' uses its mean as the run's score.
 
 --episodes is at least %d (the default).`, policy.FreshSeedBase, policy.MinJudgeEpisodes),
 		Example: `  hyperctl judge runs/halfcheetah-fixed-seed0
+  hyperctl judge runs/cmp/*/*/*                    # every run of a compare
   hyperctl judge runs/pop runs/sha --episodes 100  # their best members
   hyperctl judge runs/pop --policy best`,
 		Args: cobra.MinimumNArgs(1),

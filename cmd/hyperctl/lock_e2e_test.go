@@ -176,7 +176,13 @@ func TestCompareChildrenDieWithIt(t *testing.T) {
 		t.Fatalf("compare's child %d still holds %s after compare was killed", child, run)
 	}
 	rows := rowsIn(filepath.Join(run, "train.csv"))
-	log, _ := os.ReadFile(filepath.Join(run, "train.log"))
+	// The child says so once its run has returned, after the lock is
+	// released: wait for the line.
+	var log []byte
+	pollUntil(3000, func() bool {
+		log, _ = os.ReadFile(filepath.Join(run, "train.log"))
+		return strings.Contains(string(log), "checkpoint written")
+	})
 	if !strings.Contains(string(log), "checkpoint written") {
 		t.Fatalf("the child did not checkpoint on its parent's death:\n%s", log)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hyperctl/hyperctl/configs"
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/internal/ground/words"
 )
@@ -36,43 +37,25 @@ const (
 // config are checked, before any work (withDryRun).
 type dryRunKey struct{}
 
-// dryRun records what the commands of a dry run would write.
-type dryRun struct {
-	outs []string            // the folders train, compare and population would write
-	envs map[string][]string // the environments of each folder's runs
-}
-
 // withDryRun returns ctx for a dry run: train, compare, population, eval,
 // render and report check their flags, and train and compare resolve their
-// configs, then return without training, reading runs or writing anything;
-// train, compare and population record the folder they would write
-// (dryRunOuts). The test of --help's examples uses it.
+// configs, then return without training, reading runs or writing anything.
+// The test of the examples checks with it those it cannot run (Slurm's).
 func withDryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey{}, &dryRun{envs: map[string][]string{}})
+	return context.WithValue(ctx, dryRunKey{}, true)
 }
 
 // isDryRun reports whether ctx is a dry run's (withDryRun).
-func isDryRun(ctx context.Context) bool {
-	_, ok := ctx.Value(dryRunKey{}).(*dryRun)
-	return ok
-}
+func isDryRun(ctx context.Context) bool { return ctx.Value(dryRunKey{}) != nil }
 
-// dryRunWrites records, in a dry run, that its command would write runs
-// of envs into dir.
-func dryRunWrites(ctx context.Context, dir string, envs ...string) {
-	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
-		d.outs = append(d.outs, dir)
-		d.envs[dir] = append(d.envs[dir], envs...)
-	}
-}
-
-// dryRunOuts are the folders the commands of the dry run ctx would have
-// written, in order, and the environments of each one's runs.
-func dryRunOuts(ctx context.Context) ([]string, map[string][]string) {
-	if d, ok := ctx.Value(dryRunKey{}).(*dryRun); ok {
-		return d.outs, d.envs
-	}
-	return nil, nil
+// shrink is empty but in the test that runs every example
+// (helpexamples_test.go): there it makes each command's work small and
+// keeps it in this process.
+var shrink struct {
+	run        configs.Override                                           // every run's config, after the flags (a --preset after it)
+	population func(*populationFlags)                                     // a population's frames, after the checks
+	train      func(ctx context.Context, dir string, args []string) error // a compare's run (matrix.Local.Train)
+	member     func(out string) func(ctx context.Context, g, k int) error // a population's members (population.Options.Train)
 }
 
 // flagWords are the settings of words.Worded errors as flags.

@@ -207,6 +207,9 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 	if f.iterations > 0 {
 		set = append(set, func(r *configs.Run) { r.Iterations = f.iterations })
 	}
+	if shrink.run != nil {
+		set = append(set, shrink.run)
+	}
 	base, err := loadConfig(f.config, f.env, set)
 	if err != nil {
 		return population.Definition{}, base, err
@@ -232,7 +235,9 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 		Quantile: f.quantile, Resample: f.resample, FirstExploit: f.firstExploit, SameStart: f.init == "same", Command: "hyperctl " + strings.Join(os.Args[1:], " ")}
 	spec.Selection, spec.Eta, spec.MinFrames = f.selection, f.eta, f.minFrames
 	def, run, err := population.Define(base, spec)
-	if err != nil {
+	if errors.As(err, new(*population.SpecError)) {
+		return def, run, usagef("population: %w", err)
+	} else if err != nil {
 		return def, run, fmt.Errorf("population: %w", err)
 	}
 	return def, run, nil
@@ -241,6 +246,9 @@ func (f *populationFlags) define() (population.Definition, configs.Run, error) {
 func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populationFlags) error {
 	if err := f.check(cmd); err != nil {
 		return err
+	}
+	if shrink.population != nil {
+		shrink.population(f)
 	}
 	def, run, err := f.define()
 	if err != nil {
@@ -257,7 +265,6 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 		}
 	}
 	if isDryRun(ctx) {
-		dryRunWrites(ctx, f.out, f.env)
 		return nil
 	}
 	abs, err := filepath.Abs(f.out)
@@ -293,7 +300,11 @@ func runPopulation(ctx context.Context, a *app, cmd *cobra.Command, f *populatio
 	}
 	a.log.Info().Str("method", def.Settings.Method).Int("size", def.Size).Int("generations", def.Generations()).Int64("ready", def.Ready).
 		Int("jobs", f.jobs).Str("out", f.out).Msg("population")
-	res, err := population.Run(ctx, population.Options{Out: f.out, Jobs: f.jobs, Log: a.log, Binary: self, Term: a.terminal(cmd)})
+	o := population.Options{Out: f.out, Jobs: f.jobs, Log: a.log, Binary: self, Term: a.terminal(cmd)}
+	if shrink.member != nil {
+		o.Train = shrink.member(f.out)
+	}
+	res, err := population.Run(ctx, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("population interrupted; run the same command again to continue")

@@ -75,10 +75,11 @@ as one JSON document, also written to report.json; csv the per-environment
 table, with runs.csv, controllers.csv and aggregate.csv written beside
 report.md. Undefined numbers are null in JSON, empty in CSV.
 
---score judge scores each run by the mean of its judge.json ('hyperctl
-judge': its policy-best on at least 50 fresh episodes, seeds no training or
-selection used) instead of its evaluation return at the matched budget, in
-the score columns, the statistics and the against-reference section. A
+--score judge scores each run by the mean of its judge.json (written by
+'hyperctl judge', for a compare's runs 'hyperctl judge DIR/*/*/*': its
+policy-final, by default, on at least 50 fresh episodes, seeds no training
+or selection used) instead of its evaluation return at the matched budget,
+in the score columns, the statistics and the against-reference section. A
 finished run without a usable judge.json is left out of them, listed with
 the reason and the judge command that gives it one; the JSON tables say
 "score": "judge" and hold the judge score in their *_at_budget fields.`,

@@ -83,8 +83,8 @@ Without compare.json, DIR is a single run folder or any folder with run
 folders below it (found recursively), and each run is
   finished  summary.json exists
   running   a process writes it (holds its lock; its pid follows)
-  stopped   unfinished, and no process writes it (continue it with
-            hyperctl train --out RUN --resume)
+  stopped   unfinished, and no process writes it (continue it with 'hyperctl
+            train --out RUN --resume')
 A run that is a cell of a compare folder below DIR (a population's member)
 is named by that compare's matrix, as 'hyperctl report' names it.
 

@@ -99,7 +99,6 @@ docs/study.md and docs/configs.md), names joined by +:
 				return err
 			}
 			if isDryRun(cmd.Context()) {
-				dryRunWrites(cmd.Context(), o.out, o.run.Env)
 				return nil
 			}
 			return o.Run(cmd.Context(), a, cmd)
@@ -207,6 +206,9 @@ func (o *trainOptions) Complete(cmd *cobra.Command) error {
 	if changed("preset") {
 		set = append(set, configs.WithPreset(o.preset))
 		setFlags = append(setFlags, "--preset "+o.preset)
+	}
+	if shrink.run != nil {
+		set, setFlags = append(set, shrink.run), append(setFlags, "the test's shrink")
 	}
 	if o.config == "" && o.env == "" {
 		// --out DIR --resume alone: the folder's config.toml has everything.

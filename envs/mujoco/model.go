@@ -9,6 +9,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -76,6 +77,28 @@ type modelCache struct {
 }
 
 var compiled = modelCache{m: map[string]*C.mjModel{}}
+
+// forget frees the compiled model of xml, if kept, so that the next
+// LoadXML compiles it again (for tests).
+func (c *modelCache) forget(xml string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[xml]
+	if !ok {
+		return
+	}
+	C.mj_deleteModel(m)
+	delete(c.m, xml)
+	c.order = slices.DeleteFunc(c.order, func(d string) bool { return d == xml })
+}
+
+// has reports whether the compiled model of xml is kept (for tests).
+func (c *modelCache) has(xml string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[xml]
+	return ok
+}
 
 // copyOf returns a copy of the compiled model of xml, compiling it the
 // first time. The copy is made under the cache's lock, so that no other

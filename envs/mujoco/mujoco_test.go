@@ -362,3 +362,57 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatal("MuJoCo's error/warning handlers are no longer this package's")
 	}
 }
+
+// TestCopiedModelsStepAsCompiled: an environment whose model LoadXML
+// copies from its first compilation (compiled) steps bit for bit as one
+// whose model was just compiled, for every environment: the same
+// observations and rewards over an episode of random actions.
+func TestCopiedModelsStepAsCompiled(t *testing.T) {
+	for _, c := range constructors {
+		t.Run(c.name, func(t *testing.T) {
+			xml, ok := ModelXML(c.name)
+			if !ok {
+				t.Fatalf("no model of %s", c.name)
+			}
+			compiled.forget(xml) // the next LoadXML compiles it
+			var runs [2][]float64
+			for i := range runs {
+				e, err := c.make()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !compiled.has(xml) {
+					t.Fatalf("%s's model was not compiled from ModelXML's document", c.name)
+				}
+				obs, err := e.Reset(7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runs[i] = append(runs[i], obs...)
+				act := make([]float64, e.Spec().Action.Dim())
+				for k := range 50 {
+					for j := range act {
+						act[j] = math.Sin(float64(3*k + j))
+					}
+					tr, err := e.Step(act)
+					if err != nil {
+						t.Fatal(err)
+					}
+					runs[i] = append(append(runs[i], tr.Obs...), tr.Reward)
+					if tr.Terminated {
+						break
+					}
+				}
+				e.Close()
+			}
+			if len(runs[0]) != len(runs[1]) {
+				t.Fatalf("compiled: %d values, copied: %d", len(runs[0]), len(runs[1]))
+			}
+			for k := range runs[0] {
+				if math.Float64bits(runs[0][k]) != math.Float64bits(runs[1][k]) {
+					t.Fatalf("value %d: compiled %v, copied %v", k, runs[0][k], runs[1][k])
+				}
+			}
+		})
+	}
+}

@@ -283,6 +283,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 	for _, p := range []*plot.Plot{left, right} {
 		widenPoint(p, axis != Frames)
 	}
+	sameForm(&left.X, &right.X)
 	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
 	return path, savePanels(path, []*plot.Plot{left, right}, &leg, 14*vg.Inch, 4.5*vg.Inch)
 }
@@ -517,10 +518,54 @@ func oneForm(ticks []plot.Tick) []plot.Tick {
 	}
 	for i, t := range ticks {
 		if t.Label != "" {
-			ticks[i].Label = expForm(t.Value)
+			ticks[i].Label = expLabel(t)
 		}
 	}
 	return ticks
+}
+
+// sameForm makes the axes, one quantity on panels side by side (time on
+// both panels of Figure 1), label their ticks in one form: in exponent
+// form on every one when oneForm puts any of them in it, so that a figure
+// never reads 1e-5 on one panel and 0.0001 on the other. It reads each
+// axis's range as it is now: call it once the ranges are set.
+func sameForm(axes ...*plot.Axis) {
+	exp := false
+	for _, a := range axes {
+		for _, t := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+			exp = exp || strings.Contains(t.Label, "e")
+		}
+	}
+	if exp {
+		for _, a := range axes {
+			a.Tick.Marker = expTicks{a.Tick.Marker}
+		}
+	}
+}
+
+// expTicks are the ticks of its Ticker with every label in exponent form
+// (sameForm).
+type expTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (e expTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := e.Ticker.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = expLabel(t)
+		}
+	}
+	return ticks
+}
+
+// expLabel is t's label in exponent form: of the number the label states
+// (0.0006 is 6e-4 where the tick's value is 6.000000000000001e-4), or of
+// its value when the label is not a number.
+func expLabel(t plot.Tick) string {
+	if v, err := strconv.ParseFloat(t.Label, 64); err == nil {
+		return expForm(v)
+	}
+	return expForm(t.Value)
 }
 
 // expForm is v in exponent form, without a plus sign or leading zeros in

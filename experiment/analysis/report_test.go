@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/hyperctl/hyperctl/configs/rundir"
 	"github.com/hyperctl/hyperctl/experiment/matrix"
 )
@@ -502,6 +504,47 @@ func TestLogTicks(t *testing.T) {
 	}
 	if got := (logTicks{}).Ticks(0, 1); got != nil {
 		t.Errorf("a range from 0: %v, want no ticks", got)
+	}
+}
+
+// TestSameForm: two panels' axes of one quantity label their ticks in one
+// form, exponent form on both when either needs it (the controller-time
+// panels of a committed report read 1e-5 1e-4 on the left and 0.0001 on
+// the right), decimals on both otherwise; a linear axis takes the same
+// rule.
+func TestSameForm(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		log         bool
+		left, right [2]float64
+		want        [2][]string
+	}{
+		{"exponent form on both", true, [2]float64{8e-6, 0.02}, [2]float64{9e-5, 0.02}, [2][]string{{"1e-5", "1e-4", "1e-3", "1e-2"}, {"1e-4", "3e-4", "1e-3", "3e-3", "1e-2"}}},
+		{"decimals on both", true, [2]float64{2e-4, 0.02}, [2]float64{9e-4, 0.02}, [2][]string{{"0.0003", "0.001", "0.003", "0.01"}, {"0.001", "0.002", "0.005", "0.01", "0.02"}}},
+		{"linear", false, [2]float64{0, 3e-7}, [2]float64{0, 0.001}, [2][]string{{"0", "1e-7", "2e-7", "3e-7"}, {"0", "2e-4", "4e-4", "6e-4", "8e-4", "1e-3"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var axes [2]plot.Axis
+			for i, r := range [][2]float64{tc.left, tc.right} {
+				axes[i].Min, axes[i].Max = r[0], r[1]
+				axes[i].Tick.Marker = linearTicks{}
+				if tc.log {
+					axes[i].Tick.Marker = logTicks{}
+				}
+			}
+			sameForm(&axes[0], &axes[1])
+			for i, a := range axes {
+				var labels []string
+				for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+					if tk.Label != "" {
+						labels = append(labels, tk.Label)
+					}
+				}
+				if !reflect.DeepEqual(labels, tc.want[i]) {
+					t.Errorf("panel %d [%g, %g]: labels %q, want %q", i, a.Min, a.Max, labels, tc.want[i])
+				}
+			}
+		})
 	}
 }
 

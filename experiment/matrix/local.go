@@ -42,6 +42,10 @@ type Local struct {
 	// Bar is the terminal of the progress bar (nil: no bar; the pool logs
 	// one line per run at info level instead of debug).
 	Bar *os.File
+	// Train (optional) runs `hyperctl ARGS` into the run folder dir in
+	// this process instead of a RunFolder child: tests may train in
+	// process, as population.Options.Train lets a population's members.
+	Train func(ctx context.Context, dir string, args []string) error
 }
 
 // Run implements Backend.
@@ -73,6 +77,12 @@ func (l Local) Run(ctx context.Context, c Compare, w io.Writer) error {
 	}
 	defer lock.Release()
 	threads := JobThreads(l.Jobs)
+	train := l.Train
+	if train == nil {
+		train = func(ctx context.Context, dir string, args []string) error {
+			return RunFolder(ctx, l.Log, l.Binary, dir, args, threads)
+		}
+	}
 	prog := newCompareProgress(l.Bar, dirs, skipped, c.Manifest.Iterations, c.Manifest.Frames)
 	queue := make(chan int)
 	var mu sync.Mutex
@@ -86,7 +96,7 @@ func (l Local) Run(ctx context.Context, c Compare, w io.Writer) error {
 			for i := range queue {
 				cell, dir := todo[i], dirs[i]
 				start := time.Now()
-				err := RunFolder(ctx, l.Log, l.Binary, dir, append([]string{"train"}, c.Spec.TrainArgs(cell, dir)...), threads)
+				err := train(ctx, dir, append([]string{"train"}, c.Spec.TrainArgs(cell, dir)...))
 				mu.Lock()
 				done++
 				ev := l.Log.Info()

@@ -35,6 +35,17 @@ type Spec struct {
 	Command   string
 }
 
+// SpecError is a refusal of Define that the spec alone explains with the
+// members' config, which the command line's flags can change: fewer
+// frames per generation, in the last generation or per rung than one
+// iteration may collect. hyperctl reports it as a usage error.
+type SpecError struct{ Err error }
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the refusal.
+func (e *SpecError) Unwrap() error { return e.Err }
+
 // Define returns the population of spec whose members train with base:
 // base with controller name configs.Population (interval 1)
 // and the frame budget spec.Frames, validated. PB2's GP settings are
@@ -113,10 +124,10 @@ func Define(base configs.Run, spec Spec) (Definition, configs.Run, error) {
 		return defineHalving(run, spec, set, sp, per)
 	}
 	if spec.Ready < per {
-		return Definition{}, run, fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it%s", spec.Ready, per, readyExample(spec.Frames, per))
+		return Definition{}, run, &SpecError{fmt.Errorf("ready: %d frames per generation is less than one iteration may collect (%d frames, the largest batch size); raise it%s", spec.Ready, per, readyExample(spec.Frames, per))}
 	}
 	if last := spec.Frames % spec.Ready; spec.Frames > spec.Ready && last > 0 && last < per {
-		return Definition{}, run, fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d%s", last, per, per, readyExample(spec.Frames, per))
+		return Definition{}, run, &SpecError{fmt.Errorf("ready: the last generation spans frames mod ready = %d frames, less than one iteration may collect (%d frames, the largest batch size), so a member could reach its budget before the last ready point; choose frames and ready so that it is 0 or at least %d%s", last, per, per, readyExample(spec.Frames, per))}
 	}
 	return finishDefine(run, spec, set, sp)
 }
@@ -187,7 +198,7 @@ func defineHalving(run configs.Run, spec Spec, set popmethod.Settings, sp contro
 	prev := int64(0)
 	for k, r := range rungs {
 		if r.Frames-prev < per {
-			return Definition{}, run, fmt.Errorf("min frames: rung %d trains %d frames (to %d), less than one iteration may collect (%d frames, the largest batch size); raise min frames or frames", k, r.Frames-prev, r.Frames, per)
+			return Definition{}, run, &SpecError{fmt.Errorf("min frames: rung %d trains %d frames (to %d), less than one iteration may collect (%d frames, the largest batch size); raise min frames or frames", k, r.Frames-prev, r.Frames, per)}
 		}
 		prev = r.Frames
 	}

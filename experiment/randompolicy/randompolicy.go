@@ -42,9 +42,9 @@ type Estimate struct {
 }
 
 // memo holds the estimates made so far in this process: an estimate is
-// deterministic, so a second report in one process (the test of the
-// committed reports writes many) reuses it instead of running the
-// episodes again.
+// deterministic (under one envs.CapEpisodes cap), so a second report in
+// one process (the test of the committed reports writes many) reuses it
+// instead of running the episodes again.
 var memo struct {
 	sync.Mutex
 	m map[memoKey]Estimate
@@ -54,6 +54,7 @@ type memoKey struct {
 	env      string
 	episodes int
 	seed     int64
+	cap      int // envs.EpisodeCap
 }
 
 // Return runs episodes episodes of the uniformly random policy on env (a
@@ -61,7 +62,7 @@ type memoKey struct {
 // importing envs/all). An estimate already made in this process is
 // returned without running the episodes again.
 func Return(ctx context.Context, env string, episodes int, seed int64) (Estimate, error) {
-	key := memoKey{env, episodes, seed}
+	key := memoKey{env, episodes, seed, envs.EpisodeCap()}
 	memo.Lock()
 	est, ok := memo.m[key]
 	memo.Unlock()

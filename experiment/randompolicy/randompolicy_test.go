@@ -64,6 +64,22 @@ func TestReturn(t *testing.T) {
 			if d.Returns[0] != first {
 				t.Errorf("after a caller changed its copy, Return gives %v, want %v", d.Returns[0], first)
 			}
+			// An estimate under an episode cap is its own: neither the
+			// memo's uncapped one nor kept for the uncapped episodes.
+			restore := envs.CapEpisodes(5)
+			capped, err := Return(ctx, env, 3, 7)
+			restore()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if capped.Steps > 15 {
+				t.Errorf("under a cap of 5 steps: %d steps over 3 episodes, want at most 15 (the memo's uncapped estimate?)", capped.Steps)
+			}
+			if e, err := Return(ctx, env, 3, 7); err != nil {
+				t.Fatal(err)
+			} else if e.Steps != a.Steps {
+				t.Errorf("after the cap: %d steps, want the uncapped %d", e.Steps, a.Steps)
+			}
 		})
 	}
 }
