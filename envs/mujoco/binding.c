@@ -98,40 +98,26 @@ mjModel* hc_load_xml(const char* xml, int n, char* err, int errsz) {
   return m;
 }
 
+// hc_copy_model and hc_make_data allocate under the guard (HC_GUARDED): an
+// mju_error on the way returns NULL with the message in st.
+static int hc_copy_model_into(const mjModel* m, mjModel** out, hcStatus* st) {
+  HC_GUARDED(st, *out = mj_copyModel(NULL, m));
+  return HC_OK;
+}
+
 mjModel* hc_copy_model(const mjModel* m, hcStatus* st) {
   mjModel* c = NULL;
-  sigjmp_buf buf;
-  hc_clear(st);
-  hc_cur = st;
-  if (sigsetjmp(buf, 0)) {
-    hc_jmp = NULL;
-    hc_cur = NULL;
-    st->code = HC_ERROR;
-    return NULL;
-  }
-  hc_jmp = &buf;
-  c = mj_copyModel(NULL, m);
-  hc_jmp = NULL;
-  hc_cur = NULL;
-  return c;
+  return hc_copy_model_into(m, &c, st) == HC_OK ? c : NULL;
+}
+
+static int hc_make_data_into(const mjModel* m, mjData** out, hcStatus* st) {
+  HC_GUARDED(st, *out = mj_makeData(m));
+  return HC_OK;
 }
 
 mjData* hc_make_data(const mjModel* m, hcStatus* st) {
   mjData* d = NULL;
-  sigjmp_buf buf;
-  hc_clear(st);
-  hc_cur = st;
-  if (sigsetjmp(buf, 0)) {
-    hc_jmp = NULL;
-    hc_cur = NULL;
-    st->code = HC_ERROR;
-    return NULL;
-  }
-  hc_jmp = &buf;
-  d = mj_makeData(m);
-  hc_jmp = NULL;
-  hc_cur = NULL;
-  return d;
+  return hc_make_data_into(m, &d, st) == HC_OK ? d : NULL;
 }
 
 // First warning with a non-zero counter, or -1.
