@@ -23,9 +23,18 @@ Zoo's tuned 1M score, and writes the same to OUT/verdict.md. No verdict is
 printed for a goal until every row it needs is complete (3 environments x
 10 seeds, or x 5 population seeds).
 
+Once a comparison folder is complete, its committed reports (the rows of
+results/reports.tsv that read it: report.md and figures, beside RL Zoo's
+scores with --published rl-zoo) are written by scripts/reports.sh with this
+checkout's hyperctl (the study's binary predates --published), and its
+statistics are checked against the study's binary's: every IQM and P, per
+environment and aggregated, must be the same numbers, or the script stops.
+
   scripts/untuned-verdict.py [OUT]          OUT default results/untuned
-  HYPERCTL: the binary that reports (default: the study's,
-  bin/hyperctl-untuned-<build.txt>)
+  HYPERCTL: the binary that decides (default: the study's,
+  bin/hyperctl-untuned-<build.txt>); REPORT_HYPERCTL: the binary that
+  writes the committed reports (default: scripts/reports.sh builds
+  bin/hyperctl from this checkout)
 """
 import json
 import os
@@ -72,8 +81,8 @@ def manifest(folder, rows, seeds):
                    "command": "scripts/untuned-verdict.py"}, f, indent=2)
 
 
-def report(folder, reference, judge):
-    binary = os.environ.get("HYPERCTL") or f"bin/hyperctl-untuned-{open(os.path.join(OUT, 'build.txt')).read().strip()}"
+def report_json(binary, folder, reference, judge):
+    """The report's JSON tables of folder, by binary."""
     args = [binary, "--log-format", "json", "report", folder, "--reference", reference, "--focus", reference, "--format", "json"]
     if judge:
         args += ["--score", "judge"]
@@ -81,7 +90,50 @@ def report(folder, reference, judge):
         out = subprocess.run(args + ["--out", tmp], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"untuned-verdict: {' '.join(args)}: exit {out.returncode}\n{out.stderr}")
-    rep = json.loads(out.stdout)
+    return json.loads(out.stdout)
+
+
+def statistics(rep):
+    """What decides: every row's aggregate IQM and P, and its IQM and P on
+    every environment."""
+    stats = {("aggregate", a["controller"]): (a["normalised_iqm"], a["p_over_reference"]) for a in rep["aggregate"]}
+    for e in rep["envs"]:
+        for c in e["controllers"]:
+            stats[(e["env"], c["controller"])] = (c["iqm_at_budget"], c["p_over_reference"])
+    return stats
+
+
+def kept_reports(folder, reference):
+    """Writes the committed reports of folder (results/reports.tsv's rows
+    that read it) with REPORT_HYPERCTL or this checkout's hyperctl, after
+    checking that binary's statistics equal the study's binary's."""
+    rows = []
+    with open("results/reports.tsv") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) == 3 and not line.startswith("#") and os.path.normpath(cols[0]) == os.path.normpath(folder):
+                rows.append(cols[1])
+    if not rows:
+        return
+    env = dict(os.environ)
+    env.pop("HYPERCTL", None)
+    if os.environ.get("REPORT_HYPERCTL"):
+        env["HYPERCTL"] = os.environ["REPORT_HYPERCTL"]
+    subprocess.run(["scripts/reports.sh"] + rows, env=env, check=True)
+    kept = env.get("HYPERCTL", "bin/hyperctl")
+    for judge in (False, True):
+        a, b = statistics(report_json(study_binary(), folder, reference, judge)), statistics(report_json(kept, folder, reference, judge))
+        if a != b:
+            diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            sys.exit(f"untuned-verdict: {folder}: {kept}'s statistics differ from the study's binary's ({'judge' if judge else 'budget'} score): {diff[:5]}")
+
+
+def study_binary():
+    return os.environ.get("HYPERCTL") or f"bin/hyperctl-untuned-{open(os.path.join(OUT, 'build.txt')).read().strip()}"
+
+
+def report(folder, reference, judge):
+    rep = report_json(study_binary(), folder, reference, judge)
     agg = {a["controller"]: a for a in rep["aggregate"]}
     env = {}
     for e in rep["envs"]:
@@ -142,6 +194,7 @@ def single(lines):
         lines.append(f"**No verdict yet for goal 1**: {len(short)} of {len(ENVS) * len(SINGLE_ROWS) * len(SEEDS)} runs not finished and judged.\n")
     else:
         lines.append(f"**Goal 1 (single run): {'met by ' + ', '.join(met) if met else 'not met'}.**\n")
+        kept_reports(cmp, "fixed")
     swimmer_goal(lines, "single run", {r: env.get(r, {}).get("swimmer") for r in SINGLE_ROWS}, bool(short))
 
 
@@ -248,6 +301,7 @@ def populations(lines):
         lines.append(f"**No verdict yet for goal 2**: not finished: {len(short)} ({', '.join(short[:6])}{' …' if len(short) > 6 else ''}).\n")
     else:
         lines.append(f"**Goal 2 (populations): {'met by ' + ', '.join(met) if met else 'not met'}.**\n")
+        kept_reports(cmp, f"fixed-best{SIZE}")
     swimmer_goal(lines, "population", {r: env.get(r, {}).get("swimmer") for r in rows}, bool(short))
 
 

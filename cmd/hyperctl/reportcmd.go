@@ -28,7 +28,7 @@ func newReportCmd(a *app) *cobra.Command {
 	var out, focus, reference, format, score string
 	var resamples, randomEpisodes int
 	var bootSeed uint64
-	var traces, envNames, ctrlNames []string
+	var traces, envNames, ctrlNames, published []string
 	var seedSpec string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
@@ -56,6 +56,10 @@ DIR/report):
   A score is a run's evaluation return at the matched budget; normalised,
   0 is a uniformly random policy's mean return (--random-episodes episodes,
   run by this command) and 1 the reference row's IQM.
+- with --published, each controller's IQM of its scores beside a score
+  published for the environment (rl-zoo: RL Baselines3 Zoo's tuned PPO;
+  or your own, ENV=SCORE), with how many runs reach it, and a dotted line
+  at that score in the evaluation panels of the figures.
 - performance_profile.png: per controller, the fraction of runs whose
   normalised score exceeds τ, with 95 % bootstrap bands.
 - PNG figures: median training reward and evaluation return against
@@ -88,6 +92,7 @@ the reason and the judge command that gives it one; the JSON tables say
   hyperctl report runs --format json | jq '.runs[] | {env, controller, seed, eval_return_at_budget}'
   hyperctl report runs/cmp --format csv > table.csv
   hyperctl report runs/cmp --score judge --out runs/cmp/report-judge
+  hyperctl report runs/cmp --published rl-zoo
   hyperctl report runs/cmp --envs halfcheetah --seeds 2 --trace lr \
       --out runs/cmp/halfcheetah-seed2`,
 		Args: cobra.ExactArgs(1),
@@ -134,6 +139,9 @@ the reason and the judge command that gives it one; the JSON tables say
 				}
 			}
 			set.Focus, set.Reference, set.Score, set.Traces = focus, reference, score, traces
+			if err := set.SetPublished(published); err != nil {
+				return usagef("report: --published: %v", err)
+			}
 			if resamples < 1 {
 				return &usageError{err: fmt.Errorf("report: --resamples %d: want at least 1", resamples)}
 			}
@@ -201,6 +209,7 @@ the reason and the judge command that gives it one; the JSON tables say
 	cmd.Flags().StringSliceVar(&envNames, "envs", nil, "only these environments of DIR")
 	cmd.Flags().StringSliceVar(&ctrlNames, "controllers", nil, "only these controllers of DIR")
 	cmd.Flags().StringVar(&seedSpec, "seeds", "", "only these seeds of DIR, e.g. 0-4 or 0,3")
+	cmd.Flags().StringSliceVar(&published, "published", nil, "scores to show each row beside, per environment: "+analysis.RLZoo+" (RL Baselines3 Zoo's tuned PPO) or ENV=SCORE, e.g. "+analysis.RLZoo+",swimmer=300")
 	cmd.Flags().IntVar(&randomEpisodes, "random-episodes", randompolicy.DefaultEpisodes, "episodes of the uniformly random policy whose mean return is the 0 of the normalised scores")
 	return cmd
 }

@@ -96,6 +96,9 @@ type Set struct {
 	// Traces are the hyperparameters whose values Write plots against
 	// frames, one figure per environment and key (TraceFigure).
 	Traces []string
+	// Published holds scores published for some environments (say
+	// RLZooScores), which the report shows each row beside; none when nil.
+	Published map[string]Published
 }
 
 // The scores a report can use (Set.Score, report --score).

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,6 +97,17 @@ func medianCurve(n int, get func(run, row int) (x, y float64, ok bool), runs int
 // controller; with the Frames axis, <env>_fig3_frames.png against frames on a
 // linear axis. It returns the file written.
 func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
+	panels, leg, name, err := s.figure1(env, axis)
+	if panels == nil || err != nil {
+		return "", err
+	}
+	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
+	return path, savePanels(path, panels, &leg, 14*vg.Inch, 4.5*vg.Inch)
+}
+
+// figure1 draws Figure1's panels (nil when no run has a point to draw),
+// its legend and the name of its file.
+func (s *Set) figure1(env string, axis XAxis) ([]*plot.Plot, plot.Legend, string, error) {
 	byCtrl := map[string][]*Run{}
 	for _, r := range s.Runs {
 		if r.Env == env {
@@ -210,7 +222,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 				// A single point draws no line: mark it.
 				sc, err := plotter.NewScatter(pts)
 				if err != nil {
-					return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
+					return nil, leg, "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
 				}
 				sc.Color = plotutil.Color(i)
 				sc.Shape = plotutil.Shape(i)
@@ -222,7 +234,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 			}
 			l, err := plotter.NewLine(pts)
 			if err != nil {
-				return "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
+				return nil, leg, "", fmt.Errorf("figure 1 %s/%s: %w", env, c, err)
 			}
 			l.Color = plotutil.Color(i)
 			l.Dashes = plotutil.Dashes(i)
@@ -233,7 +245,7 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		}
 	}
 	if plotted == 0 {
-		return "", nil
+		return nil, leg, "", nil
 	}
 	for i, c := range ctrls {
 		final := noCtrlFinal[c]
@@ -249,19 +261,12 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 				p = right
 			}
 			_, med, _ := Quartiles(vals)
-			f := plotter.NewFunction(func(float64) float64 { return med })
-			f.Color = plotutil.Color(i)
-			f.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-			f.Width = vg.Points(1.5)
-			p.Add(f)
-			// A Function has no data range: widen the axis to show it, at
-			// least 4 % of the range off the frame (a dashed line on the
-			// frame is lost in it).
-			lo, hi := math.Min(p.Y.Min, med), math.Max(p.Y.Max, med)
-			pad := 0.04 * math.Max(hi-lo, math.Abs(med)*0.01)
-			p.Y.Min, p.Y.Max = math.Min(lo, med-pad), math.Max(hi, med+pad)
+			f := hline(p, med, plotutil.Color(i), []vg.Length{vg.Points(6), vg.Points(3)})
 			addLegend(fmt.Sprintf("%s: final median of %s (no controller time)", c, matrix.Plural(len(vals), "run", "runs")), f)
 		}
+	}
+	if pub, ok := s.Published[env]; ok {
+		addLegend(pub.label(), hline(right, pub.Score, color.Gray{Y: 90}, []vg.Length{vg.Points(2), vg.Points(2)}))
 	}
 	if s.evalCount(env) == 0 {
 		// An empty panel keeps the training panel's time range (a log
@@ -284,8 +289,23 @@ func (s *Set) Figure1(env, outDir string, axis XAxis) (string, error) {
 		widenPoint(p, axis != Frames)
 	}
 	sameForm(&left.X, &right.X)
-	path := filepath.Join(outDir, fmt.Sprintf("%s_%s.png", env, name))
-	return path, savePanels(path, []*plot.Plot{left, right}, &leg, 14*vg.Inch, 4.5*vg.Inch)
+	return []*plot.Plot{left, right}, leg, name, nil
+}
+
+// hline draws a horizontal line at y across p, in c with dashes, and
+// returns it for the legend. A function has no data range: the axis is
+// widened to show it, at least 4 % of the range off the frame (a dashed
+// line on the frame is lost in it).
+func hline(p *plot.Plot, y float64, c color.Color, dashes []vg.Length) *plotter.Function {
+	f := plotter.NewFunction(func(float64) float64 { return y })
+	f.Color = c
+	f.Dashes = dashes
+	f.Width = vg.Points(1.5)
+	p.Add(f)
+	lo, hi := math.Min(p.Y.Min, y), math.Max(p.Y.Max, y)
+	pad := 0.04 * math.Max(hi-lo, math.Abs(y)*0.01)
+	p.Y.Min, p.Y.Max = math.Min(lo, y-pad), math.Max(hi, y+pad)
+	return f
 }
 
 // widenPoint gives a range that holds one value (every point at the same
@@ -356,6 +376,10 @@ func (s *Set) Figure2(env, outDir string) (string, error) {
 		p.X.Tick.Label.Rotation = math.Pi / 9
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YTop
+		if pub, ok := s.Published[env]; ok && side == 1 {
+			hline(p, pub.Score, color.Gray{Y: 90}, []vg.Length{vg.Points(2), vg.Points(2)})
+			p.Title.Text += "\ndotted: the published " + fmtPublished(pub.Score) + " (see the report)"
+		}
 		panels = append(panels, p)
 	}
 	path := filepath.Join(outDir, fmt.Sprintf("%s_fig2_final.png", env))

@@ -366,6 +366,7 @@ func (s *Set) markdown(w io.Writer, st *Stats) error {
 	sb.WriteString("\n")
 	st.decisionMarkdown(&sb)
 	s.headToHeadMarkdown(&sb, envs, st)
+	s.publishedMarkdown(&sb, st)
 	st.normalisationMarkdown(&sb)
 	for _, env := range envs {
 		rows := tables[env]

@@ -29,6 +29,9 @@ type Tables struct {
 	Random           []RandomRow      `json:"random_policy"`
 	AgainstReference []H2HRow         `json:"against_reference"`
 	Dropped          []DroppedRow     `json:"left_out_at_budget"`
+	// Published is each row beside its environment's published score,
+	// for the environments that have one (Set.Published).
+	Published []PublishedRow `json:"published,omitempty"`
 	// Score is "judge" when the scores (every *_at_budget field, the
 	// statistics, the left-out runs) are the runs' judge.json means
 	// (Set.Score ScoreJudge); absent for the default, the evaluation
@@ -230,6 +233,9 @@ func (s *Set) Tables() (*Tables, error) {
 			rr.Mean, rr.StdErr, rr.Episodes = Num(rb.Mean), Num(rb.StdErr), rb.Episodes
 		}
 		t.Random = append(t.Random, rr)
+	}
+	for _, r := range s.publishedRows(st) {
+		t.Published = append(t.Published, r.PublishedRow)
 	}
 	for _, r := range st.byAggregateIQM() {
 		a := st.Aggregate[r]
