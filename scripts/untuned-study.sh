@@ -31,9 +31,16 @@
 #   COMMIT   1: commit each run as it finishes (the study's worktree)
 #   BUILD, HYPERCTL: the pinned binary's commit, and its path
 #
-# A tiny dry check of the script (not the study: its own folder, few frames):
+# A small dry check of the script (not the study: its own folder, few
+# frames; the folder needs the study's configs/). Halving's first rung must
+# hold one iteration of the largest batch (6,000 frames), and pbt-late's
+# first exploit (400,000 frames) needs FRAMES above it, so it is left out:
+#   mkdir -p /tmp/untuned-dry && cp -r results/untuned/configs /tmp/untuned-dry/
 #   OUT=/tmp/untuned-dry BUILD=$(git rev-parse --short=12 HEAD) ENVS=swimmer SEEDS=0 \
-#     FIXED_SEEDS=1 POP_SEEDS=0 FRAMES=16384 READY=4096 scripts/untuned-study.sh
+#     FIXED_SEEDS=1 POP_SEEDS=0 POP_ROWS="halving3 halving3-same random" \
+#     FRAMES=65536 READY=16384 JOBS=1 scripts/untuned-study.sh
+# (its pop phase alone, with the study's binary: 3 min of wall time on 2
+# cores beside the study, 2026-12-07).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 command -v go >/dev/null 2>&1 || export PATH="/usr/local/go/bin:$PATH"

@@ -7,7 +7,9 @@ before its runs, and that one binary trained them all.
      scripts/untuned-verdict.py (which applies it); its committer time.
   2. Every run below single/ and pop/ (each folder with a train.log):
      the time of its first log line, the moment it started. Each must be
-     later than the rule's commit.
+     later than the rule's commit, and a population's (pop/) also later
+     than the commit that added amendment-1.md (the amendment made before
+     any population run).
   3. Every finished run (summary.json) records the study's binary:
      hyperctl_version equal to the commit in build.txt (the pinned
      binary is built with that version: scripts/pinned-binary.sh).
@@ -25,6 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RULE_FILES = ["README.md", "../../scripts/untuned-verdict.py"]
+POP_AMENDMENTS = ["amendment-1.md"]
 
 
 def git(*args):
@@ -52,6 +55,11 @@ def main():
     sha, rule_time = max(rules, key=lambda r: r[1])
     build = open(os.path.join(HERE, "build.txt")).read().strip() if os.path.exists(os.path.join(HERE, "build.txt")) else None
     print(f"rule: committed in {sha[:12]} at {rule_time.isoformat()} (the later of {', '.join(RULE_FILES)})")
+    pop_time = rule_time
+    for a in POP_AMENDMENTS:
+        a_sha, a_time = added(a)
+        print(f"{a}: committed in {a_sha[:12]} at {a_time.isoformat()} (population runs must start after it)")
+        pop_time = max(pop_time, a_time)
     print(f"binary: {build or 'none yet (no build.txt)'}")
     runs, finished, bad = 0, 0, []
     earliest = None
@@ -69,6 +77,8 @@ def main():
             earliest = start if earliest is None or start < earliest else earliest
             if start <= rule_time:
                 bad.append(f"{rel}: started {start.isoformat()}, not after the rule")
+            elif part == "pop" and start <= pop_time:
+                bad.append(f"{rel}: started {start.isoformat()}, not after the population rule's amendment")
             if "summary.json" in files:
                 finished += 1
                 v = json.load(open(os.path.join(root, "summary.json"))).get("hyperctl_version")
