@@ -77,9 +77,9 @@ type PublishedRow struct {
 	Env        string    `json:"env"`
 	Controller string    `json:"controller"`
 	Published  Published `json:"published"`
-	Runs       int       `json:"runs"`          // finished runs with a score
-	IQM        CI        `json:"iqm"`           // of the scores (raw returns)
-	AtOrAbove  int       `json:"runs_at_least"` // runs scoring at least the published score
+	Runs       int       `json:"runs"`             // finished runs with a score
+	IQM        CI        `json:"iqm"`              // of the scores (raw returns)
+	AtOrAbove  int       `json:"runs_at_or_above"` // runs scoring at least the published score
 }
 
 // publishedRow is PublishedRow with its IQM as the statistics hold it.
