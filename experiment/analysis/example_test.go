@@ -16,3 +16,16 @@ func ExampleIQM() {
 	// Output:
 	// IQM 12.50, P(tuned > fixed) 0.7344
 }
+
+// RL Baselines3 Zoo's tuned PPO scores, which a report shows each row
+// beside (Set.Published; `hyperctl report --published rl-zoo`).
+func ExampleRLZooScores() {
+	for _, env := range []string{"hopper", "ant", "swimmer"} {
+		p := analysis.RLZooScores()[env]
+		fmt.Printf("%s: %g at %g frames\n", env, p.Score, p.Frames)
+	}
+	// Output:
+	// hopper: 2410 at 1e+06 frames
+	// ant: 1327 at 1e+06 frames
+	// swimmer: 282 at 1e+06 frames
+}

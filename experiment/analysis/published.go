@@ -23,12 +23,12 @@ type Published struct {
 const RLZoo = "rl-zoo"
 
 // rlZooSource is the source of RLZooScores.
-const rlZooSource = "RL Baselines3 Zoo, tuned PPO (MuJoCo v3)"
+const rlZooSource = "RL Baselines3 Zoo, tuned PPO, v3 environments"
 
 // RLZooScores returns RL Baselines3 Zoo's tuned PPO scores from its
 // benchmark table for the environments hyperctl also has: per
-// environment, its hyperparameters tuned by hand, 1M steps (BipedalWalker:
-// 5M), MuJoCo v3 where hyperctl has v4.
+// environment, its hyperparameters tuned for it, 1M steps (BipedalWalker:
+// 5M), on the v3 environments (hyperctl's MuJoCo tasks are v4).
 func RLZooScores() map[string]Published {
 	at := func(score, frames float64) Published {
 		return Published{Score: score, Frames: frames, Source: rlZooSource}
@@ -77,9 +77,9 @@ type PublishedRow struct {
 	Env        string    `json:"env"`
 	Controller string    `json:"controller"`
 	Published  Published `json:"published"`
-	Runs       int       `json:"runs"`          // finished runs with a score
-	IQM        CI        `json:"iqm"`           // of the scores (raw returns)
-	AtOrAbove  int       `json:"runs_at_least"` // runs scoring at least the published score
+	Runs       int       `json:"runs"`             // finished runs with a score
+	IQM        CI        `json:"iqm"`              // of the scores (raw returns)
+	AtOrAbove  int       `json:"runs_at_or_above"` // runs scoring at least the published score
 }
 
 // publishedRow is PublishedRow with its IQM as the statistics hold it.

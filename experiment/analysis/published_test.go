@@ -104,7 +104,7 @@ func TestPublishedInReport(t *testing.T) {
 			Published       Published
 			Runs            int
 			IQM             struct{ Point float64 }
-			AtLeast         int `json:"runs_at_least"`
+			AtLeast         int `json:"runs_at_or_above"`
 		}
 	}
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
