@@ -36,6 +36,7 @@ environment and aggregated, must be the same numbers, or the script stops.
   writes the committed reports (default: scripts/reports.sh builds
   bin/hyperctl from this checkout)
 """
+import functools
 import json
 import os
 import shutil
@@ -82,8 +83,10 @@ def manifest(folder, rows, seeds):
                    "command": "scripts/untuned-verdict.py"}, f, indent=2)
 
 
+@functools.lru_cache(maxsize=None)
 def report_json(binary, folder, reference, judge):
-    """The report's JSON tables of folder, by binary."""
+    """The report's JSON tables of folder, by binary (once per process: a
+    folder is assembled before it is reported)."""
     args = [binary, "--log-format", "json", "report", folder, "--reference", reference, "--focus", reference, "--format", "json"]
     if judge:
         args += ["--score", "judge"]
@@ -106,8 +109,8 @@ def statistics(rep):
 
 def kept_reports(folder, reference):
     """Writes the committed reports of folder (results/reports.tsv's rows
-    that read it) with REPORT_HYPERCTL or this checkout's hyperctl, after
-    checking that binary's statistics equal the study's binary's."""
+    that read it) with REPORT_HYPERCTL or this checkout's hyperctl, once
+    that binary's statistics are checked to equal the study's binary's."""
     rows = []
     with open("results/reports.tsv") as f:
         for line in f:
@@ -120,13 +123,16 @@ def kept_reports(folder, reference):
     env.pop("HYPERCTL", None)
     if os.environ.get("REPORT_HYPERCTL"):
         env["HYPERCTL"] = os.environ["REPORT_HYPERCTL"]
-    subprocess.run(["scripts/reports.sh"] + rows, env=env, check=True)
-    kept = env.get("HYPERCTL", "bin/hyperctl")
+    else:
+        subprocess.run(["go", "build", "-o", "bin/hyperctl", "./cmd/hyperctl"], check=True)
+        env["HYPERCTL"] = "bin/hyperctl"
     for judge in (False, True):
-        a, b = statistics(report_json(study_binary(), folder, reference, judge)), statistics(report_json(kept, folder, reference, judge))
+        a = statistics(report_json(study_binary(), folder, reference, judge))
+        b = statistics(report_json(env["HYPERCTL"], folder, reference, judge))
         if a != b:
             diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-            sys.exit(f"untuned-verdict: {folder}: {kept}'s statistics differ from the study's binary's ({'judge' if judge else 'budget'} score): {diff[:5]}")
+            sys.exit(f"untuned-verdict: {folder}: {env['HYPERCTL']}'s statistics differ from the study's binary's ({'judge' if judge else 'budget'} score): {diff[:5]}")
+    subprocess.run(["scripts/reports.sh"] + rows, env=env, check=True)
 
 
 def study_binary():
