@@ -194,7 +194,7 @@ def single(lines):
         if goal:
             met.append(row)
         lines.append(f"| {row} | {a['runs']} | " + " | ".join(cells) + f" | {ci(iqm)} | {ci(p) if row != 'fixed' else '–'} | "
-                     + ("–" if row == "fixed" else "met" if goal else "not met") + " |")
+                     + ("–" if row == "fixed" else goal_cell(goal, short)) + " |")
     lines.append("")
     lines.append("RL Zoo's tuned PPO at 1M steps: " + ", ".join(f"{e} {RL_ZOO[e]}" for e in ENVS) + ".\n")
     if short:
@@ -203,6 +203,11 @@ def single(lines):
         lines.append(f"**Goal 1 (single run): {'met by ' + ', '.join(met) if met else 'not met'}.**\n")
         kept_reports(cmp, "fixed")
     swimmer_goal(lines, "single run", {r: env.get(r, {}).get("swimmer") for r in SINGLE_ROWS}, bool(short))
+
+
+def goal_cell(goal, short):
+    """A row's goal column: no verdict while runs are short."""
+    return "pending" if short else "met" if goal else "not met"
 
 
 def swimmer_goal(lines, what, cells, incomplete):
@@ -267,9 +272,9 @@ def populations(lines):
                 if finished(run):
                     fixed_frames += load(os.path.join(run, "summary.json"))["frames"]
     full = len(ENVS) * len(POP_SEEDS)
-    ns = {}
+    ns = {}  # best-of-N's N, from a row's frames over all its populations: once they are all there
     for row, u in used.items():
-        if fixed_frames and u / fixed_frames <= 0.65:
+        if not short and fixed_frames and u / fixed_frames <= 0.65:
             n = round(u / (full * FRAMES))
             ns[row] = n
             for env in ENVS:
@@ -312,7 +317,7 @@ def populations(lines):
         lines.append(f"| {row} | {a['runs']} | " + " | ".join(cells) + f" | {ci(iqm)} | "
                      + ("–" if ratio is None else f"{ratio:.3f}") + f" | {ci(p) if base else '–'} | "
                      + ("–" if share is None else f"{share:.3f}") + f" | {vs_n} | "
-                     + ("–" if base is None else "met" if goal else "not met") + " |")
+                     + ("–" if base is None else goal_cell(goal, short)) + " |")
     lines.append("")
     lines.append(f"Frames: each row's over best-of-{SIZE}'s, summed over its populations; goal 2's first test allows up to "
                  f"1 + {max_batch()} / {FRAMES} (each run's last batch past its budget: amendment-1.md).\n")
