@@ -36,6 +36,7 @@ environment and aggregated, must be the same numbers, or the script stops.
   writes the committed reports (default: scripts/reports.sh builds
   bin/hyperctl from this checkout)
 """
+import functools
 import json
 import os
 import shutil
@@ -82,8 +83,10 @@ def manifest(folder, rows, seeds):
                    "command": "scripts/untuned-verdict.py"}, f, indent=2)
 
 
+@functools.lru_cache(maxsize=None)
 def report_json(binary, folder, reference, judge):
-    """The report's JSON tables of folder, by binary."""
+    """The report's JSON tables of folder, by binary (once per process: a
+    folder is assembled before it is reported)."""
     args = [binary, "--log-format", "json", "report", folder, "--reference", reference, "--focus", reference, "--format", "json"]
     if judge:
         args += ["--score", "judge"]
@@ -106,8 +109,8 @@ def statistics(rep):
 
 def kept_reports(folder, reference):
     """Writes the committed reports of folder (results/reports.tsv's rows
-    that read it) with REPORT_HYPERCTL or this checkout's hyperctl, after
-    checking that binary's statistics equal the study's binary's."""
+    that read it) with REPORT_HYPERCTL or this checkout's hyperctl, once
+    that binary's statistics are checked to equal the study's binary's."""
     rows = []
     with open("results/reports.tsv") as f:
         for line in f:
@@ -120,13 +123,16 @@ def kept_reports(folder, reference):
     env.pop("HYPERCTL", None)
     if os.environ.get("REPORT_HYPERCTL"):
         env["HYPERCTL"] = os.environ["REPORT_HYPERCTL"]
-    subprocess.run(["scripts/reports.sh"] + rows, env=env, check=True)
-    kept = env.get("HYPERCTL", "bin/hyperctl")
+    else:
+        subprocess.run(["go", "build", "-o", "bin/hyperctl", "./cmd/hyperctl"], check=True)
+        env["HYPERCTL"] = "bin/hyperctl"
     for judge in (False, True):
-        a, b = statistics(report_json(study_binary(), folder, reference, judge)), statistics(report_json(kept, folder, reference, judge))
+        a = statistics(report_json(study_binary(), folder, reference, judge))
+        b = statistics(report_json(env["HYPERCTL"], folder, reference, judge))
         if a != b:
             diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
-            sys.exit(f"untuned-verdict: {folder}: {kept}'s statistics differ from the study's binary's ({'judge' if judge else 'budget'} score): {diff[:5]}")
+            sys.exit(f"untuned-verdict: {folder}: {env['HYPERCTL']}'s statistics differ from the study's binary's ({'judge' if judge else 'budget'} score): {diff[:5]}")
+    subprocess.run(["scripts/reports.sh"] + rows, env=env, check=True)
 
 
 def study_binary():
@@ -188,7 +194,7 @@ def single(lines):
         if goal:
             met.append(row)
         lines.append(f"| {row} | {a['runs']} | " + " | ".join(cells) + f" | {ci(iqm)} | {ci(p) if row != 'fixed' else '–'} | "
-                     + ("–" if row == "fixed" else "met" if goal else "not met") + " |")
+                     + ("–" if row == "fixed" else goal_cell(goal, short)) + " |")
     lines.append("")
     lines.append("RL Zoo's tuned PPO at 1M steps: " + ", ".join(f"{e} {RL_ZOO[e]}" for e in ENVS) + ".\n")
     if short:
@@ -197,6 +203,11 @@ def single(lines):
         lines.append(f"**Goal 1 (single run): {'met by ' + ', '.join(met) if met else 'not met'}.**\n")
         kept_reports(cmp, "fixed")
     swimmer_goal(lines, "single run", {r: env.get(r, {}).get("swimmer") for r in SINGLE_ROWS}, bool(short))
+
+
+def goal_cell(goal, short):
+    """A row's goal column: no verdict while runs are short."""
+    return "pending" if short else "met" if goal else "not met"
 
 
 def swimmer_goal(lines, what, cells, incomplete):
@@ -261,9 +272,9 @@ def populations(lines):
                 if finished(run):
                     fixed_frames += load(os.path.join(run, "summary.json"))["frames"]
     full = len(ENVS) * len(POP_SEEDS)
-    ns = {}
+    ns = {}  # best-of-N's N, from a row's frames over all its populations: once they are all there
     for row, u in used.items():
-        if fixed_frames and u / fixed_frames <= 0.65:
+        if not short and fixed_frames and u / fixed_frames <= 0.65:
             n = round(u / (full * FRAMES))
             ns[row] = n
             for env in ENVS:
@@ -306,7 +317,7 @@ def populations(lines):
         lines.append(f"| {row} | {a['runs']} | " + " | ".join(cells) + f" | {ci(iqm)} | "
                      + ("–" if ratio is None else f"{ratio:.3f}") + f" | {ci(p) if base else '–'} | "
                      + ("–" if share is None else f"{share:.3f}") + f" | {vs_n} | "
-                     + ("–" if base is None else "met" if goal else "not met") + " |")
+                     + ("–" if base is None else goal_cell(goal, short)) + " |")
     lines.append("")
     lines.append(f"Frames: each row's over best-of-{SIZE}'s, summed over its populations; goal 2's first test allows up to "
                  f"1 + {max_batch()} / {FRAMES} (each run's last batch past its budget: amendment-1.md).\n")

@@ -266,7 +266,7 @@ func (s *Set) figure1(env string, axis XAxis) ([]*plot.Plot, plot.Legend, string
 		}
 	}
 	if pub, ok := s.Published[env]; ok {
-		addLegend(pub.label(), hline(right, pub.Score, color.Gray{Y: 90}, []vg.Length{vg.Points(2), vg.Points(2)}))
+		addLegend(pub.label(), publishedLine(right, pub))
 	}
 	if s.evalCount(env) == 0 {
 		// An empty panel keeps the training panel's time range (a log
@@ -304,7 +304,10 @@ func hline(p *plot.Plot, y float64, c color.Color, dashes []vg.Length) *plotter.
 	p.Add(f)
 	lo, hi := math.Min(p.Y.Min, y), math.Max(p.Y.Max, y)
 	pad := 0.04 * math.Max(hi-lo, math.Abs(y)*0.01)
-	p.Y.Min, p.Y.Max = math.Min(lo, y-pad), math.Max(hi, y+pad)
+	// At the ends of the float range the pad would overflow: keep the axis
+	// finite.
+	p.Y.Min = math.Max(math.Min(lo, y-pad), -math.MaxFloat64)
+	p.Y.Max = math.Min(math.Max(hi, y+pad), math.MaxFloat64)
 	return f
 }
 
@@ -377,7 +380,7 @@ func (s *Set) Figure2(env, outDir string) (string, error) {
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YTop
 		if pub, ok := s.Published[env]; ok && side == 1 {
-			hline(p, pub.Score, color.Gray{Y: 90}, []vg.Length{vg.Points(2), vg.Points(2)})
+			publishedLine(p, pub)
 			p.Title.Text += "\ndotted: the published " + fmtPublished(pub.Score) + " (see the report)"
 		}
 		panels = append(panels, p)
@@ -586,10 +589,15 @@ func (e expTicks) Ticks(min, max float64) []plot.Tick {
 // (0.0006 is 6e-4 where the tick's value is 6.000000000000001e-4), or of
 // its value when the label is not a number.
 func expLabel(t plot.Tick) string {
-	if v, err := strconv.ParseFloat(t.Label, 64); err == nil {
-		return expForm(v)
+	v, err := strconv.ParseFloat(t.Label, 64)
+	if err != nil {
+		v = t.Value
 	}
-	return expForm(t.Value)
+	// A tick is a multiple of a round step (2.5 × 10^n at most three
+	// significant digits); far from 1 that product carries float noise in
+	// the last digits (5.0000000000000002e307), which 12 digits drop.
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	return expForm(v)
 }
 
 // expForm is v in exponent form, without a plus sign or leading zeros in

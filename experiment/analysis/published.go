@@ -2,11 +2,16 @@ package analysis
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // Published is a score another project reports for an environment. A
@@ -82,18 +87,12 @@ type PublishedRow struct {
 	AtOrAbove  int       `json:"runs_at_or_above"` // runs scoring at least the published score
 }
 
-// publishedRow is PublishedRow with its IQM as the statistics hold it.
-type publishedRow struct {
-	PublishedRow
-	iqm Interval
-}
-
 // publishedRows returns, for every environment of s with a published
 // score (s.Published), each controller's IQM of its scores with its CI
 // (st's) and how many of its runs reach the published score; by
 // environment, then controller.
-func (s *Set) publishedRows(st *Stats) []publishedRow {
-	var rows []publishedRow
+func (s *Set) publishedRows(st *Stats) []PublishedRow {
+	var rows []PublishedRow
 	for _, env := range s.Envs() {
 		p, ok := s.Published[env]
 		if !ok {
@@ -110,7 +109,7 @@ func (s *Set) publishedRows(st *Stats) []publishedRow {
 			if es, ok := st.PerEnv[env][c]; ok {
 				iq = es.IQM
 			}
-			r := publishedRow{PublishedRow{Env: env, Controller: c, Published: p, Runs: len(scores[c]), IQM: ci(iq)}, iq}
+			r := PublishedRow{Env: env, Controller: c, Published: p, Runs: len(scores[c]), IQM: ci(iq)}
 			for _, v := range scores[c] {
 				if v >= p.Score {
 					r.AtOrAbove++
@@ -138,13 +137,26 @@ func (s *Set) publishedMarkdown(sb *strings.Builder, st *Stats) {
 	}
 	sb.WriteString("\n| env | published | controller | runs | IQM [95 % CI] | runs at or above |\n|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(sb, "| %s | %s | %s | %d | %s | %d of %d |\n", r.Env, fmtPublished(r.Published.Score), r.Controller, r.Runs, fmtIv(r.iqm, 2), r.AtOrAbove, r.Runs)
+		fmt.Fprintf(sb, "| %s | %s | %s | %d | %s | %d of %d |\n", r.Env, fmtPublished(r.Published.Score), r.Controller, r.Runs, fmtIv(r.IQM.interval(), 2), r.AtOrAbove, r.Runs)
 	}
 	sb.WriteString("\n")
 }
 
-// fmtPublished writes a published score as it was given.
-func fmtPublished(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// fmtPublished writes a published score with every digit it was given,
+// in exponent form at 1e7 and above or below 1e-4 in size (as fmtNum and
+// the axes do), so that an extreme score stays short.
+func fmtPublished(v float64) string {
+	if a := math.Abs(v); v != 0 && (a >= 1e7 || a < 1e-4) {
+		return expForm(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// publishedLine draws p's published score across a panel as a dotted grey
+// line, and returns it for the legend.
+func publishedLine(panel *plot.Plot, p Published) *plotter.Function {
+	return hline(panel, p.Score, color.Gray{Y: 90}, []vg.Length{vg.Points(2), vg.Points(2)})
+}
 
 // describe says what the score is: its value, source and frames.
 func (p Published) describe() string {

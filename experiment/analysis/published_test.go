@@ -3,6 +3,8 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -139,5 +141,48 @@ func TestPublishedInReport(t *testing.T) {
 		if got := panels[1].Y.Max >= 1000; got != tc.reaches {
 			t.Fatalf("%s: evaluation panel up to %v: reaches the published 1000 %v, want %v", tc.env, panels[1].Y.Max, got, tc.reaches)
 		}
+	}
+}
+
+// A published score is written with its digits but stays short at the
+// extremes, and its line keeps a panel's axis finite at the ends of the
+// float range.
+func TestPublishedExtremes(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{282, "282"}, {-30.4, "-30.4"}, {0, "0"}, {1e6, "1000000"}, {1.7e308, "1.7e308"},
+		{-math.MaxFloat64, "-1.7976931348623157e308"}, {1e-300, "1e-300"}, {2.5e-5, "2.5e-5"},
+	} {
+		if got := fmtPublished(tc.v); got != tc.want {
+			t.Errorf("fmtPublished(%g) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	s := publishedSet(t)
+	for _, v := range []float64{math.MaxFloat64, -math.MaxFloat64, 1e300, -1e308} {
+		if err := s.SetPublished([]string{"swimmer=" + strconv.FormatFloat(v, 'g', -1, 64)}); err != nil {
+			t.Fatal(err)
+		}
+		panels, _, _, err := s.figure1("swimmer", Frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := panels[1].Y
+		if math.IsInf(y.Min, 0) || math.IsInf(y.Max, 0) || y.Min > v || y.Max < v {
+			t.Errorf("published %g: evaluation axis [%g, %g], want a finite range holding it", v, y.Min, y.Max)
+		}
+		var md bytes.Buffer
+		if err := s.Markdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(md.String(), "\n") {
+			if strings.HasPrefix(line, "| swimmer | ") && strings.Contains(line, "fixed | 3 |") && len(line) > 120 {
+				t.Errorf("published %g: a table row of %d characters: %q", v, len(line), line)
+			}
+		}
+	}
+	if _, err := s.Write(t.TempDir()); err != nil { // every figure draws at the extreme
+		t.Fatal(err)
 	}
 }

@@ -560,7 +560,8 @@ func TestLinearTicks(t *testing.T) {
 		{0, 1e6, []string{"0", "200000", "400000", "600000", "800000", "1000000"}},
 		{-1.245, -1.085, []string{"-1.2", "-1.15", "-1.1"}}, // gonum rounded -1.23 and -1.17 both to -1.2
 		{0.1, 0.35, []string{"0.1", "0.15", "0.2", "0.25", "0.3", "0.35"}},
-		{0, 3e-7, []string{"0", "1e-7", "2e-7", "3e-7"}}, // one form: never 0.0000001 beside 1e-07
+		{0, 3e-7, []string{"0", "1e-7", "2e-7", "3e-7"}},                // one form: never 0.0000001 beside 1e-07
+		{-1.79e308, 1e6, []string{"-1.5e308", "-1e308", "-5e307", "0"}}, // no float noise at the float range's end
 	} {
 		var labels []string
 		for _, tk := range (linearTicks{}).Ticks(tc.min, tc.max) {

@@ -81,6 +81,11 @@ type CI struct {
 
 func ci(iv Interval) CI { return CI{Num(iv.Point), Num(iv.Lo), Num(iv.Hi)} }
 
+// interval is ci's inverse.
+func (c CI) interval() Interval {
+	return Interval{Point: float64(c.Point), Lo: float64(c.Lo), Hi: float64(c.Hi)}
+}
+
 // RunRow is one run.
 type RunRow struct {
 	Env              string `json:"env"`
@@ -234,9 +239,7 @@ func (s *Set) Tables() (*Tables, error) {
 		}
 		t.Random = append(t.Random, rr)
 	}
-	for _, r := range s.publishedRows(st) {
-		t.Published = append(t.Published, r.PublishedRow)
-	}
+	t.Published = s.publishedRows(st)
 	for _, r := range st.byAggregateIQM() {
 		a := st.Aggregate[r]
 		t.Aggregate = append(t.Aggregate, AggRow{Controller: r, Runs: a.Runs, Envs: a.Envs, Missing: a.Missing, IQM: ci(a.IQM), PoI: ci(a.PoI),
