@@ -17,10 +17,10 @@ import (
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
-// slurmTestConfig: 16 iterations of a small batch, a checkpoint every 3.
+// slurmTestConfig: 24 iterations of a small batch, a checkpoint every 3.
 const slurmTestConfig = `env = "reacher"
 seed = 0
-iterations = 16
+iterations = 24
 eval_every = 4
 checkpoint_every = 3
 
@@ -71,7 +71,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(slurmTestConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const iters = 16
+	const iters = 24
 	out := filepath.Join(dir, "cmp")
 	args := []string{"compare", "--env", "reacher,inverteddoublependulum", "--controllers", "hypercontroller,random", "--seeds", "0-1",
 		"--config", cfg, "--out", out, "--backend", "slurm", "--max-parallel", "2", "--time", "00:10:00"}
@@ -116,50 +116,101 @@ func TestSlurmEndToEnd(t *testing.T) {
 	}
 	job1 := m[1]
 
+	// The array's pending tasks are held at once and released one at a
+	// time by catch: a task of this config runs for a few seconds, and left
+	// to the scheduler every task could end between two polls before the
+	// test picked one to interrupt (seen: step 3 waited on an empty queue).
+	// Tasks Slurm started before the hold run on.
+	scontrol := func(args ...string) {
+		t.Helper()
+		o, err := exec.Command("scontrol", args...).CombinedOutput()
+		t.Logf("scontrol %s: %v %s", strings.Join(args, " "), err, strings.TrimSpace(string(o)))
+	}
+	scontrol("hold", job1)
+	// catch returns a running task past its first checkpoint, with
+	// iterations left, whose run is not in skip. While no task runs or
+	// waits to run, it releases the next held one; it fails when none is
+	// left. The task may still end before the caller's signal lands: the
+	// caller then catches another.
+	catch := func(what string, skip map[string]bool) (task, dir string) {
+		t.Helper()
+		waitFor(what, 600, func(s statusJSON) bool {
+			busy, next := false, ""
+			for _, r := range s.Runs {
+				held := r.State == "pending" && strings.Contains(r.Detail, "JobHeld")
+				switch {
+				case r.State == "running" && !skip[r.Dir] && r.Done >= 4 && r.Done <= iters-4:
+					task, dir = r.Task, r.Dir
+					return true
+				case r.State == "running" || (r.State == "pending" && !held):
+					busy = true
+				case held && !skip[r.Dir] && next == "":
+					next = r.Task
+				}
+			}
+			if !busy {
+				if next == "" {
+					o, _, _ := runCLI(t, "status", out)
+					t.Fatalf("%s: every task ended before a poll caught one:\n%s", what, o)
+				}
+				scontrol("release", next)
+			}
+			return false
+		})
+		return task, dir
+	}
+	// interrupt catches a task (whose run is not in skip), runs signal on
+	// it and waits until its run reaches the state ok wants; when the run
+	// finished first, it catches another (bounded by the 8 runs).
+	interrupt := func(what string, skip map[string]bool, signal func(task string), ok func(state, detail string) bool) (string, string) {
+		t.Helper()
+		for range 8 {
+			task, dir := catch(what, skip)
+			signal(task)
+			var state string
+			waitFor("task "+task+" interrupted or finished", 120, func(s statusJSON) bool {
+				for _, r := range s.Runs {
+					if r.Dir == dir {
+						state = r.State
+						return r.State == "finished" || ok(r.State, r.Detail)
+					}
+				}
+				return false
+			})
+			if state != "finished" {
+				return task, dir
+			}
+			t.Logf("task %s (%s) finished before the signal; catching another", task, dir)
+			skip[dir] = true
+		}
+		t.Fatalf("%s: every caught task finished before the signal", what)
+		return "", ""
+	}
+
 	// 2. The time-limit signal for a task past its first checkpoint: it
 	// checkpoints, requeues itself, and is released at once rather than
-	// after Slurm's requeue delay.
-	var termTask, termDir string
-	waitFor("a running task past its first checkpoint", 600, func(s statusJSON) bool {
-		for _, r := range s.Runs {
-			if r.State == "running" && r.Done >= 4 && r.Done <= iters-6 {
-				termTask, termDir = r.Task, r.Dir
-				return true
-			}
-		}
-		return false
-	})
-	// Slurm 22.05 delivers this signal to a task of an array that still has
-	// pending tasks, yet answers "Job can not be altered now, try again
-	// later", and scancel then retries for minutes: the call is bounded and
-	// its answer only logged; the requeue below is what counts.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	o, err := exec.CommandContext(ctx, "scancel", "--batch", "--signal=TERM", termTask).CombinedOutput()
-	cancel()
-	t.Logf("sent TERM to the batch shell of task %s (%s), as --signal=B:TERM does before the time limit (scancel: %v %s)", termTask, termDir, err, strings.TrimSpace(string(o)))
-	waitFor("task "+termTask+" requeued", 120, func(s statusJSON) bool {
-		for _, r := range s.Runs {
-			if r.Dir == termDir {
-				return r.State == "pending" && strings.Contains(r.Detail, "requeued")
-			}
-		}
-		return false
-	})
+	// after Slurm's requeue delay. Slurm 22.05 delivers this signal to a
+	// task of an array that still has pending tasks, yet answers "Job can
+	// not be altered now, try again later", and scancel then retries for
+	// minutes: the call is bounded and its answer only logged; the requeue
+	// is what counts.
+	skip := map[string]bool{}
+	termTask, termDir := interrupt("a running task past its first checkpoint", skip, func(task string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		o, err := exec.CommandContext(ctx, "scancel", "--batch", "--signal=TERM", task).CombinedOutput()
+		cancel()
+		t.Logf("sent TERM to the batch shell of task %s, as --signal=B:TERM does before the time limit (scancel: %v %s)", task, err, strings.TrimSpace(string(o)))
+	}, func(state, detail string) bool { return state == "pending" && strings.Contains(detail, "requeued") })
 	slurmCmd("scontrol", "update", "JobId="+termTask, "StartTime=now")
 
-	// 3. scancel another running task past its first checkpoint.
-	var cancelTask, cancelDir string
-	waitFor("another running task past its first checkpoint", 600, func(s statusJSON) bool {
-		for _, r := range s.Runs {
-			if r.State == "running" && r.Dir != termDir && r.Done >= 4 && r.Done <= iters-6 {
-				cancelTask, cancelDir = r.Task, r.Dir
-				return true
-			}
-		}
-		return false
-	})
-	slurmCmd("scancel", cancelTask)
-	t.Logf("cancelled task %s (%s) with scancel", cancelTask, cancelDir)
+	// 3. scancel another running task past its first checkpoint, then let
+	// the held tasks run.
+	skip[termDir] = true
+	cancelTask, cancelDir := interrupt("another running task past its first checkpoint", skip, func(task string) {
+		slurmCmd("scancel", task)
+		t.Logf("cancelled task %s with scancel", task)
+	}, func(state, detail string) bool { return state == "failed" })
+	scontrol("release", job1)
 
 	// 4. The first job drains: 7 finished, the cancelled one failed.
 	s := waitFor("the first job to drain", 1200, func(s statusJSON) bool {
@@ -192,7 +243,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	for _, r := range s.Runs {
 		run := filepath.Join(out, r.Dir)
 		wantSeq(t, r.Dir+" train.csv", csvIterations(t, filepath.Join(run, "train.csv")), seq(iters))
-		wantSeq(t, r.Dir+" eval.csv", csvIterations(t, filepath.Join(run, "eval.csv")), []int{3, 7, 11, 15})
+		wantSeq(t, r.Dir+" eval.csv", csvIterations(t, filepath.Join(run, "eval.csv")), []int{3, 7, 11, 15, 19, 23})
 	}
 	for _, c := range []struct{ dir, task string }{{termDir, termTask}, {cancelDir, cancelTask}} {
 		log, err := os.ReadFile(filepath.Join(out, c.dir, rundir.LogFile))
@@ -220,7 +271,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if code != 0 || strings.Count(rep, "| hypercontroller | 2/2 |") != 2 || strings.Count(rep, "| random | 2/2 |") != 2 {
 		t.Fatalf("report: exit %d\n%s\n%s", code, rep, e)
 	}
-	t.Logf("report: both environments with 2/2 seeds per controller; %d rows per train.csv, 4 per eval.csv, in all 8 runs", iters)
+	t.Logf("report: both environments with 2/2 seeds per controller; %d rows per train.csv, 6 per eval.csv, in all 8 runs", iters)
 }
 
 // resumeRe matches train's JSON log line of a resume.
