@@ -17,11 +17,16 @@ import (
 	"github.com/hyperctl/hyperctl/experiment/slurm"
 )
 
-// slurmTestConfig: 24 iterations of a small batch, a checkpoint every 3.
-const slurmTestConfig = `env = "reacher"
+// slurmIters and slurmEvalEvery: slurmTestConfig's run length and
+// evaluation interval, which the test's expected rows follow.
+const slurmIters, slurmEvalEvery = 24, 4
+
+// slurmTestConfig: slurmIters iterations of a small batch, an evaluation
+// every slurmEvalEvery, a checkpoint every 3.
+var slurmTestConfig = fmt.Sprintf(`env = "reacher"
 seed = 0
-iterations = 24
-eval_every = 4
+iterations = %d
+eval_every = %d
 checkpoint_every = 3
 
 [ppo]
@@ -33,7 +38,7 @@ epochs = 2
 [controller]
 name = "hypercontroller"
 interval = 2
-`
+`, slurmIters, slurmEvalEvery)
 
 type statusJSON struct {
 	Runs []struct {
@@ -65,13 +70,20 @@ func TestSlurmEndToEnd(t *testing.T) {
 		}
 		return string(out)
 	}
+	// scontrol is slurmCmd's scontrol that only logs a failure: a hold
+	// finds tasks already started, and a release may race their start.
+	scontrol := func(args ...string) {
+		t.Helper()
+		o, err := exec.Command("scontrol", args...).CombinedOutput()
+		t.Logf("scontrol %s: %v %s", strings.Join(args, " "), err, strings.TrimSpace(string(o)))
+	}
 
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "small.toml")
 	if err := os.WriteFile(cfg, []byte(slurmTestConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const iters = 24
+	const iters = slurmIters
 	out := filepath.Join(dir, "cmp")
 	args := []string{"compare", "--env", "reacher,inverteddoublependulum", "--controllers", "hypercontroller,random", "--seeds", "0-1",
 		"--config", cfg, "--out", out, "--backend", "slurm", "--max-parallel", "2", "--time", "00:10:00"}
@@ -121,11 +133,6 @@ func TestSlurmEndToEnd(t *testing.T) {
 	// to the scheduler every task could end between two polls before the
 	// test picked one to interrupt (seen: step 3 waited on an empty queue).
 	// Tasks Slurm started before the hold run on.
-	scontrol := func(args ...string) {
-		t.Helper()
-		o, err := exec.Command("scontrol", args...).CombinedOutput()
-		t.Logf("scontrol %s: %v %s", strings.Join(args, " "), err, strings.TrimSpace(string(o)))
-	}
 	scontrol("hold", job1)
 	// catch returns a running task past its first checkpoint, with
 	// iterations left, whose run is not in skip. While no task runs or
@@ -240,10 +247,14 @@ func TestSlurmEndToEnd(t *testing.T) {
 
 	// 6. Every run: iterations 0..N-1 once in train.csv, the evaluations
 	// once in eval.csv; the two interrupted runs resumed from a checkpoint.
+	var evals []int // the last iteration of every slurmEvalEvery: 3, 7, …, 23
+	for i := slurmEvalEvery - 1; i < iters; i += slurmEvalEvery {
+		evals = append(evals, i)
+	}
 	for _, r := range s.Runs {
 		run := filepath.Join(out, r.Dir)
 		wantSeq(t, r.Dir+" train.csv", csvIterations(t, filepath.Join(run, "train.csv")), seq(iters))
-		wantSeq(t, r.Dir+" eval.csv", csvIterations(t, filepath.Join(run, "eval.csv")), []int{3, 7, 11, 15, 19, 23})
+		wantSeq(t, r.Dir+" eval.csv", csvIterations(t, filepath.Join(run, "eval.csv")), evals)
 	}
 	for _, c := range []struct{ dir, task string }{{termDir, termTask}, {cancelDir, cancelTask}} {
 		log, err := os.ReadFile(filepath.Join(out, c.dir, rundir.LogFile))
@@ -271,7 +282,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if code != 0 || strings.Count(rep, "| hypercontroller | 2/2 |") != 2 || strings.Count(rep, "| random | 2/2 |") != 2 {
 		t.Fatalf("report: exit %d\n%s\n%s", code, rep, e)
 	}
-	t.Logf("report: both environments with 2/2 seeds per controller; %d rows per train.csv, 6 per eval.csv, in all 8 runs", iters)
+	t.Logf("report: both environments with 2/2 seeds per controller; %d rows per train.csv, %d per eval.csv, in all 8 runs", iters, len(evals))
 }
 
 // resumeRe matches train's JSON log line of a resume.
